@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/** The `dirigent` command. */
+import { Command } from 'commander';
+import { runCommand, signalCommand, cancelCommand } from './run-command.js';
+import { graphCommand, validateCommand } from './validate-command.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+const program = new Command()
+  .name('dirigent')
+  .description('Run RYE directives as durable state machines.')
+  .showHelpAfterError()
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+
+program
+  .command('run')
+  .description('Run a directive (a file, or an item id under .ai/directives/) and print its outcome.')
+  .argument('<target>', 'directive file or item id')
+  .option('-i, --input <name=value>', 'an input (repeatable)', collect, [])
+  .option('--inputs <json|@file>', 'all inputs as a JSON object, or @file holding one')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the run record as JSON')
+  .option('--no-interactive', 'never prompt for instruction steps; leave the run waiting')
+  .action(async (target: string, opts) => process.exit(await runCommand(target, opts)));
+
+program
+  .command('signal')
+  .description('Send a signal to a waiting run and print its outcome as `run` does.')
+  .argument('<runId>')
+  .argument('<name>', 'signal name (the waiting step, or its <wait signal>)')
+  .option('--payload <json>', "the step's result (JSON, or a plain string)")
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the run record as JSON')
+  .action(async (runId: string, name: string, opts) => process.exit(await signalCommand(runId, name, opts)));
+
+program
+  .command('cancel')
+  .description('Cancel a waiting run.')
+  .argument('<runId>')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the run record as JSON')
+  .action(async (runId: string, opts) => process.exit(await cancelCommand(runId, opts)));
+
+program
+  .command('validate')
+  .description('Check directives without running them.')
+  .argument('<files...>')
+  .option('--json', 'print the results as JSON')
+  .action((files: string[], opts) => process.exit(validateCommand(files, opts)));
+
+program
+  .command('graph')
+  .description('Print the compiled machine of a directive as a Mermaid diagram.')
+  .argument('<file>')
+  .action((file: string) => process.exit(graphCommand(file)));
+
+await program.parseAsync();

@@ -1,0 +1,109 @@
+import { createInterface } from 'node:readline/promises';
+import { resolve } from 'node:path';
+import { formatDiagnostic } from '../directive/diagnostics.js';
+import { DirectiveLoader } from '../engine/directive-loader.js';
+import { Engine } from '../engine/engine.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import { FileRunStore } from '../engine/file-run-store.js';
+import { exitCodeOf, type RunRecord } from '../engine/run-record.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
+import { parseInputs, parsePayload } from './parse-inputs.js';
+import { printOutcome, progressPrinter } from './progress-printer.js';
+import { diagnosticsOf } from './validate-command.js';
+
+interface CommonOptions {
+  project: string;
+  json?: boolean;
+}
+interface RunOptions extends CommonOptions {
+  input: string[];
+  inputs?: string;
+  interactive: boolean;
+}
+
+const out = (line: string) => process.stdout.write(line + '\n');
+
+function makeEngine(opts: CommonOptions): Engine {
+  const projectDir = resolve(opts.project);
+  const observer: EngineObserver | undefined = opts.json ? undefined : progressPrinter(out);
+  return new Engine({
+    projectDir,
+    dispatcher: new BuiltinDispatcher(),
+    loader: new DirectiveLoader(projectDir),
+    store: new FileRunStore(projectDir),
+    ...(observer && { observer }),
+  });
+}
+
+/** `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs. */
+export async function runCommand(target: string, opts: RunOptions): Promise<number> {
+  const engine = makeEngine(opts);
+  let record: RunRecord;
+  try {
+    const inputs = parseInputs(opts.input, opts.inputs);
+    const file = await engine.loader.resolve(target);
+    for (const w of (await engine.loader.loadFile(file)).compiled.directive.warnings) if (!opts.json) process.stderr.write(formatDiagnostic(w) + '\n');
+    const run = engine.start(await engine.loader.loadFile(file), inputs);
+    const onSigint = () => run.cancel('Cancelled from the terminal (SIGINT).');
+    process.once('SIGINT', onSigint);
+    record = await run.settled();
+    record = await promptWhileWaiting(engine, record, opts);
+    process.off('SIGINT', onSigint);
+  } catch (err) {
+    return reportInvalid(err, opts);
+  }
+  return finish(engine, record, opts);
+}
+
+/** `dirigent signal`: resumes a waiting run and prints its outcome. */
+export async function signalCommand(runId: string, name: string, opts: CommonOptions & { payload?: string }): Promise<number> {
+  const engine = makeEngine(opts);
+  try {
+    return finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
+  } catch (err) {
+    return reportInvalid(err, opts);
+  }
+}
+
+/** `dirigent cancel`: cancels a waiting run. */
+export async function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
+  const engine = makeEngine(opts);
+  try {
+    return finish(engine, await engine.cancelRun(runId, 'Cancelled with `dirigent cancel`.'), opts);
+  } catch (err) {
+    return reportInvalid(err, opts);
+  }
+}
+
+/** Asks the person at the terminal to answer instruction and wait steps, one after another. */
+async function promptWhileWaiting(engine: Engine, record: RunRecord, opts: RunOptions): Promise<RunRecord> {
+  if (opts.json || !opts.interactive || !process.stdin.isTTY) return record;
+  let current = record;
+  while (current.status === 'waiting' && current.waiting?.[0]) {
+    const w = current.waiting[0];
+    out(w.text ? `\nstep "${w.step}":\n${w.text}` : `\nstep "${w.step}" waits for signal "${w.signal}".`);
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await rl.question('answer (JSON or text) > ');
+    rl.close();
+    current = await engine.signal(current.runId, w.signal, parsePayload(answer));
+  }
+  return current;
+}
+
+function finish(engine: Engine, record: RunRecord, opts: CommonOptions): number {
+  engine.release();
+  if (opts.json) out(JSON.stringify(record));
+  else printOutcome(record, out);
+  return exitCodeOf(record.status);
+}
+
+function reportInvalid(err: unknown, opts: CommonOptions): number {
+  const e = DirigentError.from(err);
+  if (opts.json) {
+    out(JSON.stringify({ runId: null, directive: null, status: 'invalid', outputs: null, steps: [], error: { code: e.code, message: e.message, step: null, diagnostics: diagnosticsOf(e) } }));
+  } else {
+    for (const d of diagnosticsOf(e)) process.stderr.write(formatDiagnostic(d) + '\n');
+  }
+  return e.code === 'INTERNAL' ? 1 : 2;
+}

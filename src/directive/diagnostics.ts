@@ -1,0 +1,42 @@
+import { DirigentError } from '../errors/dirigent-error.js';
+import { formatLocation, type SourceLocation } from '../errors/source-location.js';
+import type { Diagnostic } from './ast.js';
+
+/** Collects the errors and warnings found while reading one directive. */
+export class Diagnostics {
+  readonly errors: Diagnostic[] = [];
+  readonly warnings: Diagnostic[] = [];
+
+  error(code: string, message: string, loc: SourceLocation | undefined, hint?: string): void {
+    this.errors.push({ severity: 'error', code, message, loc, hint });
+  }
+
+  warn(code: string, message: string, loc: SourceLocation | undefined, hint?: string): void {
+    this.warnings.push({ severity: 'warning', code, message, loc, hint });
+  }
+
+  /** Records a thrown DirigentError as an error diagnostic; rethrows anything else. */
+  capture(err: unknown): void {
+    if (!(err instanceof DirigentError)) throw err;
+    this.error(err.code, err.message, err.location, err.hint);
+  }
+
+  /** Throws one error carrying every diagnostic when any error was recorded. */
+  throwIfErrors(): void {
+    const first = this.errors[0];
+    if (first === undefined) return;
+    const more = this.errors.length > 1 ? ` (and ${this.errors.length - 1} more)` : '';
+    throw DirigentError.fatal(first.code, first.message + more, {
+      ...(first.loc && { location: first.loc }),
+      ...(first.hint && { hint: first.hint }),
+      details: { diagnostics: this.errors },
+    });
+  }
+}
+
+/** `file:line:col: message [CODE]` followed by the hint, as printed by the CLI. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.loc ? `${formatLocation(d.loc)}: ` : '';
+  const hint = d.hint ? `\n  hint: ${d.hint}` : '';
+  return `${where}${d.severity}: ${d.message} [${d.code}]${hint}`;
+}

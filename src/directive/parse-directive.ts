@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { basename, extname } from 'node:path';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { Directive, ProcessNode } from './ast.js';
+import { Diagnostics } from './diagnostics.js';
+import { LineIndex } from './line-index.js';
+import { readCriteria, readDirective } from './read-directive.js';
+import { readNodes } from './read-process.js';
+import { splitMarkdown } from './split-markdown.js';
+import { validateDirective } from './validate-directive.js';
+import { elementsOf, parseXmlFragment, type XmlElement } from './xml-tree.js';
+
+/** SHA-256 of a file's text, hex: the key of the compile cache and of stored runs. */
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Parses and validates a directive file (XML in Markdown, RYE's layout). Pure: the caller reads
+ * the file. Throws a `DirigentError` whose `details.diagnostics` lists every error found, each
+ * with file, line and column; warnings are returned on the directive.
+ */
+export function parseDirective(text: string, file: string): Directive {
+  const diag = new Diagnostics();
+  const lines = new LineIndex(file, text);
+  const parts = splitMarkdown(text, lines);
+  const fence = parseXmlFragment(parts.xml, parts.xmlOffset, lines, false).nodes;
+  const roots = fence.filter((n): n is XmlElement => typeof n !== 'string');
+  const root = roots[0];
+  if (root === undefined || root.tag !== 'directive' || roots.length > 1) {
+    throw DirigentError.fatal(
+      ErrorCode.NOT_A_DIRECTIVE,
+      root === undefined || root.tag !== 'directive'
+        ? `The xml block must hold one <directive> element${root ? `, not <${root.tag}>` : ''}.`
+        : `The xml block holds <${roots[1]!.tag}> after </directive>; put everything inside <directive>.`,
+      { location: (roots[root?.tag === 'directive' ? 1 : 0] ?? root)?.loc ?? lines.at(parts.xmlOffset), hint: 'Write <directive name="…" version="1.0.0">…</directive>.' },
+    );
+  }
+  const d = readDirective(root, diag);
+  let process = d.process;
+  let successCriteria = d.successCriteria;
+  if (/<[A-Za-z]/.test(parts.body)) {
+    const body = parseXmlFragment(parts.body, parts.bodyOffset, lines, true);
+    for (const r of body.repairs) diag.warn('LENIENT_XML', r.message, r.loc, 'Write < and & in prose as &lt; and &amp;.');
+    const tops = body.nodes.filter((n): n is XmlElement => typeof n !== 'string');
+    const bodyProcess = findDeep(tops, 'process');
+    if (bodyProcess && process) {
+      diag.warn('TWO_PROCESSES', 'There is a <process> inside the fence and one after it; the one inside is used.', bodyProcess.loc);
+    } else if (bodyProcess) {
+      process = readNodes(bodyProcess, diag);
+    }
+    const criteria = findDeep(tops, 'success_criteria');
+    if (criteria && successCriteria.length === 0) successCriteria = readCriteria(criteria);
+  }
+  const stem = basename(file, extname(file));
+  if (d.name !== '' && d.name !== stem && file !== '<inline>') {
+    diag.warn('NAME_MISMATCH', `The directive is named "${d.name}" but its file is "${basename(file)}".`, root.loc, `Rename one so that name="${stem}".`);
+  }
+  if (process === undefined || process.length === 0) {
+    diag.warn(ErrorCode.EMPTY_PROCESS, 'The directive has no steps; running it completes at once.', root.loc);
+  }
+  const directive: Directive = {
+    name: d.name,
+    version: d.version,
+    title: parts.title,
+    preamble: parts.preamble,
+    description: d.description,
+    category: d.category,
+    author: d.author,
+    limits: d.limits,
+    permissions: d.permissions,
+    inputs: d.inputs,
+    outputs: d.outputs,
+    returnsState: false,
+    process: process ?? ([] as ProcessNode[]),
+    initialState: {},
+    metadata: d.extra,
+    successCriteria,
+    signature: parts.signature,
+    source: { file, hash: contentHash(text), format: 'directive' },
+    warnings: diag.warnings,
+  };
+  validateDirective(directive, diag);
+  diag.throwIfErrors();
+  return directive;
+}
+
+/** The first element named `tag` among `nodes` or their descendants, document order. */
+function findDeep(nodes: XmlElement[], tag: string): XmlElement | undefined {
+  for (const n of nodes) {
+    if (n.tag === tag) return n;
+    const inner = findDeep(elementsOf(n), tag);
+    if (inner) return inner;
+  }
+  return undefined;
+}

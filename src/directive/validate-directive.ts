@@ -1,0 +1,139 @@
+import { closest, didYouMean } from '../errors/did-you-mean.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { SourceLocation } from '../errors/source-location.js';
+import { compileExpression } from '../expr/expression.js';
+import { compileTemplate } from '../expr/template.js';
+import type { Condition, Directive, ProcessNode, ValueSpec } from './ast.js';
+import { isGranted, requiredCapability } from './capabilities.js';
+import type { Diagnostics } from './diagnostics.js';
+
+const FIXED_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env', 'input'];
+
+/**
+ * Checks what a directive means rather than how it is written: unique step names, edges to
+ * steps that exist (and stay inside their branch), templates and expressions that name known
+ * data, foreach over arrays, and executions its `<permissions>` grant.
+ */
+export function validateDirective(d: Directive, diag: Diagnostics): void {
+  const names = new Map<string, SourceLocation>();
+  const stateKeys = new Set(Object.keys(d.initialState));
+  collect(d.process, names, stateKeys, diag);
+  const ctx: Ctx = { d, diag, names, stateKeys, checkInputs: d.source.format === 'directive' || d.inputs.length > 0 };
+  checkNodes(d.process, ctx);
+  for (const o of d.outputs) if (o.value) checkValue(o.value, o.loc, ctx, []);
+}
+
+interface Ctx {
+  d: Directive;
+  diag: Diagnostics;
+  names: Map<string, SourceLocation>;
+  stateKeys: Set<string>;
+  checkInputs: boolean;
+}
+
+function collect(nodes: ProcessNode[], names: Map<string, SourceLocation>, stateKeys: Set<string>, diag: Diagnostics): void {
+  for (const n of nodes) {
+    const first = names.get(n.name);
+    if (first !== undefined) {
+      diag.error(ErrorCode.DUPLICATE_STEP, `The name "${n.name}" is used twice (first at line ${first.line}).`, n.loc, 'Give every step, parallel block and branch its own name.');
+    } else if (n.name !== '') names.set(n.name, n.loc);
+    for (const a of n.assigns) stateKeys.add(a.name);
+    if (n.kind === 'step' && n.action.type === 'foreach' && n.action.collect) stateKeys.add(n.action.collect);
+    if (n.kind === 'parallel') for (const b of n.branches) collect(b.nodes, names, stateKeys, diag);
+  }
+}
+
+function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
+  const local = new Set(nodes.map((n) => n.name));
+  for (const n of nodes) {
+    for (const e of n.next ?? []) checkTarget(e.to, e.loc, local, ctx, 'next');
+    if (n.onError !== undefined) checkTarget(n.onError, n.loc, local, ctx, 'on_error');
+    if (n.condition) checkCondition(n.condition, n.loc, ctx, []);
+    for (const e of n.next ?? []) if (e.when) checkCondition(e.when, e.loc, ctx, []);
+    for (const a of n.assigns) checkValue(a.value, a.loc, ctx, []);
+    if (n.kind === 'parallel') {
+      for (const b of n.branches) checkNodes(b.nodes, ctx);
+      continue;
+    }
+    const act = n.action;
+    if (act.type === 'execute') checkExecute(act.itemType, act.itemId, act.params, act.loc, ctx, []);
+    else if (act.type === 'foreach') {
+      checkValue(act.over, act.loc, ctx, []);
+      if (act.over.kind === 'literal' && !Array.isArray(act.over.value)) {
+        ctx.diag.error(ErrorCode.FOREACH_NOT_ARRAY, `<foreach over="${String(act.over.value)}"> is not an array.`, act.loc, 'Use a template that gives an array, e.g. over="${inputs.files}", or an expr.');
+      }
+      const vars = [act.as, `${act.as}_index`];
+      checkExecute(act.execute.itemType, act.execute.itemId, act.execute.params, act.execute.loc, ctx, vars);
+    } else if (act.type === 'render') checkValue({ kind: 'template', source: act.template }, act.loc, ctx, []);
+    else if (act.type === 'return' && act.output) for (const v of Object.values(act.output)) checkValue(v, act.loc, ctx, []);
+  }
+}
+
+function checkTarget(to: string, loc: SourceLocation, local: Set<string>, ctx: Ctx, what: string): void {
+  if (to === '$end' || local.has(to)) return;
+  if (ctx.names.has(to)) {
+    ctx.diag.error(ErrorCode.NEXT_OUTSIDE_BRANCH, `${what} "${to}" leaves its branch or parallel block.`, loc, 'Edges may only target steps of the same sequence; use $end or a step beside this one.');
+  } else {
+    ctx.diag.error(ErrorCode.UNKNOWN_STEP, `${what} names step "${to}", which does not exist.${didYouMean(to, local)}`, loc, `Steps here: ${[...local].join(', ')}; or $end.`);
+  }
+}
+
+function checkExecute(itemType: 'tool' | 'directive', itemId: string, params: { value: ValueSpec; loc: SourceLocation }[], loc: SourceLocation, ctx: Ctx, vars: string[]): void {
+  checkValue({ kind: 'template', source: itemId }, loc, ctx, vars);
+  for (const p of params) checkValue(p.value, p.loc, ctx, vars);
+  const literal = !itemId.includes('{');
+  if (literal && ctx.d.permissions !== undefined && !isGranted(ctx.d.permissions, requiredCapability(itemType, itemId))) {
+    ctx.diag.error(
+      ErrorCode.PERMISSION_DENIED,
+      `The directive's <permissions> do not grant executing ${itemType} "${itemId}" (needs ${requiredCapability(itemType, itemId)}).`,
+      loc,
+      `Add <execute><${itemType}>${itemId.replaceAll('/', '.')}</${itemType}></execute> to <permissions>, or a wildcard that covers it.`,
+    );
+  }
+}
+
+function checkValue(v: ValueSpec, loc: SourceLocation, ctx: Ctx, vars: string[]): void {
+  try {
+    if (v.kind === 'expr') compileExpression(v.source);
+    if (v.kind !== 'template') return;
+    for (const ref of compileTemplate(v.source).refs) {
+      if (!ref.optional) checkPath(ref.root, ref.path, ref.raw, loc, ctx, vars);
+    }
+  } catch (err) {
+    if (!(err instanceof DirigentError)) throw err;
+    ctx.diag.error(err.code, err.message, loc, err.hint);
+  }
+}
+
+function checkCondition(c: Condition, loc: SourceLocation, ctx: Ctx, vars: string[]): void {
+  if (c.kind === 'any' || c.kind === 'all') for (const p of c.of) checkCondition(p, loc, ctx, vars);
+  else if (c.kind === 'not') checkCondition(c.of, loc, ctx, vars);
+  else if (c.kind === 'expr') checkValue({ kind: 'expr', source: c.source }, loc, ctx, vars);
+  else {
+    const [root = '', ...path] = c.path.split('.');
+    checkPath(root, path, c.path, loc, ctx, vars, true);
+  }
+}
+
+/** Reports a reference to an input, step or state key that nothing declares or writes. */
+function checkPath(root: string, path: readonly string[], raw: string, loc: SourceLocation, ctx: Ctx, vars: string[], lenientState = false): void {
+  const head = path[0] ?? '';
+  const fail = (message: string, hint: string) => ctx.diag.error(ErrorCode.UNKNOWN_TEMPLATE_PATH, `${raw}: ${message}`, loc, hint);
+  if (root === 'inputs' || root === 'input') {
+    if (ctx.checkInputs && head !== '' && !ctx.d.inputs.some((i) => i.name === head)) {
+      const declared = ctx.d.inputs.map((i) => i.name);
+      fail(`no input named "${head}" is declared.${didYouMean(head, declared)}`, `Declare it with <input name="${head}" …> or fix the name; declared: ${declared.join(', ') || 'none'}.`);
+    }
+  } else if (root === 'steps') {
+    if (head !== '' && !ctx.names.has(head)) fail(`no step is named "${head}".${didYouMean(head, ctx.names.keys())}`, 'Name an existing step.');
+  } else if (root === 'state') {
+    if (!lenientState && head !== '' && !ctx.stateKeys.has(head)) {
+      fail(`nothing assigns "${head}" to state.${didYouMean(head, ctx.stateKeys)}`, `Assign it first with <assign name="${head}" …/>, or write \${state.${head}?} when it may be missing.`);
+    }
+  } else if (!FIXED_ROOTS.includes(root) && !vars.includes(root)) {
+    const near = closest(root, [...FIXED_ROOTS, ...vars]);
+    fail(`"${root}" is not something a template can read.${near ? ` Did you mean "${near}"?` : ''}`, `Templates read ${[...FIXED_ROOTS.filter((r) => r !== 'input'), ...vars].join(', ')}.`);
+  }
+}
+

@@ -1,0 +1,100 @@
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Directive } from '../directive/ast.js';
+import { contentHash, parseDirective } from '../directive/parse-directive.js';
+import { compileDirective } from '../compiler/compile-directive.js';
+import type { CompiledDirective } from '../compiler/compiled-directive.js';
+import { readGraph } from '../compiler/read-graph.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+
+/** A directive ready to run, with the text it was compiled from. */
+export interface LoadedDirective {
+  compiled: CompiledDirective;
+  file: string;
+  text: string;
+  /** `category/name` under `.ai/directives/`, or the directive's name. */
+  itemId: string;
+}
+
+const EXTENSIONS = ['.md', '.yaml', '.yml'];
+const CACHE_LIMIT = 500;
+
+/**
+ * Reads, parses and compiles directives (Markdown) and RYE graphs (YAML). Compiled machines are
+ * cached by file and content hash, so a file compiles once however often it runs.
+ */
+export class DirectiveLoader {
+  private readonly cache = new Map<string, CompiledDirective>();
+
+  constructor(readonly projectDir: string) {}
+
+  /** Parses and compiles `text` as the content of `file` (no I/O). */
+  fromText(file: string, text: string): LoadedDirective {
+    const key = `${file}\0${contentHash(text)}`;
+    let compiled = this.cache.get(key);
+    if (compiled === undefined) {
+      compiled = compileDirective(parseSource(file, text));
+      if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, compiled);
+    }
+    return { compiled, file, text, itemId: itemIdOf(file, compiled.directive) };
+  }
+
+  /** Reads and compiles a file. */
+  async loadFile(file: string): Promise<LoadedDirective> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `Cannot read directive file ${file}: ${(err as Error).message}`, { cause: err });
+    }
+    return this.fromText(file, text);
+  }
+
+  /**
+   * Finds the file of a directive given as a path or an item id. Item ids resolve in project space
+   * (`.ai/directives/`), then user space (`$DIRIGENT_USER_SPACE` or `~/.ai`), then beside
+   * `fromFile` (the calling directive).
+   */
+  async resolve(ref: string, fromFile?: string): Promise<string> {
+    if (await isFile(resolve(this.projectDir, ref))) return resolve(this.projectDir, ref);
+    if (isAbsolute(ref) || ref.split(/[\\/]/).includes('..')) {
+      throw DirigentError.fatal(ErrorCode.UNKNOWN_DIRECTIVE, `Directive "${ref}" not found, and an item id may not be absolute or contain "..".`);
+    }
+    const userSpace = process.env.DIRIGENT_USER_SPACE ?? join(homedir(), '.ai');
+    const roots = [join(this.projectDir, '.ai', 'directives'), join(userSpace, 'directives'), ...(fromFile ? [dirname(fromFile)] : [])];
+    const tried: string[] = [];
+    for (const root of roots) {
+      for (const ext of EXTENSIONS) {
+        const candidate = join(root, ref + ext);
+        tried.push(relative(this.projectDir, candidate) || candidate);
+        if (await isFile(candidate)) return candidate;
+      }
+    }
+    throw DirigentError.fatal(ErrorCode.UNKNOWN_DIRECTIVE, `Directive "${ref}" not found.`, {
+      hint: `Looked for ${tried.join(', ')}. Give a file path, or put the directive under .ai/directives/.`,
+    });
+  }
+}
+
+function parseSource(file: string, text: string): Directive {
+  const ext = extname(file).toLowerCase();
+  return ext === '.yaml' || ext === '.yml' ? readGraph(text, file) : parseDirective(text, file);
+}
+
+function itemIdOf(file: string, d: Directive): string {
+  const marker = `${sep}.ai${sep}directives${sep}`;
+  const at = file.lastIndexOf(marker);
+  if (at !== -1) return file.slice(at + marker.length).replace(/\.(md|ya?ml)$/, '').split(sep).join('/');
+  return d.name;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,30 @@
+import type { SerializedError } from '../errors/dirigent-error.js';
+import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
+import type { DirectiveLoader } from './directive-loader.js';
+import type { RunRecord, StepEntry, WaitingStep } from './run-record.js';
+import type { RunStore } from './run-store.js';
+
+/** Hooks for progress display and telemetry. All optional; they must not throw. */
+export interface EngineObserver {
+  stepStarted?(runId: string, step: string, attempt: number): void;
+  stepEnded?(runId: string, entry: StepEntry): void;
+  stepRetrying?(runId: string, step: string, error: SerializedError, delayMs: number): void;
+  runWaiting?(runId: string, waiting: WaitingStep[]): void;
+  runEnded?(record: RunRecord): void;
+}
+
+/** What an {@link Engine} is built with. */
+export interface EngineOptions {
+  /** Root of the project: tools are confined to it; child directives resolve in it. */
+  projectDir: string;
+  dispatcher: ToolDispatcher;
+  loader: DirectiveLoader;
+  /** Default: a {@link MemoryRunStore}. */
+  store?: RunStore;
+  /** Environment for `{env:VAR}` templates. Default: `process.env`. */
+  env?: Record<string, string | undefined>;
+  observer?: EngineObserver;
+}
+
+/** Run-level defaults (RYE's resilience defaults for depth and spawns). */
+export const ENGINE_DEFAULTS = { maxSteps: 1000, depth: 10, spawns: 50 } as const;

@@ -1,0 +1,248 @@
+/**
+ * The embedded engine: runs compiled directives in this process, through the tool dispatcher,
+ * keeping runs in a run store. The distributed engine reuses the same compiled machines and
+ * run records with a Redis store and a BullMQ dispatcher.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Directive, RetryPolicy, StepNode } from '../directive/ast.js';
+import type { RunMachine } from '../compiler/machine-logic.js';
+import type { RunContext } from '../compiler/run-context.js';
+import { backoffDelay } from '../compiler/backoff.js';
+import { scopeOf } from '../compiler/settle.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { evaluateValue } from '../expr/value.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
+import { ActiveRun, type RunLineage } from './active-run.js';
+import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
+import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
+import { MemoryRunStore } from './memory-run-store.js';
+import type { RunRecord } from './run-record.js';
+import type { RunStore } from './run-store.js';
+import { validateInputs } from './validate-inputs.js';
+
+/** Options of {@link Engine.start}. */
+export interface StartOptions {
+  runId?: string;
+}
+
+/** Runs directives in this process. */
+export class Engine {
+  readonly projectDir: string;
+  readonly dispatcher: ToolDispatcher;
+  readonly loader: DirectiveLoader;
+  readonly store: RunStore;
+  readonly env: Record<string, string | undefined>;
+  readonly observer: EngineObserver | undefined;
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly provided = new WeakMap<RunMachine, RunMachine>();
+  private readonly byActor = new WeakMap<object, ActiveRun>();
+
+  constructor(options: EngineOptions) {
+    this.projectDir = options.projectDir;
+    this.dispatcher = options.dispatcher;
+    this.loader = options.loader;
+    this.store = options.store ?? new MemoryRunStore();
+    this.env = options.env ?? process.env;
+    this.observer = options.observer;
+  }
+
+  /**
+   * Validates the inputs (throwing `INVALID_INPUTS` before anything runs) and starts a run.
+   * Returns the live run; `settled()` resolves when it ends or waits.
+   */
+  start(loaded: LoadedDirective, inputs: Record<string, unknown>, options: StartOptions = {}): ActiveRun {
+    const valid = validateInputs(loaded.compiled.directive, inputs);
+    const maxDepth = loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth;
+    return this.launch(loaded, valid, { depth: 0, maxDepth, parentRunId: null }, options.runId);
+  }
+
+  /** Runs to the end (or to a wait) and returns the run record. */
+  run(loaded: LoadedDirective, inputs: Record<string, unknown>, options: StartOptions = {}): Promise<RunRecord> {
+    return this.start(loaded, inputs, options).settled();
+  }
+
+  /** Sends a signal to a waiting run (restoring it from the store if needed), then waits for it to settle. */
+  async signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
+    const run = await this.attach(runId);
+    const target = this.findWaiter(run, name);
+    if (target === undefined) {
+      const waiting = this.waitingSignals(run);
+      throw DirigentError.fatal(ErrorCode.UNKNOWN_SIGNAL, `Run ${runId} has no step waiting for signal "${name}".`, {
+        hint: waiting.length ? `It waits for: ${waiting.join(', ')}.` : `It is ${run.record.status}, not waiting.`,
+      });
+    }
+    target.deliver(name, payload);
+    return run.settled();
+  }
+
+  /** Cancels a run and the work it has running (restoring it first if it waits in the store). */
+  async cancelRun(runId: string, reason?: string): Promise<RunRecord> {
+    const run = await this.attach(runId);
+    if (run.record.status === 'waiting') run.record.status = 'running';
+    run.cancel(reason);
+    return run.settled();
+  }
+
+  /** Fire-and-forget cancel of an active run (used for child runs). */
+  cancel(runId: string, reason?: string): void {
+    this.active.get(runId)?.cancel(reason);
+  }
+
+  /** Stops timers of runs that wait, so the process can exit; they live on in the store. */
+  release(): void {
+    for (const run of this.active.values()) run.release();
+    this.active.clear();
+  }
+
+  // ---- used by ActiveRun ----
+
+  /** The machine with this engine's effects, built once per compiled machine. */
+  providedMachine(machine: RunMachine): RunMachine {
+    let m = this.provided.get(machine);
+    if (m === undefined) {
+      const runOf = (self: unknown) => this.byActor.get(self as object)!;
+      type Args = { context: RunContext; self: unknown };
+      m = machine.provide({
+        actions: {
+          startStep: ({ context, self }: Args, p: { node: string }) => runOf(self).startStep(context, p.node),
+          stopStep: ({ self }: Args, p: { node: string }) => runOf(self).stopStep(p.node),
+          stepEnded: ({ context, self }: Args, p: { node: string }) => runOf(self).stepEnded(context, p.node),
+          stepRetrying: ({ context, self }: Args, p: { node: string }) => runOf(self).stepRetrying(context, p.node),
+        } as never,
+      }) as RunMachine;
+      this.provided.set(machine, m);
+    }
+    return m;
+  }
+
+  register(run: ActiveRun): void {
+    this.active.set(run.runId, run);
+    this.byActor.set(run.actor, run);
+  }
+
+  unregister(run: ActiveRun): void {
+    this.active.delete(run.runId);
+  }
+
+  /** A step's `<retry>`, else the tool's own policy, else one attempt. */
+  toolPolicy(itemId: string, step: StepNode): RetryPolicy | undefined {
+    return step.retry ?? this.dispatcher.describe(itemId)?.retry;
+  }
+
+  /** Dispatches with in-process retries (used for foreach items, which retry one by one). */
+  async dispatchWithRetry(call: ToolCall, policy: RetryPolicy | undefined): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dispatcher.dispatch({ ...call, attempt, params: structuredClone(call.params) });
+      } catch (err) {
+        const e = DirigentError.from(err);
+        if (!e.retryable || policy === undefined || attempt >= policy.attempts || call.signal.aborted) throw e;
+        await sleep(backoffDelay(policy, attempt), call.signal);
+      }
+    }
+  }
+
+  async startChild(ref: string, inputs: Record<string, unknown>, parent: ActiveRun): Promise<ActiveRun> {
+    const file = await this.loader.resolve(ref, parent.loaded.file);
+    const loaded = await this.loader.loadFile(file);
+    const valid = validateInputs(loaded.compiled.directive, inputs);
+    const lineage: RunLineage = { depth: parent.lineage.depth + 1, maxDepth: parent.lineage.maxDepth, parentRunId: parent.runId };
+    return this.launch(loaded, valid, lineage);
+  }
+
+  /** The child's outputs, or a `CHILD_FAILED` error carrying the child's own error. */
+  async awaitChild(child: ActiveRun): Promise<unknown> {
+    const record = await child.settled();
+    if (record.status === 'completed') return record.outputs;
+    if (record.status === 'waiting') return new Promise((resolve, reject) => child.settled().then((r) => (r.status === 'completed' ? resolve(r.outputs) : reject(childError(r))), reject));
+    throw childError(record);
+  }
+
+  async persist(run: ActiveRun): Promise<void> {
+    await this.store.save({
+      record: run.record,
+      snapshot: run.actor.getPersistedSnapshot(),
+      source: { file: run.loaded.file, text: run.loaded.text },
+      projectDir: this.projectDir,
+      depth: run.lineage.depth,
+      parentRunId: run.lineage.parentRunId,
+      children: run.children,
+    });
+  }
+
+  /** Evaluates the declared outputs when a run completes (graphs: the return output or the state). */
+  outputsOf(d: Directive, context: RunContext): Record<string, unknown> {
+    if (d.returnsState) return context.returned ?? { ...context.state };
+    const scope = scopeOf(context, undefined, this.env);
+    const out: Record<string, unknown> = {};
+    for (const o of d.outputs) out[o.name] = o.value ? evaluateValue(o.value, scope) : (context.state[o.name] ?? null);
+    return out;
+  }
+
+  // ---- internals ----
+
+  private launch(loaded: LoadedDirective, inputs: Record<string, unknown>, lineage: RunLineage, runId: string = randomUUID()): ActiveRun {
+    const run = new ActiveRun(this, loaded, lineage, runId, { inputs });
+    run.begin();
+    return run;
+  }
+
+  /** The active run, or the stored one restored into this process. */
+  private async attach(runId: string): Promise<ActiveRun> {
+    const live = this.active.get(runId);
+    if (live) return live;
+    const stored = await this.store.load(runId);
+    if (stored === undefined) throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, { hint: 'List runs with `dirigent runs`.' });
+    if (stored.record.status !== 'waiting') {
+      throw DirigentError.fatal(ErrorCode.RUN_NOT_WAITING, `Run ${runId} is ${stored.record.status}; only a waiting run can be resumed.`);
+    }
+    const loaded = this.loader.fromText(stored.source.file, stored.source.text);
+    const lineage: RunLineage = { depth: stored.depth, maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth, parentRunId: stored.parentRunId };
+    const run = new ActiveRun(this, loaded, lineage, runId, { stored });
+    run.begin();
+    return run;
+  }
+
+  private findWaiter(run: ActiveRun, name: string): ActiveRun | undefined {
+    if (run.waiting.has(name)) return run;
+    for (const childId of Object.values(run.children)) {
+      const child = this.active.get(childId);
+      const found = child && this.findWaiter(child, name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private waitingSignals(run: ActiveRun): string[] {
+    const own = [...run.waiting.keys()];
+    const nested = Object.values(run.children).flatMap((id) => {
+      const child = this.active.get(id);
+      return child ? this.waitingSignals(child) : [];
+    });
+    return [...own, ...nested];
+  }
+}
+
+function childError(record: RunRecord): DirigentError {
+  const inner = record.error;
+  return DirigentError.fatal(ErrorCode.CHILD_FAILED, `Child directive "${record.directive}" ${record.status}${inner ? `: ${inner.message} [${inner.code}]` : ''}.`, {
+    details: { childRunId: record.runId, error: inner },
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

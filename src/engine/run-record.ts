@@ -1,0 +1,54 @@
+/**
+ * The run record: what `dirigent run --json` prints and what stores keep (DIRECTIVES.md, "Run
+ * outcome"). Plain JSON.
+ */
+
+/** How a run stands. `running` only while work is under way. */
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+/** One execution of a step, in the order steps ended. */
+export interface StepEntry {
+  name: string;
+  status: 'completed' | 'failed' | 'skipped' | 'cancelled';
+  attempts: number;
+  durationMs: number;
+  error?: { code: string; message: string };
+}
+
+/** A step that waits for a signal. */
+export interface WaitingStep {
+  step: string;
+  signal: string;
+  /** The instruction's interpolated text, for instruction steps. */
+  text?: string;
+  /** When the wait times out (epoch ms), if it has a timeout. */
+  deadline?: number;
+}
+
+/** The outcome of a run. */
+export interface RunRecord {
+  runId: string;
+  directive: string;
+  status: RunStatus;
+  outputs: Record<string, unknown> | null;
+  steps: StepEntry[];
+  error: { code: string; message: string; step: string | null } | null;
+  /** Steps waiting for a signal (status `waiting`). */
+  waiting?: WaitingStep[];
+  startedAt: number;
+  endedAt: number | null;
+}
+
+/** Exit status of the CLI for a run status (DIRECTIVES.md): 0 completed, 1 failed or cancelled, 3 waiting. */
+export function exitCodeOf(status: RunStatus): number {
+  switch (status) {
+    case 'completed':
+      return 0;
+    case 'waiting':
+      return 3;
+    case 'failed':
+    case 'cancelled':
+    case 'running':
+      return 1;
+  }
+}

@@ -1,0 +1,27 @@
+import type { RunRecord } from './run-record.js';
+
+/** Everything needed to resume a run in another process. */
+export interface StoredRun {
+  record: RunRecord;
+  /** The machine's persisted xstate snapshot. */
+  snapshot: unknown;
+  /** The directive's file and exact text, so a resumed run follows the definition it started with. */
+  source: { file: string; text: string };
+  projectDir: string;
+  /** Nesting depth: 0 for a run started by a trigger, parent + 1 for a child directive. */
+  depth: number;
+  parentRunId: string | null;
+  /** Child runs started by this run, by the step that started them. */
+  children: Record<string, string>;
+}
+
+/**
+ * Where runs are kept. The embedded engine uses {@link MemoryRunStore} and, for runs that wait,
+ * {@link FileRunStore}; the distributed engine stores runs in Redis behind this same port.
+ */
+export interface RunStore {
+  save(run: StoredRun): Promise<void>;
+  load(runId: string): Promise<StoredRun | undefined>;
+  /** Runs, newest first. */
+  list(): Promise<RunRecord[]>;
+}

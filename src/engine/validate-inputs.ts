@@ -1,0 +1,67 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Directive } from '../directive/ast.js';
+import { coerceValue } from '../directive/coerce-value.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validators = new WeakMap<Directive, ValidateFunction>();
+
+function validatorOf(d: Directive): ValidateFunction {
+  let v = validators.get(d);
+  if (v === undefined) {
+    const properties = Object.fromEntries(d.inputs.map((i) => [i.name, { type: i.type }]));
+    v = ajv.compile({
+      type: 'object',
+      properties,
+      required: d.inputs.filter((i) => i.required && !i.hasDefault).map((i) => i.name),
+      additionalProperties: d.inputs.length === 0 && d.source.format === 'graph',
+    });
+    validators.set(d, v);
+  }
+  return v;
+}
+
+/**
+ * Coerces string values to their declared types, applies defaults and validates the inputs of a
+ * run with ajv. Every problem (unknown input, missing required one, wrong type) is reported in
+ * one `INVALID_INPUTS` error.
+ */
+export function validateInputs(d: Directive, given: Record<string, unknown>): Record<string, unknown> {
+  const problems: string[] = [];
+  const inputs: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(given)) {
+    const decl = d.inputs.find((i) => i.name === name);
+    if (decl === undefined) {
+      inputs[name] = raw;
+      continue;
+    }
+    const c = coerceValue(raw, decl.type);
+    if (c.ok) inputs[name] = c.value;
+    else problems.push(`input "${name}" must be ${article(decl.type)} ${decl.type}, got ${JSON.stringify(raw)}`);
+  }
+  for (const decl of d.inputs) if (!(decl.name in inputs) && decl.hasDefault) inputs[decl.name] = structuredClone(decl.default);
+  const validate = validatorOf(d);
+  if (!validate(inputs)) problems.push(...(validate.errors ?? []).map((e) => describe(e, d)));
+  if (problems.length > 0) {
+    const declared = d.inputs.map((i) => `${i.name} (${i.type}${i.required ? ', required' : ''})`).join(', ') || 'none';
+    throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, `Invalid inputs for directive "${d.name}": ${[...new Set(problems)].join('; ')}.`, {
+      hint: `Declared inputs: ${declared}. Pass them with --input name=value or --inputs '{"name": …}'.`,
+      details: { problems },
+    });
+  }
+  return inputs;
+}
+
+function describe(e: ErrorObject, d: Directive): string {
+  const name = e.instancePath.split('/')[1] ?? '';
+  if (e.keyword === 'required') return `missing required input "${String(e.params.missingProperty)}"`;
+  if (e.keyword === 'additionalProperties') {
+    return `unknown input "${String(e.params.additionalProperty)}" (declared: ${d.inputs.map((i) => i.name).join(', ') || 'none'})`;
+  }
+  return `input "${name}" ${e.message ?? 'is invalid'}`;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? 'an' : 'a';
+}

@@ -1,0 +1,170 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RetryPolicy } from '../directive/ast.js';
+import { closest, DirigentError, ErrorCode } from '../errors/index.js';
+import { BUILTIN_TOOLS } from './builtin/index.js';
+import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
+import type { ToolCall } from './tool-call.js';
+import { abortError, type ToolDefinition } from './tool-definition.js';
+import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
+
+/** Everything a call needs, prepared once per tool so that dispatch allocates nothing of its own. */
+interface Entry {
+  definition: ToolDefinition;
+  description: ToolDescription;
+  validate: ValidateFunction;
+  /** Turns a rejection of the tool into a `DirigentError`; bound once, reused by every call. */
+  fail: (err: unknown) => never;
+}
+
+/**
+ * A {@link ToolDispatcher} over tools that run in this process (by default all built-ins).
+ * Parameters are validated with ajv, coercing types (`"10"` → `10`) and filling defaults in place.
+ */
+export class BuiltinDispatcher implements ToolDispatcher {
+  private readonly entries = new Map<string, Entry>();
+
+  /** @throws DirigentError `INTERNAL` on a duplicate item id or an invalid params schema. */
+  constructor(tools: readonly ToolDefinition[] = BUILTIN_TOOLS) {
+    // One ajv per dispatcher: compiled validators are cached per instance, and each schema is
+    // compiled exactly once, here, not per call.
+    const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+    for (const definition of tools) {
+      const id = definition.itemId;
+      if (this.entries.has(id)) {
+        throw DirigentError.fatal(ErrorCode.INTERNAL, `tool ${id} is defined twice`);
+      }
+      let validate: ValidateFunction;
+      try {
+        validate = ajv.compile(definition.paramsSchema);
+      } catch (err) {
+        throw DirigentError.fatal(
+          ErrorCode.INTERNAL,
+          `params schema of tool ${id} is invalid: ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+      const description: ToolDescription = Object.freeze({
+        itemId: id,
+        description: definition.description,
+        paramsSchema: definition.paramsSchema,
+        retry: Object.freeze(withDefaults(definition.retry)),
+      });
+      const fail = (err: unknown): never => {
+        throw toToolError(id, err);
+      };
+      this.entries.set(id, { definition, description, validate, fail });
+    }
+  }
+
+  describe(itemId: string): ToolDescription | undefined {
+    return this.entries.get(itemId)?.description;
+  }
+
+  dispatch(call: ToolCall): Promise<unknown> {
+    const entry = this.entries.get(call.itemId);
+    if (entry === undefined) return Promise.reject(this.unknownTool(call.itemId));
+    if (!entry.validate(call.params)) {
+      return Promise.reject(
+        invalidParams(call.itemId, entry.validate.errors ?? [], entry.description.paramsSchema),
+      );
+    }
+    if (call.signal.aborted) return Promise.reject(abortError(call.signal, `tool ${call.itemId}`));
+    let result: unknown;
+    try {
+      // The call is a valid ToolContext, so it is passed as is rather than copied.
+      result = entry.definition.execute(call.params, call);
+    } catch (err) {
+      return Promise.reject(toToolError(call.itemId, err));
+    }
+    return isThenable(result)
+      ? Promise.resolve(result).then(undefined, entry.fail)
+      : Promise.resolve(result);
+  }
+
+  private unknownTool(itemId: string): DirigentError {
+    const available = [...this.entries.keys()].sort();
+    const match = closest(itemId, available);
+    const guess = match === undefined ? '' : ` Did you mean "${match}"?`;
+    return DirigentError.fatal(
+      ErrorCode.UNKNOWN_TOOL,
+      `unknown tool "${itemId}".${guess} Available tools: ${available.join(', ') || '(none)'}.`,
+      { details: { itemId, available } },
+    );
+  }
+}
+
+function withDefaults(retry: Partial<RetryPolicy> | undefined): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY };
+  // Copied key by key so that an explicit `undefined` keeps the default instead of erasing it.
+  for (const key of ['attempts', 'backoff', 'delayMs', 'maxDelayMs'] as const) {
+    if (retry?.[key] !== undefined) Object.assign(policy, { [key]: retry[key] });
+  }
+  return policy;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function toToolError(itemId: string, err: unknown): DirigentError {
+  if (err instanceof DirigentError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return DirigentError.fatal(ErrorCode.TOOL_FAILED, `tool ${itemId} failed: ${message}`, {
+    cause: err,
+  });
+}
+
+/** One fatal error listing every failing path, e.g. `/timeout must be integer; /command is required`. */
+function invalidParams(
+  itemId: string,
+  errors: readonly ErrorObject[],
+  schema: object,
+): DirigentError {
+  const reasons: string[] = [];
+  for (const err of errors) {
+    // ajv reports each failed `anyOf` branch, then the anyOf itself; the branches are folded into
+    // one reason below, so they are skipped here.
+    if (
+      errors.some((e) => e.keyword === 'anyOf' && err.schemaPath.startsWith(`${e.schemaPath}/`))
+    ) {
+      continue;
+    }
+    reasons.push(describeError(err, errors, schema));
+  }
+  const unique = [...new Set(reasons)];
+  return DirigentError.fatal(
+    ErrorCode.INVALID_PARAMS,
+    `params of ${itemId} are invalid: ${unique.join('; ')}`,
+    { details: { itemId, errors: unique } },
+  );
+}
+
+function describeError(err: ErrorObject, all: readonly ErrorObject[], schema: object): string {
+  const at = err.instancePath;
+  switch (err.keyword) {
+    case 'required':
+      return `${at}/${String(err.params.missingProperty)} is required`;
+    case 'additionalProperties': {
+      const name = String(err.params.additionalProperty);
+      // Top-level typos are the common case (`cmd` for `command`), so suggest a known name.
+      const known =
+        at === '' ? Object.keys((schema as { properties?: object }).properties ?? {}) : [];
+      const match = closest(name, known);
+      return `${at}/${name} is not allowed${match === undefined ? '' : ` (did you mean "${match}"?)`}`;
+    }
+    case 'anyOf': {
+      const branches = all.filter((e) => e.schemaPath.startsWith(`${err.schemaPath}/`));
+      if (branches.length > 0 && branches.every((e) => e.keyword === 'required')) {
+        const names = branches.map((e) => `${at}/${String(e.params.missingProperty)}`);
+        return `one of ${names.join(', ')} is required`;
+      }
+      return `${at || '/'} must match one of: ${branches.map((e) => describeError(e, all, schema)).join(' | ')}`;
+    }
+    default:
+      return `${at || '/'} ${err.message ?? 'is invalid'}`;
+  }
+}

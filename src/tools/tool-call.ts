@@ -1,0 +1,27 @@
+/**
+ * One request to run a tool, as the engine hands it to a {@link ToolDispatcher}.
+ *
+ * It is structurally a superset of {@link ToolContext}, so a dispatcher can hand the call itself to
+ * the tool as its context instead of building a new object per call.
+ */
+export interface ToolCall {
+  /** The tool's item id, e.g. `dirigent/shell/bash`. */
+  itemId: string;
+  /**
+   * The step's parameters after template rendering. Validation coerces and fills defaults in
+   * place, so the engine passes a fresh object per call.
+   */
+  params: Record<string, unknown>;
+  /** Absolute path of the project the run belongs to; tools confine file access to it. */
+  projectDir: string;
+  runId: string;
+  /** Name of the step that makes the call. */
+  step: string;
+  /** 1-based number of this try of the step. */
+  attempt: number;
+  /**
+   * Aborted when the step times out or the run is cancelled. Its `reason`, when it is a
+   * `DirigentError` (e.g. `STEP_TIMEOUT`), is the error the call rejects with.
+   */
+  signal: AbortSignal;
+}

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
+import { compileExpression, evaluateValue, type Scope } from '../../../src/expr/index.js';
+
+function thrown(fn: () => unknown): DirigentError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DirigentError) return err;
+    throw err;
+  }
+  throw new Error('expected a DirigentError, but nothing was thrown');
+}
+
+const scope: Scope = {
+  inputs: { n: 3, words: ['a', 'bb', 'ccc'] },
+  state: {
+    i: 4,
+    sizes: [10, 20, 30],
+    files: [
+      { path: 'a', size: 1 },
+      { path: 'b', size: 2 },
+    ],
+  },
+  steps: { list: { status: 'completed', result: { count: 2 } } },
+  result: { stdout: 'hi\n' },
+  error: { code: 'TOOL_FAILED', message: 'boom' },
+  env: { SECRET: 's3cr3t' },
+  vars: { item: { name: 'x' }, item_index: 2 },
+};
+
+const run = (source: string, s: Scope = scope): unknown => compileExpression(source).evaluate(s);
+
+describe('JSONata evaluation', () => {
+  it('evaluates over inputs, state, steps, result and error', () => {
+    expect(run('state.i + 1')).toBe(5);
+    expect(run('$sum(state.sizes)')).toBe(60);
+    expect(run('inputs.n * steps.list.result.count')).toBe(6);
+    expect(run('$trim(result.stdout)')).toBe('hi');
+    expect(run('error.code')).toBe('TOOL_FAILED');
+  });
+
+  it('sees loop variables as top-level names and as $variables', () => {
+    expect(run('item.name & "-" & $string(item_index)')).toBe('x-2');
+    expect(run('$item.name')).toBe('x');
+  });
+
+  it('returns undefined when nothing is selected', () => {
+    expect(run('state.nope')).toBeUndefined();
+  });
+
+  it('returns sequences as plain arrays, deeply', () => {
+    const paths = run('state.files.path');
+    expect(paths).toEqual(['a', 'b']);
+    expect(Object.keys(paths as object)).toEqual(['0', '1']);
+    expect(JSON.parse(JSON.stringify(paths))).toEqual(paths);
+    const built = run('{"doubled": inputs.words.($length($)), "nested": [[state.sizes[0]]]}');
+    expect(built).toEqual({ doubled: [1, 2, 3], nested: [[10]] });
+    const doubled = (built as { doubled: unknown[] }).doubled;
+    expect((doubled as unknown as { sequence?: boolean }).sequence).toBeUndefined();
+  });
+
+  it('returns data taken from the input unchanged', () => {
+    expect(run('state.files')).toBe(scope.state.files);
+  });
+
+  it('turns a function result into undefined', () => {
+    expect(run('function($x) { $x }')).toBeUndefined();
+  });
+
+  it('has no access to the environment', () => {
+    expect(run('env')).toBeUndefined();
+    expect(run('$keys($)')).toEqual([
+      'item',
+      'item_index',
+      'inputs',
+      'state',
+      'steps',
+      'result',
+      'error',
+    ]);
+  });
+
+  it('is compiled once per source', () => {
+    expect(compileExpression('state.i')).toBe(compileExpression('state.i'));
+  });
+
+  it('is reachable through evaluateValue', () => {
+    expect(evaluateValue({ kind: 'expr', source: 'state.i * 2' }, scope)).toBe(8);
+  });
+});
+
+describe('errors', () => {
+  it('a syntax error throws INVALID_EXPRESSION with JSONata message and position', () => {
+    const err = thrown(() => compileExpression('state.i +'));
+    expect(err.code).toBe(ErrorCode.INVALID_EXPRESSION);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain('"state.i +"');
+    expect(err.message).toContain('Unexpected end of expression');
+    expect(err.message).toMatch(/at position \d+/);
+    expect(err.details).toMatchObject({ jsonataCode: 'S0207' });
+  });
+
+  it('an empty expression is invalid', () => {
+    expect(thrown(() => compileExpression('  ')).code).toBe(ErrorCode.INVALID_EXPRESSION);
+  });
+
+  it('an evaluation error throws EXPRESSION_FAILED with JSONata message', () => {
+    const err = thrown(() => run('$undefinedFunction(1)'));
+    expect(err.code).toBe(ErrorCode.EXPRESSION_FAILED);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain('Attempted to invoke a non-function');
+    expect(thrown(() => run('"a" + 1')).message).toContain('T2001');
+  });
+});
+
+describe('runaway expressions', () => {
+  it('endless tail recursion is stopped after the time limit', () => {
+    const started = performance.now();
+    const err = thrown(() => run('($f := function($n){ $f($n + 1) }; $f(0))'));
+    expect(err.code).toBe(ErrorCode.EXPRESSION_FAILED);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain('ran longer than 100 ms');
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('a huge map over ten million numbers is stopped after the time limit', () => {
+    const err = thrown(() => run('[1..10000000].($ * 2)'));
+    expect(err.code).toBe(ErrorCode.EXPRESSION_FAILED);
+    expect(err.message).toContain('ran longer than 100 ms');
+  });
+
+  it('deep recursion is stopped at the depth limit', () => {
+    const err = thrown(() => run('($f := function($n){ 1 + $f($n + 1) }; $f(0))'));
+    expect(err.code).toBe(ErrorCode.EXPRESSION_FAILED);
+    expect(err.message).toContain('recursed deeper than 200 levels');
+  });
+
+  it('a runaway inside $eval is stopped too', () => {
+    const err = thrown(() => run('$eval("($f := function($n){ $f($n + 1) }; $f(0))")'));
+    expect(err.message).toContain('ran longer than 100 ms');
+  });
+
+  it('honours timeoutMs and maxDepth options', () => {
+    const loop = compileExpression('($f := function($n){ $f($n + 1) }; $f(0))');
+    expect(thrown(() => loop.evaluate(scope, { timeoutMs: 20 })).message).toContain(
+      'ran longer than 20 ms',
+    );
+    const factorial = compileExpression(
+      '($f := function($n){ $n <= 1 ? 1 : $n * $f($n - 1) }; $f(10))',
+    );
+    expect(factorial.evaluate(scope)).toBe(3628800);
+    expect(thrown(() => factorial.evaluate(scope, { maxDepth: 10 })).message).toContain(
+      'recursed deeper than 10 levels',
+    );
+  });
+
+  it('resets the clock at each evaluation, so later evaluations still succeed', () => {
+    thrown(() => run('($f := function($n){ $f($n + 1) }; $f(0))'));
+    const sum = compileExpression('$sum([1..1000].($ * 2))');
+    for (let i = 0; i < 3; i++) expect(sum.evaluate(scope)).toBe(1001000);
+  });
+});

@@ -1,0 +1,159 @@
+import { execFileSync } from 'node:child_process';
+import { readFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
+import { BuiltinDispatcher } from '../../../src/tools/index.js';
+import { makeCall, rejection, withTempDir } from './helpers.js';
+
+const dispatcher = new BuiltinDispatcher();
+const BASH = 'dirigent/shell/bash';
+
+/**
+ * True while a live process of the group exists. Zombies (already dead, waiting for init to reap
+ * them, which in some containers takes seconds) do not count.
+ */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    expect((err as NodeJS.ErrnoException).code).toBe('ESRCH');
+    return false;
+  }
+  const rows = execFileSync('ps', ['-eo', 'pgid=,stat='], { encoding: 'utf8' }).split('\n');
+  return rows.some((row) => {
+    const [group, state] = row.trim().split(/\s+/);
+    return Number(group) === pgid && state !== undefined && !state.startsWith('Z');
+  });
+}
+
+/** Waits for the command to write its pid (= its process group id) to `file`. */
+async function pgidFrom(file: string): Promise<number> {
+  for (let i = 0; i < 250; i++) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (text.endsWith('\n')) return Number(text.trim());
+    await delay(20);
+  }
+  throw new Error('command never started');
+}
+
+describe('dirigent/shell/bash', () => {
+  it('resolves stdout, stderr and exit_code, running in the project directory', async () => {
+    await withTempDir(async (dir) => {
+      const result = await dispatcher.dispatch(
+        makeCall(BASH, { command: 'echo out; echo err >&2; pwd' }, { projectDir: dir }),
+      );
+      expect(result).toEqual({ stdout: `out\n${dir}\n`, stderr: 'err\n', exit_code: 0 });
+    });
+  });
+
+  it('runs in working_dir, which must lie inside the project', async () => {
+    await withTempDir(async (dir) => {
+      await mkdir(join(dir, 'sub'));
+      const result = (await dispatcher.dispatch(
+        makeCall(BASH, { command: 'pwd', working_dir: 'sub' }, { projectDir: dir }),
+      )) as { stdout: string };
+      expect(result.stdout).toBe(`${join(dir, 'sub')}\n`);
+      const outside = await rejection(
+        dispatcher.dispatch(
+          makeCall(BASH, { command: 'pwd', working_dir: '..' }, { projectDir: dir }),
+        ),
+      );
+      expect(outside.code).toBe(ErrorCode.PATH_OUTSIDE_PROJECT);
+      const missing = await rejection(
+        dispatcher.dispatch(
+          makeCall(BASH, { command: 'pwd', working_dir: 'nope' }, { projectDir: dir }),
+        ),
+      );
+      expect(missing.code).toBe(ErrorCode.FILE_NOT_FOUND);
+    });
+  });
+
+  it('fails a non-zero exit with a retryable COMMAND_FAILED holding the output', async () => {
+    const err = await rejection(
+      dispatcher.dispatch(
+        makeCall(BASH, { command: 'echo partial; echo one >&2; echo two >&2; exit 3' }),
+      ),
+    );
+    expect(err.code).toBe(ErrorCode.COMMAND_FAILED);
+    expect(err.retryable).toBe(true);
+    expect(err.message).toContain('exited with code 3');
+    expect(err.message).toContain('one\n  two');
+    expect(err.details).toEqual({ stdout: 'partial\n', stderr: 'one\ntwo\n', exit_code: 3 });
+  });
+
+  it('caps each stream at 1 MiB and says so', async () => {
+    const result = (await dispatcher.dispatch(
+      makeCall(BASH, { command: "head -c 1500000 /dev/zero | tr '\\0' a" }),
+    )) as { stdout: string };
+    expect(result.stdout.startsWith('a'.repeat(1024 * 1024))).toBe(true);
+    expect(result.stdout).toMatch(
+      /\n\[dirigent: stdout truncated at 1048576 bytes; 451424 more dropped\]$/,
+    );
+  });
+
+  it('does not wait for a background child that holds the pipes after bash exits', async () => {
+    const start = Date.now();
+    const result = (await dispatcher.dispatch(
+      makeCall(BASH, { command: 'sleep 30 & echo $$' }),
+    )) as { stdout: string };
+    expect(Date.now() - start).toBeLessThan(5000);
+    process.kill(-Number(result.stdout.trim()), 'SIGKILL'); // tidy up the background sleep
+  });
+
+  it('kills the whole process group when the signal aborts, then rejects with the reason', async () => {
+    await withTempDir(async (dir) => {
+      const controller = new AbortController();
+      const pending = dispatcher.dispatch(
+        makeCall(
+          BASH,
+          { command: 'echo $$ > pid; sleep 30 & sleep 30' },
+          { projectDir: dir, signal: controller.signal },
+        ),
+      );
+      const pgid = await pgidFrom(join(dir, 'pid'));
+      expect(groupAlive(pgid)).toBe(true);
+      const reason = DirigentError.retryable(ErrorCode.STEP_TIMEOUT, 'step timed out');
+      controller.abort(reason);
+      expect(await rejection(pending)).toBe(reason);
+      expect(groupAlive(pgid)).toBe(false);
+    });
+  });
+
+  it('rejects with CANCELLED on a plain abort', async () => {
+    await withTempDir(async (dir) => {
+      const controller = new AbortController();
+      const pending = dispatcher.dispatch(
+        makeCall(
+          BASH,
+          { command: 'echo $$ > pid; sleep 30' },
+          { projectDir: dir, signal: controller.signal },
+        ),
+      );
+      const pgid = await pgidFrom(join(dir, 'pid'));
+      controller.abort();
+      expect((await rejection(pending)).code).toBe(ErrorCode.CANCELLED);
+      expect(groupAlive(pgid)).toBe(false);
+    });
+  });
+
+  it('on its own timeout kills the group, SIGKILL included, and rejects with retryable STEP_TIMEOUT', async () => {
+    await withTempDir(async (dir) => {
+      // The group ignores SIGTERM, so only the SIGKILL after the grace ends it.
+      const pending = dispatcher.dispatch(
+        makeCall(
+          BASH,
+          { command: 'trap "" TERM; echo $$ > pid; sleep 30 & sleep 30', timeout: '1' },
+          { projectDir: dir },
+        ),
+      );
+      const pgid = await pgidFrom(join(dir, 'pid'));
+      const err = await rejection(pending);
+      expect(err.code).toBe(ErrorCode.STEP_TIMEOUT);
+      expect(err.retryable).toBe(true);
+      expect(err.message).toContain('timed out after 1 s');
+      expect(groupAlive(pgid)).toBe(false);
+    });
+  });
+});
