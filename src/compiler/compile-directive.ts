@@ -155,7 +155,7 @@ function compileParallel(p: ParallelNode, done: unknown[], ctx: Seq, target: (to
   }
   return {
     id: `s:${node}`,
-    entry: [{ type: 'enterNode', params: { node } }],
+    entry: [{ type: 'enterNode', params: { node } }, { type: 'beginAttempt', params: { node } }],
     initial: 'run',
     states: {
       run: { type: 'parallel', states: regions, onDone: 'settle' },

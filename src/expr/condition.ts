@@ -8,6 +8,7 @@ import { compareValues } from './compare.js';
 import { compileExpression, type ExpressionOptions } from './expression.js';
 import { lookupPath, MISSING, splitPath } from './path.js';
 import { readRoot, type Scope } from './scope.js';
+import { compileTemplate, hasTemplate } from './template.js';
 
 /** Split condition paths by text: conditions are re-evaluated at every pass of a loop. */
 const PATH_LIMIT = 1000;
@@ -30,8 +31,11 @@ export function evaluateCondition(
   options?: ExpressionOptions,
 ): boolean {
   switch (cond.kind) {
-    case 'compare':
-      return compareValues(resolveConditionPath(cond.path, scope), cond.op, cond.value);
+    case 'compare': {
+      // A `value` may itself be a template (`value="${inputs.limit}"`), read when the condition is.
+      const expected = typeof cond.value === 'string' && hasTemplate(cond.value) ? compileTemplate(cond.value).evaluate(scope) : cond.value;
+      return compareValues(resolveConditionPath(cond.path, scope), cond.op, expected);
+    }
     case 'any':
       return cond.of.some((inner) => evaluateCondition(inner, scope, options));
     case 'all':
