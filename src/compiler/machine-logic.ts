@@ -74,6 +74,7 @@ export function runMachineSetup(delays: Record<string, (args: { context: RunCont
         if (!('edge' in event)) return {};
         const steps = updateStep(context, params.node, {
           status: event.skipped ? 'skipped' : 'completed',
+          ...(event.skipped && { attempts: 0 }),
           result: event.result,
           error: null,
           endedAt: event.endedAt ?? Date.now(),

@@ -50,6 +50,8 @@ export class ActiveRun {
   private spawns = 0;
   private runTimer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
+  private enders: Waiter[] = [];
+  private stopped: StepEntry[] = [];
   private idleCheckQueued = false;
 
   constructor(
@@ -91,6 +93,16 @@ export class ActiveRun {
     for (const w of this.waiting.values()) this.armWaitTimer(w);
     this.actor.start();
     this.queueIdleCheck();
+  }
+
+  /** Resolves when the run ends (completed, failed or cancelled), however long it waits. */
+  finished(): Promise<RunRecord> {
+    if (this.isOver()) return Promise.resolve(this.record);
+    return new Promise((resolve) => this.enders.push(resolve));
+  }
+
+  private isOver(): boolean {
+    return this.record.status !== 'running' && this.record.status !== 'waiting';
   }
 
   /** Resolves when the run ends or waits for a signal. */
@@ -172,8 +184,9 @@ export class ActiveRun {
       inflight.controller.abort(DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`));
       if (inflight.childRunId) this.engine.cancel(inflight.childRunId, `Parent step "${node}" was stopped.`);
     }
+    // Recorded after the transition that stopped it, so the cause comes first in the record.
     const rec = this.actor.getSnapshot().context.steps[node];
-    this.record.steps.push({ name: node, status: 'cancelled', attempts: rec?.attempts ?? 1, durationMs: rec?.startedAt ? Date.now() - rec.startedAt : 0 });
+    this.stopped.push({ name: node, status: 'cancelled', attempts: rec?.attempts ?? 1, durationMs: rec?.startedAt ? Date.now() - rec.startedAt : 0 });
   }
 
   /** `stepEnded`: append the step's outcome to the run record. */
@@ -206,7 +219,12 @@ export class ActiveRun {
     switch (action.type) {
       case 'execute': {
         const inflight = this.track(cn, step);
-        const work = this.execute(action, scope, inflight, attempt, cn.name);
+        let work: Promise<unknown>;
+        try {
+          work = this.execute(action, scope, inflight, attempt, cn.name);
+        } catch (err) {
+          work = Promise.reject(err);
+        }
         this.settleWork(cn, inflight, work, action.itemType === 'tool' ? this.engine.toolPolicy(action.itemId, step) : step.retry);
         return;
       }
@@ -348,6 +366,13 @@ export class ActiveRun {
 
   private onSnapshot(): void {
     const snap = this.actor.getSnapshot();
+    if (this.stopped.length > 0) {
+      for (const entry of this.stopped) {
+        this.record.steps.push(entry);
+        this.engine.observer?.stepEnded?.(this.runId, entry);
+      }
+      this.stopped = [];
+    }
     if (snap.status === 'done') this.end(snap.value as unknown as string, snap.context);
     else this.queueIdleCheck();
   }
@@ -401,7 +426,12 @@ export class ActiveRun {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w(this.record);
-    if (this.record.status !== 'running' && this.record.status !== 'waiting') this.engine.unregister(this);
+    if (this.isOver()) {
+      const enders = this.enders;
+      this.enders = [];
+      for (const e of enders) e(this.record);
+      this.engine.unregister(this);
+    }
   }
 
   /** Stops timers so the process can exit; a waiting run lives on in the store. */
