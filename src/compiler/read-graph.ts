@@ -116,13 +116,16 @@ function readAction(name: string, a: Obj | undefined, loc: SourceLocation, diag:
     return undefined;
   }
   const primary = String(a.primary ?? 'execute');
-  const itemType = String(a.item_type ?? 'tool');
+  // Later RYE writes item ids as canonical refs, `tool:rye/email/send` or `directive:x/y`.
+  const ref = /^(tool|directive|knowledge):(.+)$/.exec(String(a.item_id ?? ''));
+  const itemType = ref ? ref[1]! : String(a.item_type ?? 'tool');
+  const itemId = ref ? ref[2]! : String(a.item_id ?? '');
   if (primary !== 'execute' || (itemType !== 'tool' && itemType !== 'directive')) {
     diag.warn('GRAPH_ACTION', `Node "${name}" does ${primary} ${itemType}, which Dirigent does not run; it becomes an instruction step.`, loc);
     return { type: 'instruction', text: JSON.stringify(a), signal: name, timeoutMs: undefined, loc };
   }
   const params = Object.entries((a.params ?? {}) as Obj).map(([key, v]) => ({ name: key, value: valueOf(v), loc }));
-  return { type: 'execute', itemType, itemId: String(a.item_id ?? ''), params, loc };
+  return { type: 'execute', itemType, itemId, params, loc };
 }
 
 function readNext(next: unknown, loc: SourceLocation): Edge[] {

@@ -142,6 +142,8 @@ interface NodeBase {
   assigns: Assign[];
   /** Where to continue when the node fails for good. */
   onError: string | undefined;
+  /** Where the `on_error` attribute is written (for errors about its target). */
+  onErrorLoc?: SourceLocation;
   /** Explicit edges; undefined means "the next node in document order". */
   next: Edge[] | undefined;
 }

@@ -1,5 +1,6 @@
-import { didYouMean } from '../errors/did-you-mean.js';
+import { closest } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import type { SourceLocation } from '../errors/source-location.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { XmlElement } from './xml-tree.js';
 
@@ -14,19 +15,29 @@ export class ElementReader {
     allowed: readonly string[],
     required: readonly string[] = [],
   ) {
+    const typos = new Set<string>();
     for (const name of Object.keys(el.attrs)) {
       if (!allowed.includes(name)) {
+        const near = closest(name, allowed);
+        if (near !== undefined) typos.add(near);
         diag.error(
           ErrorCode.UNKNOWN_ATTRIBUTE,
-          `<${el.tag}> has no attribute "${name}".${didYouMean(name, allowed)}`,
-          el.loc,
+          `${labelOf(el)} has no attribute "${name}".${near === undefined ? '' : ` Did you mean "${near}"?`}`,
+          attrLoc(el, name),
           `Allowed attributes of <${el.tag}>: ${allowed.join(', ') || 'none'}.`,
         );
       }
     }
     for (const name of required) {
+      // A misspelt required attribute is reported once, as the unknown one with its "did you mean".
+      if (typos.has(name) && el.attrs[name] === undefined) continue;
       if (el.attrs[name] === undefined || el.attrs[name].trim() === '') {
-        diag.error(ErrorCode.MISSING_ATTRIBUTE, `<${el.tag}> needs a "${name}" attribute.`, el.loc, `Write <${el.tag} ${name}="…">.`);
+        diag.error(
+          ErrorCode.MISSING_ATTRIBUTE,
+          `${labelOf(el)} needs ${article(name)} "${name}" attribute${el.attrs[name] === undefined ? '' : ' that is not empty'}.`,
+          el.attrs[name] === undefined ? el.loc : attrLoc(el, name),
+          `Write <${el.tag} ${name}="…">.`,
+        );
       }
     }
   }
@@ -40,8 +51,8 @@ export class ElementReader {
     const raw = this.el.attrs[name];
     if (raw === undefined) return undefined;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) {
-      this.invalid(name, raw, `an integer of at least ${min}`);
+    if (raw.trim() === '' || !Number.isInteger(n) || n < min) {
+      this.invalid(name, raw, `an integer of at least ${min}`, `Write a whole number of at least ${min}, without a unit, e.g. ${name}="${Math.max(min, 3)}".`);
       return undefined;
     }
     return n;
@@ -53,7 +64,7 @@ export class ElementReader {
     if (raw === undefined) return undefined;
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
-      this.invalid(name, raw, 'a non-negative number');
+      this.invalid(name, raw, 'a non-negative number', `Write a number of at least 0, without a unit, e.g. ${name}="30".`);
       return undefined;
     }
     return n;
@@ -64,23 +75,46 @@ export class ElementReader {
     if (raw === undefined) return undefined;
     if (/^true$/i.test(raw)) return true;
     if (/^false$/i.test(raw)) return false;
-    this.invalid(name, raw, '"true" or "false"');
+    this.invalid(name, raw, '"true" or "false"', `Write ${name}="true" or ${name}="false".`);
     return undefined;
   }
 
-  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T, aliases: Readonly<Record<string, T>> = {}): T {
     const raw = this.el.attrs[name];
     if (raw === undefined) return fallback;
     if ((values as readonly string[]).includes(raw)) return raw as T;
-    this.invalid(name, raw, `one of ${values.join(', ')}${didYouMean(raw, values)}`);
+    const near = aliases[raw.toLowerCase()] ?? closest(raw, values);
+    this.invalid(
+      name,
+      raw,
+      `one of ${values.join(', ')}${near === undefined ? '' : `. Did you mean "${near}"?`}`,
+      `Write ${name}="${near ?? values[0]}"${near === undefined ? ` or another of ${values.join(', ')}` : ''}.`,
+    );
     return fallback;
   }
 
-  invalid(name: string, raw: string, expected: string): void {
+  /** Reports that attribute `name` holds `raw`, which is not `expected`. */
+  invalid(name: string, raw: string, expected: string, hint?: string): void {
     this.diag.error(
       ErrorCode.INVALID_ATTRIBUTE,
-      `<${this.el.tag} ${name}="${raw}">: ${name} must be ${expected}.`,
-      this.el.loc,
+      `${labelOf(this.el, name)}: ${name}="${raw}" is not valid; ${name} must be ${expected}.`,
+      attrLoc(this.el, name),
+      hint,
     );
   }
+}
+
+/** `<step name="x">`, or `<retry>` for an element without a name: how messages refer to it. */
+export function labelOf(el: XmlElement, except?: string): string {
+  const name = el.attrs.name;
+  return name !== undefined && name !== '' && except !== 'name' ? `<${el.tag} name="${name}">` : `<${el.tag}>`;
+}
+
+/** Where attribute `name` of `el` is written, else where the element starts. */
+export function attrLoc(el: XmlElement, name: string): SourceLocation {
+  return el.attrLocs?.[name] ?? el.loc;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }

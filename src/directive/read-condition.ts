@@ -2,7 +2,7 @@ import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { COMPARE_OPS, type CompareOp, type Condition } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
-import { ElementReader } from './element-reader.js';
+import { attrLoc, ElementReader } from './element-reader.js';
 import { elementsOf, type XmlElement } from './xml-tree.js';
 
 /** Elements that are conditions. */
@@ -77,13 +77,18 @@ function compare(el: XmlElement, diag: Diagnostics, path: string, op: string | u
   if (!(COMPARE_OPS as readonly string[]).includes(theOp)) {
     diag.error(
       ErrorCode.INVALID_CONDITION,
-      `Unknown operator op="${op}".${didYouMean(theOp, COMPARE_OPS)}`,
-      el.loc,
+      `<${el.tag}> op="${op}" is not an operator.${didYouMean(theOp, COMPARE_OPS)}`,
+      attrLoc(el, 'op'),
       `Operators: ${COMPARE_OPS.join(' ')}.`,
     );
   }
   if (value === undefined && theOp !== 'exists') {
-    diag.error(ErrorCode.MISSING_ATTRIBUTE, `<${el.tag} op="${theOp}"> needs a "value" attribute.`, el.loc);
+    diag.error(
+      ErrorCode.MISSING_ATTRIBUTE,
+      `<${el.tag} op="${theOp}"> needs a "value" attribute to compare ${path} with.`,
+      el.loc,
+      `Write <${el.tag} path="${path}" op="${theOp}" value="…"/>, or op="exists" to test that the path is set.`,
+    );
   }
   return { kind: 'compare', path, op: theOp, value: value === undefined ? true : readJsonish(value) };
 }

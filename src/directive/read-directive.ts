@@ -3,7 +3,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { INPUT_TYPES, type InputDecl, type InputType, type OutputDecl, type ProcessNode } from './ast.js';
 import { coerceValue } from './coerce-value.js';
 import type { Diagnostics } from './diagnostics.js';
-import { ElementReader } from './element-reader.js';
+import { attrLoc, ElementReader } from './element-reader.js';
 import { readMetadata, type MetadataParts } from './read-metadata.js';
 import { readNodes } from './read-process.js';
 import { readValue } from './read-value.js';
@@ -27,7 +27,12 @@ export function readDirective(root: XmlElement, diag: Diagnostics): DirectivePar
   const r = new ElementReader(root, diag, ['name', 'version', 'extends'], ['name', 'version']);
   const version = r.str('version') ?? '';
   if (version !== '' && !SEMVER.test(version)) {
-    diag.error(ErrorCode.INVALID_VERSION, `version="${version}" is not a semantic version.`, root.loc, 'Write it as MAJOR.MINOR.PATCH, e.g. version="1.0.0".');
+    diag.error(
+      ErrorCode.INVALID_VERSION,
+      `<directive> version="${version}" is not a semantic version (MAJOR.MINOR.PATCH).`,
+      attrLoc(root, 'version'),
+      `Write it as three numbers, e.g. version="${semverGuess(version)}".`,
+    );
   }
   const kids = elementsOf(root);
   for (const kid of kids) {
@@ -52,6 +57,43 @@ export function readDirective(root: XmlElement, diag: Diagnostics): DirectivePar
   };
 }
 
+/** Type names people write for the declared input types. */
+const TYPE_ALIASES: Record<string, InputType> = {
+  int: 'integer',
+  long: 'integer',
+  str: 'string',
+  text: 'string',
+  bool: 'boolean',
+  float: 'number',
+  double: 'number',
+  decimal: 'number',
+  num: 'number',
+  list: 'array',
+  dict: 'object',
+  map: 'object',
+  json: 'object',
+};
+
+const DEFAULT_HINTS: Record<InputType, string> = {
+  string: 'Any text is a string.',
+  integer: 'Write a whole number, e.g. default="10", or change the type.',
+  number: 'Write a number, e.g. default="2.5", or change the type.',
+  boolean: 'Write default="true" or default="false", or change the type.',
+  array: 'Write a JSON array, e.g. default=\'["a", "b"]\', or change the type.',
+  object: 'Write a JSON object, e.g. default=\'{"key": 1}\', or change the type.',
+};
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+/** `1.0` → `1.0.0`, `v1` → `1.0.0`: the version someone most likely meant. */
+function semverGuess(version: string): string {
+  const parts = (version.replace(/^v/i, '').match(/\d+/g) ?? []).slice(0, 3);
+  while (parts.length < 3) parts.push('0');
+  return parts.join('.');
+}
+
 /** `<success_criteria><criterion>…</criterion></success_criteria>`, kept as text. */
 export function readCriteria(el: XmlElement): string[] {
   const kids = elementsOf(el);
@@ -68,14 +110,24 @@ function readInputs(el: XmlElement | undefined, diag: Diagnostics): InputDecl[] 
     }
     const r = new ElementReader(kid, diag, ['name', 'type', 'required', 'default'], ['name']);
     const name = r.str('name') ?? '';
-    const type = r.oneOf('type', INPUT_TYPES, 'string') as InputType;
-    if (inputs.some((i) => i.name === name)) diag.error(ErrorCode.DUPLICATE_INPUT, `Input "${name}" is declared twice.`, kid.loc);
+    const type = r.oneOf('type', INPUT_TYPES, 'string', TYPE_ALIASES) as InputType;
+    const first = inputs.find((i) => i.name === name);
+    if (first !== undefined && name !== '') {
+      diag.error(
+        ErrorCode.DUPLICATE_INPUT,
+        `Input "${name}" is declared twice (first at line ${first.loc.line}).`,
+        attrLoc(kid, 'name'),
+        'Remove one of the two <input> elements, or rename one.',
+      );
+    }
     const rawDefault = r.str('default');
     let value: unknown;
-    if (rawDefault !== undefined) {
+    if (rawDefault !== undefined && kid.attrs.type !== undefined && !(INPUT_TYPES as readonly string[]).includes(kid.attrs.type)) {
+      value = rawDefault; // the type is already reported; checking the default against a guess only adds noise
+    } else if (rawDefault !== undefined) {
       const c = coerceValue(rawDefault, type);
       if (c.ok) value = c.value;
-      else r.invalid('default', rawDefault, `a valid ${type}`);
+      else r.invalid('default', rawDefault, `${article(type)} ${type} (the input's type)`, DEFAULT_HINTS[type]);
     }
     const description = textOf(kid);
     inputs.push({

@@ -2,7 +2,7 @@ import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { Branch, ParallelNode, ProcessNode } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
-import { ElementReader } from './element-reader.js';
+import { attrLoc, ElementReader } from './element-reader.js';
 import { checkName, readControl, readStep } from './read-step.js';
 import { elementsOf, type XmlElement } from './xml-tree.js';
 
@@ -60,6 +60,7 @@ function readParallel(el: XmlElement, diag: Diagnostics): ParallelNode | undefin
     loc: el.loc,
     onFailure: r.oneOf('on_failure', ['fail_fast', 'continue'] as const, 'fail_fast'),
     onError: r.str('on_error'),
+    ...(el.attrs.on_error !== undefined && { onErrorLoc: attrLoc(el, 'on_error') }),
     condition: control.condition,
     assigns: control.assigns,
     next: control.next,

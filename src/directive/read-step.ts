@@ -2,7 +2,7 @@ import { closest, didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { Action, Assign, Condition, Edge, ExecuteAction, ParamSpec, RetryPolicy, StepNode } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
-import { ElementReader } from './element-reader.js';
+import { attrLoc, ElementReader } from './element-reader.js';
 import { CONDITION_TAGS, readCondition, readConditionHost } from './read-condition.js';
 import { readValue, templateOrLiteral } from './read-value.js';
 import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-tree.js';
@@ -65,7 +65,17 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
     );
   }
   if (action === undefined) return undefined;
-  return { kind: 'step', name, loc: el.loc, action, onError: attrs.str('on_error'), description: descriptionOf(el), ...control };
+  const onError = attrs.str('on_error');
+  return {
+    kind: 'step',
+    name,
+    loc: el.loc,
+    action,
+    onError,
+    ...(onError !== undefined && { onErrorLoc: attrLoc(el, 'on_error') }),
+    description: descriptionOf(el),
+    ...control,
+  };
 }
 
 /** The checked `name` attribute of a step, parallel or branch. */
@@ -127,22 +137,48 @@ export function readControl(el: XmlElement, name: string, diag: Diagnostics): Co
 
 function readNext(el: XmlElement, diag: Diagnostics): Edge[] {
   new ElementReader(el, diag, ['to']);
-  if (el.attrs.to !== undefined) return [{ when: undefined, to: el.attrs.to, loc: el.loc }];
+  if (el.attrs.to !== undefined) {
+    if (el.attrs.to.trim() === '') {
+      diag.error(ErrorCode.MISSING_ATTRIBUTE, '<next to=""> names no step.', attrLoc(el, 'to'), 'Write the name of the step to go to, or to="$end" to complete the run.');
+      return [];
+    }
+    return [{ when: undefined, to: el.attrs.to, loc: el.loc }];
+  }
   const edges: Edge[] = [];
+  let reported = false;
   for (const kid of elementsOf(el)) {
     if (kid.tag === 'when') {
       const when = readConditionHost(kid, diag, ['to']);
-      if (kid.attrs.to === undefined) diag.error(ErrorCode.MISSING_ATTRIBUTE, '<when> needs a "to" attribute.', kid.loc);
-      if (when === undefined) continue;
-      edges.push({ when, to: kid.attrs.to ?? '', loc: kid.loc });
+      if (kid.attrs.to === undefined || kid.attrs.to.trim() === '') {
+        diag.error(
+          ErrorCode.MISSING_ATTRIBUTE,
+          `<when> needs a "to" attribute: the step to go to when its condition holds.`,
+          kid.loc,
+          'Write <when path="…" op="…" value="…" to="step_name"/>, or to="$end" to complete the run.',
+        );
+        reported = true;
+        continue;
+      }
+      if (when === undefined) {
+        reported = true;
+        continue;
+      }
+      edges.push({ when, to: kid.attrs.to, loc: kid.loc });
     } else if (kid.tag === 'otherwise') {
       new ElementReader(kid, diag, ['to'], ['to']);
-      edges.push({ when: undefined, to: kid.attrs.to ?? '', loc: kid.loc });
+      if (kid.attrs.to === undefined || kid.attrs.to.trim() === '') {
+        reported = true;
+        continue;
+      }
+      edges.push({ when: undefined, to: kid.attrs.to, loc: kid.loc });
     } else {
       diag.error(ErrorCode.UNKNOWN_ELEMENT, `<next> holds <when> and <otherwise>, not <${kid.tag}>.${didYouMean(kid.tag, ['when', 'otherwise'])}`, kid.loc);
+      reported = true;
     }
   }
-  if (edges.length === 0) diag.error(ErrorCode.MISSING_ATTRIBUTE, '<next> needs a "to" attribute or <when>/<otherwise> children.', el.loc);
+  if (edges.length === 0 && !reported) {
+    diag.error(ErrorCode.MISSING_ATTRIBUTE, '<next> needs a "to" attribute or <when>/<otherwise> children.', el.loc, 'Write <next to="step_name"/>, or <next><when … to="…"/><otherwise to="…"/></next>.');
+  }
   return edges;
 }
 
@@ -156,9 +192,16 @@ function readAction(el: XmlElement, step: string, diag: Diagnostics): Action | u
       if (over === undefined) diag.error(ErrorCode.MISSING_ATTRIBUTE, '<foreach> needs an "over" (or "expr") attribute.', el.loc, 'Example: <foreach over="${inputs.files}" as="file">.');
       const inner = elementsOf(el);
       const exec = inner.filter((k) => k.tag === 'execute');
-      for (const k of inner) if (k.tag !== 'execute') diag.error(ErrorCode.UNKNOWN_ELEMENT, `<foreach> holds one <execute>, not <${k.tag}>.`, k.loc);
+      for (const k of inner) {
+        if (k.tag !== 'execute') diag.error(ErrorCode.UNKNOWN_ELEMENT, `<foreach> holds one <execute>, not <${k.tag}>.${didYouMean(k.tag, ['execute'])}`, k.loc);
+      }
       if (exec.length !== 1) {
-        diag.error(ErrorCode.STEP_ACTION, `<foreach> in step "${step}" must hold exactly one <execute>.`, el.loc);
+        diag.error(
+          ErrorCode.STEP_ACTION,
+          `<foreach> in step "${step}" holds ${exec.length === 0 ? 'no' : exec.length} <execute> elements; it must hold exactly one: the work done for each item.`,
+          exec.length === 0 ? el.loc : exec[1]!.loc,
+          'Example: <foreach over="${inputs.files}" as="file"><execute item_type="tool" item_id="…"><param name="path" value="${file}"/></execute></foreach>.',
+        );
         return undefined;
       }
       const execute = readExecute(exec[0]!, diag);

@@ -47,8 +47,8 @@ function collect(nodes: ProcessNode[], names: Map<string, SourceLocation>, state
 function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
   const local = new Set(nodes.map((n) => n.name));
   for (const n of nodes) {
-    for (const e of n.next ?? []) checkTarget(e.to, e.loc, local, ctx, 'next');
-    if (n.onError !== undefined) checkTarget(n.onError, n.loc, local, ctx, 'on_error');
+    for (const e of n.next ?? []) checkTarget(e.to, e.loc, local, ctx, e.when === undefined ? '<next>' : '<when>');
+    if (n.onError !== undefined) checkTarget(n.onError, n.onErrorLoc ?? n.loc, local, ctx, 'on_error');
     if (n.condition) checkCondition(n.condition, n.loc, ctx, []);
     for (const e of n.next ?? []) if (e.when) checkCondition(e.when, e.loc, ctx, []);
     for (const a of n.assigns) checkValue(a.value, a.loc, ctx, []);
@@ -71,11 +71,22 @@ function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
 }
 
 function checkTarget(to: string, loc: SourceLocation, local: Set<string>, ctx: Ctx, what: string): void {
-  if (to === '$end' || local.has(to)) return;
+  if (to === '' || to === '$end' || local.has(to)) return; // an empty target is reported by the reader
+  const others = [...local].filter((s) => s !== '');
   if (ctx.names.has(to)) {
-    ctx.diag.error(ErrorCode.NEXT_OUTSIDE_BRANCH, `${what} "${to}" leaves its branch or parallel block.`, loc, 'Edges may only target steps of the same sequence; use $end or a step beside this one.');
+    ctx.diag.error(
+      ErrorCode.NEXT_OUTSIDE_BRANCH,
+      `${what} goes to step "${to}", which is not in the same sequence (a <next> inside a branch may not leave it, and one outside may not enter it).`,
+      loc,
+      `Targets here: ${[...others, '$end'].join(', ')}. To continue after the parallel block, end the branch (or go to $end) and give the <parallel> its own <next>.`,
+    );
   } else {
-    ctx.diag.error(ErrorCode.UNKNOWN_STEP, `${what} names step "${to}", which does not exist.${didYouMean(to, local)}`, loc, `Steps here: ${[...local].join(', ')}; or $end.`);
+    ctx.diag.error(
+      ErrorCode.UNKNOWN_STEP,
+      `${what} names step "${to}", which does not exist.${didYouMean(to, others)}`,
+      loc,
+      `Steps here: ${[...others, '$end'].join(', ')} ($end completes the run).`,
+    );
   }
 }
 

@@ -17,7 +17,10 @@ export interface XmlElement {
   tag: string;
   attrs: Record<string, string>;
   children: XmlChild[];
+  /** Where the element's `<` is. */
   loc: SourceLocation;
+  /** Where each attribute's name is, so that errors about one attribute point at it. */
+  attrLocs?: Record<string, SourceLocation>;
 }
 /** A child of an element: another element or a run of text. */
 export type XmlChild = XmlElement | string;
@@ -33,6 +36,8 @@ const AMP = '\uE001';
 const POS_ATTR = '__at';
 const OPAQUE_TAGS = ['template', 'example', 'raw'];
 const MAX_REPAIRS = 500;
+const WRAP_OPEN = '<dirigent-body>';
+const WRAP_CLOSE = '</dirigent-body>';
 
 const parser = new XMLParser({
   preserveOrder: true,
@@ -50,11 +55,15 @@ const parser = new XMLParser({
  * and `&` as text and reports each repair.
  */
 export function parseXmlFragment(
-  text: string,
-  baseOffset: number,
+  fragment: string,
+  fragmentOffset: number,
   lines: LineIndex,
   lenient: boolean,
 ): { nodes: XmlChild[]; repairs: XmlRepair[] } {
+  // Prose after the fence holds several elements and text: one wrapper makes it a document.
+  // Offsets below are in the wrapped text, so the file offset is `baseOffset + local`.
+  const text = lenient ? WRAP_OPEN + fragment + WRAP_CLOSE : fragment;
+  const baseOffset = lenient ? fragmentOffset - WRAP_OPEN.length : fragmentOffset;
   const chars = maskOpaque(text).split('');
   const repairs: XmlRepair[] = [];
   if (lenient) escapeBareChars(chars, baseOffset, lines, repairs);
@@ -63,32 +72,33 @@ export function parseXmlFragment(
     if (result === true) break;
     const local = new LineIndex('', chars.join(''));
     const errOffset = local.offsetOf(result.err.line, result.err.col);
-    if (!lenient || round >= MAX_REPAIRS) {
-      throw DirigentError.fatal(ErrorCode.XML_SYNTAX, `The XML is not well-formed: ${result.err.msg}`, {
-        location: lines.at(baseOffset + errOffset),
-        hint: 'Close every element you open, quote attribute values, and write < and & in text as &lt; and &amp;.',
-      });
-    }
+    if (!lenient || round >= MAX_REPAIRS) throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
     const at = repairOffset(chars, result.err.msg, errOffset, local);
-    if (at === undefined || chars[at] !== '<') {
-      throw DirigentError.fatal(ErrorCode.XML_SYNTAX, `The XML is not well-formed: ${result.err.msg}`, {
-        location: lines.at(baseOffset + errOffset),
-      });
-    }
+    if (at === undefined || chars[at] !== '<') throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
     chars[at] = LT;
     repairs.push({
       loc: lines.at(baseOffset + at),
       message: `Text is not well-formed XML (${result.err.msg}); "<" kept as text.`,
     });
   }
-  const withPositions = injectPositions(chars.join(''), baseOffset);
-  const raw = parser.parse(withPositions) as RawNode[];
-  return { nodes: raw.map((n) => convert(n, lines)), repairs };
+  const masked = chars.join('');
+  const withPositions = injectPositions(masked, baseOffset);
+  const src: Source = { text: masked, base: baseOffset, lines };
+  const nodes = (parser.parse(withPositions) as RawNode[]).map((n) => convert(n, src));
+  const wrapper = nodes[0];
+  return { nodes: lenient && wrapper !== undefined && typeof wrapper !== 'string' ? wrapper.children : nodes, repairs };
 }
 
 type RawNode = Record<string, unknown>;
 
-function convert(node: RawNode, lines: LineIndex): XmlChild {
+/** The fragment being converted: its (masked, same-length) text and where it starts in the file. */
+interface Source {
+  text: string;
+  base: number;
+  lines: LineIndex;
+}
+
+function convert(node: RawNode, src: Source): XmlChild {
   if ('#text' in node) return restore(String(node['#text']));
   const attrs: Record<string, string> = {};
   let offset = 0;
@@ -105,7 +115,110 @@ function convert(node: RawNode, lines: LineIndex): XmlChild {
       kids = node[key] as RawNode[];
     }
   }
-  return { tag, attrs, children: kids.map((k) => convert(k, lines)), loc: lines.at(offset) };
+  const attrLocs: Record<string, SourceLocation> = {};
+  for (const [name, at] of Object.entries(attributeOffsets(src.text, offset - src.base))) {
+    if (name in attrs) attrLocs[name] = src.lines.at(Math.max(0, src.base + at));
+  }
+  return { tag, attrs, children: kids.map((k) => convert(k, src)), loc: src.lines.at(Math.max(0, offset)), attrLocs };
+}
+
+/**
+ * The offset of each attribute name in the start tag that begins at `start` (a `<`). The text has
+ * passed validation, so the tag is well-formed: names, `=`, and quoted values.
+ */
+function attributeOffsets(text: string, start: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (text[start] !== '<') return out;
+  let i = start + 1;
+  while (i < text.length && !/[\s/>]/.test(text[i]!)) i++;
+  while (i < text.length) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    const c = text[i];
+    if (c === undefined || c === '>' || c === '/') break;
+    const nameStart = i;
+    while (i < text.length && !/[\s=/>]/.test(text[i]!)) i++;
+    const name = text.slice(nameStart, i);
+    if (name === '') break;
+    if (!(name in out)) out[name] = nameStart;
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text[i] !== '=') continue;
+    i++;
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    const quote = text[i];
+    if (quote === '"' || quote === "'") {
+      const end = text.indexOf(quote, i + 1);
+      i = end === -1 ? text.length : end + 1;
+    } else {
+      while (i < text.length && !/[\s>]/.test(text[i]!)) i++;
+    }
+  }
+  return out;
+}
+
+const SYNTAX_HINT = 'Close every element you open, quote attribute values, and write < and & in text as &lt; and &amp;.';
+
+/**
+ * An `XML_SYNTAX` error for a message of fast-xml-parser's validator, reworded to say what is
+ * wrong and how to fix it, with every line and column counted in the whole file (the validator
+ * counts them in the fragment).
+ */
+function syntaxError(msg: string, errOffset: number, text: string, base: number, lines: LineIndex, local: LineIndex): DirigentError {
+  const inFile = (line: number, col: number) => lines.at(Math.max(0, base + local.offsetOf(line, col)));
+  let location = lines.at(Math.max(0, base + errOffset));
+  let what: string;
+  let hint = SYNTAX_HINT;
+  let m: RegExpExecArray | null;
+  if ((m = /^Expected closing tag '([^']+)' \(opened in line (\d+), col (\d+)\) instead of closing tag '([^']+)'/.exec(msg))) {
+    const opened = inFile(Number(m[2]), Number(m[3]));
+    what = `found </${m[4]}> where </${m[1]}> was expected (<${m[1]}> is opened at line ${opened.line}, column ${opened.column}).`;
+    hint = `Close <${m[1]}> with </${m[1]}> before </${m[4]}>, or fix the name of the closing tag.`;
+  } else if ((m = /^Unclosed tag '([^']+)'/.exec(msg))) {
+    what = `<${m[1]}> is never closed.`;
+    hint = `Add </${m[1]}> where the element ends, or write <${m[1]} …/> when it is empty.`;
+  } else if ((m = /^Invalid '\[(.*)\]' found/s.exec(msg))) {
+    const names = m[1]!.split(',').map((n) => n.trim().replace(/^"|"$/g, ''));
+    const innermost = names[names.length - 1] ?? '';
+    const opener = [...text.matchAll(new RegExp(`<${escapeRegExp(innermost)}(?=[\\s>/])`, 'g'))].pop();
+    if (opener?.index !== undefined) location = lines.at(Math.max(0, base + opener.index));
+    what = `${names.map((n) => `<${n}>`).join(', ')} are never closed.`;
+    hint = `Close them, innermost first: ${[...names].reverse().map((n) => `</${n}>`).join('')}.`;
+  } else if ((m = /^Closing tag '([^']+)' has not been opened/.exec(msg))) {
+    what = `</${m[1]}> closes an element that is not open.`;
+    hint = `Remove </${m[1]}>, or add the <${m[1]}> it closes.`;
+  } else if ((m = /^Attribute '([^']+)' is without value/.exec(msg)) || (m = /^boolean attribute '([^']+)' is not allowed/.exec(msg))) {
+    what = `attribute "${m[1]}" has no quoted value.`;
+    hint = `Write ${m[1]}="…": attribute values are always in quotes.`;
+  } else if ((m = /^Attributes for '([^']+)' have open quote/.exec(msg))) {
+    what = `an attribute value of <${m[1]}> has no closing quote.`;
+    hint = 'End every quoted value with the quote it starts with: name="…".';
+  } else if ((m = /^Attribute '([^']+)' is repeated/.exec(msg))) {
+    what = `attribute "${m[1]}" is given twice.`;
+    hint = `Keep one ${m[1]}="…".`;
+  } else if ((m = /^Attribute '([^']+)' has no space in starting/.exec(msg))) {
+    what = `attribute "${m[1]}" is not separated from the one before it.`;
+    hint = 'Put a space between attributes: a="1" b="2".';
+  } else if (/^char '&' is not expected/.test(msg)) {
+    what = 'a bare "&" is not allowed in XML.';
+    hint = 'Write "&" as &amp; (and "<" as &lt;), or move prose after the closing fence, where it is read leniently.';
+  } else if (/^Invalid space after '<'/.test(msg)) {
+    what = 'a bare "<" is not allowed in XML.';
+    hint = 'Write "<" as &lt; (and "&" as &amp;), or move prose after the closing fence, where it is read leniently.';
+  } else if ((m = /^Tag '([^']*)' is an invalid name/.exec(msg))) {
+    what = `"<${m[1]}" is not a valid element name.`;
+    hint = 'Element names start with a letter or "_"; write a "<" in text as &lt;.';
+  } else if (/^Extra text at the end|^Multiple possible root nodes/.test(msg)) {
+    what = 'there is content after the closing tag of the root element.';
+    hint = 'Put everything inside <directive>…</directive>.';
+  } else if ((m = /^char '(.)' is not expected/.exec(msg))) {
+    what = `text ("${m[1]}…") stands outside any element.`;
+    hint = 'Start the XML with <directive …>; put prose in the Markdown around the fence.';
+  } else if (/^Start tag expected/.test(msg)) {
+    what = 'it holds no element.';
+    hint = 'Write <directive name="…" version="1.0.0">…</directive>.';
+  } else {
+    what = msg;
+  }
+  return DirigentError.fatal(ErrorCode.XML_SYNTAX, `The XML is not well-formed: ${what}`, { location, hint, details: { parserMessage: msg } });
 }
 
 function restore(text: string): string {

@@ -28,6 +28,9 @@ export interface Scope {
   vars?: Record<string, unknown>;
 }
 
+/** Clock roots every template can read (RYE graphs' builtins). */
+export const CLOCK_ROOTS = ['_now', '_timestamp'] as const;
+
 /** Root names that every scope has, in the order error messages list them. */
 export const BUILTIN_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env'] as const;
 
@@ -56,6 +59,11 @@ export function readRoot(scope: Scope, name: string, withEnv: boolean): unknown 
     case 'error':
       value = scope.error;
       break;
+    // RYE graphs' clock builtins: the current time as ISO text and as epoch milliseconds.
+    case '_now':
+      return new Date().toISOString();
+    case '_timestamp':
+      return Date.now();
     default: {
       const vars = scope.vars;
       value =
