@@ -2,17 +2,16 @@
  * Compiles a directive's AST into an xstate machine config. Pure: same AST in, same machine out.
  *
  * Shape: `main` holds one compound state per node (`id: "s:NAME"`) with substates `run` (the
- * attempt: `startStep` on entry, `stopStep` on exit, a timer for `<timeout>`) and `backoff`
- * (waiting before a retry). Parallel blocks hold one region per branch. The engine settles each
+ * attempt: `startStep` on entry, `stopStep` on exit) and `backoff` (a named delay before a
+ * retry). Parallel blocks hold one region per branch. Step timeouts, wait timeouts and the run
+ * timeout are not machine timers: they belong to whoever runs the work (the engine in process,
+ * the worker on a queue), which aborts it and reports a failure event. The engine settles each
  * step (result, assignments, chosen route) and sends `done:NAME` with the route's index, or
  * `fail:NAME` with an error that retries, goes to `on_error`, or fails the run.
  */
-import type { ParallelNode, ProcessNode, StepNode } from '../directive/ast.js';
-import type { SerializedError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
+import type { Directive, ParallelNode, ProcessNode, StepNode } from '../directive/ast.js';
 import type { CompiledDirective, CompiledNode, Route } from './compiled-directive.js';
 import { runMachineSetup, type RunMachineConfig } from './machine-logic.js';
-import type { Directive } from '../directive/ast.js';
 import type { RunContext } from './run-context.js';
 
 type Action = { type: string; params?: Record<string, unknown> };
@@ -25,7 +24,7 @@ interface Transition {
 type StateConfig = Record<string, unknown>;
 
 /** Where a node's failure goes when it has no `on_error`: returns the transition's tail. */
-type FailSink = (node: string, error: SerializedError | undefined) => { target: string; actions: Action[] };
+type FailSink = (node: string) => { target: string; actions: Action[] };
 
 interface Seq {
   endId: string;
@@ -33,14 +32,11 @@ interface Seq {
   parallel: string | null;
 }
 
-/** The default run-level `max_steps`. */
-export const DEFAULT_MAX_STEPS = 1000;
-
 /** Compiles `directive` (see the module comment). */
 export function compileDirective(directive: Directive): CompiledDirective {
   const nodes = new Map<string, CompiledNode>();
   const delays: Record<string, (args: { context: RunContext }) => number> = {};
-  const topSink: FailSink = (node, error) => ({ target: '#run.failed', actions: [{ type: 'setRunError', params: { node, ...(error && { error }) } }] });
+  const topSink: FailSink = (node) => ({ target: '#run.failed', actions: [{ type: 'setRunError', params: { node } }] });
   const states = compileSequence(directive.process, { endId: 'end:', sink: topSink, parallel: null }, nodes, delays);
   const first = directive.process[0];
   const main: StateConfig = {
@@ -91,8 +87,7 @@ function compileSequence(seq: ProcessNode[], ctx: Seq, nodes: Map<string, Compil
         { type: 'stepEnded', params: { node: node.name } },
       ],
     }));
-    const retry = node.kind === 'step' ? node.retry : undefined;
-    nodes.set(node.name, { name: node.name, node, routes, parallel: ctx.parallel, retry });
+    nodes.set(node.name, { name: node.name, node, routes, parallel: ctx.parallel });
     out[node.name] = node.kind === 'step' ? compileStep(node, done, ctx, target, delays) : compileParallel(node, done, ctx, target, nodes, delays);
   });
   return out;
@@ -105,7 +100,7 @@ function failureTransitions(node: string, onError: string | undefined, ctx: Seq,
   const failed: Action[] = [{ type: 'recordFailed', params }, { type: 'stepEnded', params: { node } }];
   if (onError !== undefined) out.push({ target: target(onError), reenter: true, actions: failed });
   else {
-    const sink = ctx.sink(node, undefined);
+    const sink = ctx.sink(node);
     out.push({ target: sink.target, actions: [...failed, ...sink.actions] });
   }
   return out;
@@ -133,11 +128,11 @@ function compileStep(step: StepNode, done: unknown[], ctx: Seq, target: (to: str
 
 function compileParallel(p: ParallelNode, done: unknown[], ctx: Seq, target: (to: string) => string, nodes: Map<string, CompiledNode>, delays: Record<string, (a: { context: RunContext }) => number>): StateConfig {
   const node = p.name;
-  const ownFailure: FailSink = (_inner, error) => {
-    const params = { node, ...(error && { error }) };
+  const ownFailure: FailSink = () => {
+    const params = { node };
     const failed: Action[] = [{ type: 'recordFailed', params }, { type: 'stepEnded', params: { node } }];
     if (p.onError !== undefined) return { target: target(p.onError), actions: failed };
-    const outer = ctx.sink(node, error);
+    const outer = ctx.sink(node);
     return { target: outer.target, actions: [...failed, ...outer.actions] };
   };
   const regions: Record<string, StateConfig> = {};
@@ -163,7 +158,7 @@ function compileParallel(p: ParallelNode, done: unknown[], ctx: Seq, target: (to
         entry: [{ type: 'startStep', params: { node } }],
         on: {
           [`done:${node}`]: done,
-          [`fail:${node}`]: [{ target: ownFailure(node, undefined).target, reenter: true, actions: ownFailure(node, undefined).actions }],
+          [`fail:${node}`]: [{ ...ownFailure(node), reenter: true }],
         },
       },
     },

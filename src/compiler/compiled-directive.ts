@@ -1,4 +1,4 @@
-import type { Condition, Directive, ProcessNode, RetryPolicy } from '../directive/ast.js';
+import type { Condition, Directive, ProcessNode } from '../directive/ast.js';
 import type { RunMachine, RunMachineConfig } from './machine-logic.js';
 
 /** One outgoing route of a node: taken when `when` holds (or always); `to` is a node or `$end`. */
@@ -18,8 +18,6 @@ export interface CompiledNode {
   routes: Route[];
   /** The parallel block this node runs in, if any. */
   parallel: string | null;
-  /** Timer used when a step attempt times out: the `<retry>` policy, or none. */
-  retry: RetryPolicy | undefined;
 }
 
 /** A directive compiled to an xstate machine, plus the node table the engine works from. */
