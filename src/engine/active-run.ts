@@ -50,6 +50,8 @@ export class ActiveRun {
   private spawns = 0;
   private runTimer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
+  /** The latest store write; settled() resolves only after it. */
+  private stored: Promise<void> = Promise.resolve();
   private enders: Waiter[] = [];
   private stopped: StepEntry[] = [];
   private idleCheckQueued = false;
@@ -65,7 +67,7 @@ export class ActiveRun {
     if ('stored' in start) {
       this.record = start.stored.record;
       Object.assign(this.children, start.stored.children);
-      for (const w of this.record.waiting ?? []) this.waiting.set(w.signal, w);
+      for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.set(w.signal, w);
       this.actor = createActor(machine, { snapshot: start.stored.snapshot as never, input: { inputs: {} } });
     } else {
       this.record = { runId, directive: loaded.itemId, status: 'running', outputs: null, steps: [], error: null, startedAt: Date.now(), endedAt: null };
@@ -90,8 +92,9 @@ export class ActiveRun {
     if (deadline !== undefined) {
       this.runTimer = setTimeout(() => this.send({ type: 'run.fail', error: { code: ErrorCode.RUN_TIMEOUT, message: `The run took longer than its limit of ${seconds}s (<limits duration_seconds>).`, step: null } }), Math.max(0, deadline - Date.now()));
     }
-    for (const w of this.waiting.values()) this.armWaitTimer(w);
     this.actor.start();
+    // After start: a restored wait whose deadline passed while stored fails right here.
+    for (const w of [...this.waiting.values()]) this.armWaitTimer(w);
     this.queueIdleCheck();
   }
 
@@ -105,10 +108,15 @@ export class ActiveRun {
     return this.record.status !== 'running' && this.record.status !== 'waiting';
   }
 
-  /** Resolves when the run ends or waits for a signal. */
+  /** Resolves when the run ends or waits for a signal, once that state is stored. */
   settled(): Promise<RunRecord> {
-    if (this.record.status !== 'running') return Promise.resolve(this.record);
+    if (this.record.status !== 'running') return this.stored.then(() => this.record);
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** True while this run waits for a signal, itself or through a child directive. */
+  get isWaiting(): boolean {
+    return this.record.status === 'waiting';
   }
 
   send(event: RunEvent): void {
@@ -122,10 +130,26 @@ export class ActiveRun {
     this.waiting.delete(name);
     const inflight = this.inflight.get(w.step);
     if (inflight) this.clearInflight(w.step, inflight);
-    this.record.status = 'running';
-    delete this.record.waiting;
+    this.resumeRunning();
     this.finish(this.node(w.step), payload);
     return true;
+  }
+
+  /** Marks this run (and the parents waiting through it) as running again. */
+  resumeRunning(): void {
+    if (this.record.status !== 'waiting') return;
+    this.record.status = 'running';
+    delete this.record.waiting;
+    if (this.lineage.parentRunId !== null) this.engine.activeRun(this.lineage.parentRunId)?.resumeRunning();
+  }
+
+  /** Links a restored child run to the parent step that started it. */
+  adoptChild(node: string, child: ActiveRun): void {
+    const cn = this.node(node);
+    if (cn.node.kind !== 'step') return;
+    const inflight = this.track(cn, cn.node);
+    inflight.childRunId = child.runId;
+    this.settleWork(cn, inflight, this.engine.awaitChild(child), cn.node.retry);
   }
 
   cancel(reason?: string): void {
@@ -325,14 +349,16 @@ export class ActiveRun {
 
   private armWaitTimer(w: WaitingStep): void {
     if (w.deadline === undefined) return;
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
+    const expire = () => {
       this.waiting.delete(w.signal);
       this.clearInflight(w.step, inflight);
       this.fail(this.node(w.step), DirigentError.fatal(ErrorCode.WAIT_TIMEOUT, `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`));
-    }, Math.max(0, w.deadline - Date.now()));
-    const inflight: Inflight = { controller, timer };
+    };
+    const inflight: Inflight = { controller: new AbortController(), timer: undefined };
     this.inflight.set(w.step, inflight);
+    const remaining = w.deadline - Date.now();
+    if (remaining <= 0) expire();
+    else inflight.timer = setTimeout(expire, remaining);
   }
 
   private finish(cn: CompiledNode, result: unknown): void {
@@ -377,19 +403,27 @@ export class ActiveRun {
     else this.queueIdleCheck();
   }
 
-  private queueIdleCheck(): void {
+  /** Soon after the current event: does the run now only wait for signals? */
+  queueIdleCheck(): void {
     if (this.idleCheckQueued) return;
     this.idleCheckQueued = true;
     queueMicrotask(() => {
       this.idleCheckQueued = false;
       const snap = this.actor.getSnapshot();
       if (snap.status !== 'active' || this.record.status !== 'running') return;
-      const busy = [...this.inflight.keys()].some((n) => ![...this.waiting.values()].some((w) => w.step === n));
-      if (busy || this.backoff.size > 0 || this.waiting.size === 0) return;
+      const waitingSteps = new Set([...this.waiting.values()].map((w) => w.step));
+      const nested: WaitingStep[] = [];
+      for (const [node, inflight] of this.inflight) {
+        if (waitingSteps.has(node)) continue;
+        const child = inflight.childRunId === undefined ? undefined : this.engine.activeRun(inflight.childRunId);
+        if (!child?.isWaiting) return; // real work under way
+        nested.push(...(child.record.waiting ?? []).map((w) => ({ runId: child.runId, ...w })));
+      }
+      if (this.backoff.size > 0 || this.waiting.size + nested.length === 0) return;
       this.record.status = 'waiting';
-      this.record.waiting = [...this.waiting.values()];
+      this.record.waiting = [...this.waiting.values(), ...nested];
       this.engine.observer?.runWaiting?.(this.runId, this.record.waiting);
-      void this.engine.persist(this).then(() => this.notify());
+      this.save();
     });
   }
 
@@ -411,7 +445,7 @@ export class ActiveRun {
       this.record.error = context.runError ?? { code: ErrorCode.INTERNAL, message: 'The run failed.', step: null };
     }
     this.engine.observer?.runEnded?.(this.record);
-    void this.engine.persist(this).then(() => this.notify());
+    this.save();
   }
 
   private crash(err: unknown): void {
@@ -419,7 +453,18 @@ export class ActiveRun {
     this.record.status = 'failed';
     this.record.endedAt = Date.now();
     this.record.error = { code: ErrorCode.INTERNAL, message: `The run's state machine failed: ${e.message}`, step: null };
-    void this.engine.persist(this).then(() => this.notify());
+    this.save();
+  }
+
+  /** Stores the run, then tells whoever waits for it; a store failure is reported, not swallowed. */
+  private save(): void {
+    this.stored = this.engine.persist(this).then(
+      () => this.notify(),
+      (err: unknown) => {
+        this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err));
+        this.notify();
+      },
+    );
   }
 
   private notify(): void {
@@ -432,6 +477,7 @@ export class ActiveRun {
       for (const e of enders) e(this.record);
       this.engine.unregister(this);
     }
+    if (this.record.status === 'waiting' && this.lineage.parentRunId !== null) this.engine.activeRun(this.lineage.parentRunId)?.queueIdleCheck();
   }
 
   /** Stops timers so the process can exit; a waiting run lives on in the store. */

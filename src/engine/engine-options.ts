@@ -11,6 +11,8 @@ export interface EngineObserver {
   stepRetrying?(runId: string, step: string, error: SerializedError, delayMs: number): void;
   runWaiting?(runId: string, waiting: WaitingStep[]): void;
   runEnded?(record: RunRecord): void;
+  /** Storing a run failed: a waiting run may not be resumable from another process. */
+  storeFailed?(runId: string, error: SerializedError | Error): void;
 }
 
 /** What an {@link Engine} is built with. */

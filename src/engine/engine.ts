@@ -66,6 +66,10 @@ export class Engine {
   /** Sends a signal to a waiting run (restoring it from the store if needed), then waits for it to settle. */
   async signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
     const run = await this.attach(runId);
+    if (!run.isWaiting && run.record.status !== 'running') {
+      const record = await run.settled();
+      throw DirigentError.fatal(ErrorCode.RUN_NOT_WAITING, `Run ${runId} is ${record.status}; it no longer waits for signals${record.error ? ` (${record.error.message})` : ''}.`);
+    }
     const target = this.findWaiter(run, name);
     if (target === undefined) {
       const waiting = this.waitingSignals(run);
@@ -80,7 +84,7 @@ export class Engine {
   /** Cancels a run and the work it has running (restoring it first if it waits in the store). */
   async cancelRun(runId: string, reason?: string): Promise<RunRecord> {
     const run = await this.attach(runId);
-    if (run.record.status === 'waiting') run.record.status = 'running';
+    run.resumeRunning();
     run.cancel(reason);
     return run.settled();
   }
@@ -126,6 +130,11 @@ export class Engine {
     this.active.delete(run.runId);
   }
 
+  /** A run live in this process. */
+  activeRun(runId: string): ActiveRun | undefined {
+    return this.active.get(runId);
+  }
+
   /** A step's `<retry>`, else the tool's own policy, else one attempt. */
   toolPolicy(itemId: string, step: StepNode): RetryPolicy | undefined {
     return step.retry ?? this.dispatcher.describe(itemId)?.retry;
@@ -154,9 +163,8 @@ export class Engine {
 
   /** The child's outputs, or a `CHILD_FAILED` error carrying the child's own error. */
   async awaitChild(child: ActiveRun): Promise<unknown> {
-    const record = await child.settled();
+    const record = await child.finished();
     if (record.status === 'completed') return record.outputs;
-    if (record.status === 'waiting') return new Promise((resolve, reject) => child.settled().then((r) => (r.status === 'completed' ? resolve(r.outputs) : reject(childError(r))), reject));
     throw childError(record);
   }
 
@@ -202,6 +210,10 @@ export class Engine {
     const lineage: RunLineage = { depth: stored.depth, maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth, parentRunId: stored.parentRunId };
     const run = new ActiveRun(this, loaded, lineage, runId, { stored });
     run.begin();
+    for (const [node, childId] of Object.entries(stored.children)) {
+      const child = await this.store.load(childId);
+      if (child?.record.status === 'waiting') run.adoptChild(node, await this.attach(childId));
+    }
     return run;
   }
 

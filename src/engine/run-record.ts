@@ -18,6 +18,8 @@ export interface StepEntry {
 /** A step that waits for a signal. */
 export interface WaitingStep {
   step: string;
+  /** The child run that waits, when it is not this run itself. */
+  runId?: string;
   signal: string;
   /** The instruction's interpolated text, for instruction steps. */
   text?: string;

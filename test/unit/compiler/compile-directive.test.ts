@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { getNextSnapshot, initialTransition, transition } from 'xstate';
 import { compileDirective } from '../../../src/compiler/compile-directive.js';
 import { toMermaid } from '../../../src/compiler/to-mermaid.js';
+import type { RunEvent } from '../../../src/compiler/run-context.js';
 import { parseDirective } from '../../../src/directive/parse-directive.js';
+
+/** Events in the machine's protocol (the compiled config is data, so its event type is loose). */
+const ev = (event: RunEvent) => event as never;
 
 const directive = (process: string, extra = '') =>
   parseDirective(`# t\n\n\`\`\`xml\n<directive name="t" version="1.0.0">${extra}<process>${process}</process></directive>\n\`\`\`\n`, 't.md');
@@ -27,7 +31,7 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     );
     expect(nodes.get('a')!.routes.map((r) => r.to)).toEqual(['c', 'b']);
     const [s0] = initialTransition(machine, { inputs: {} });
-    const [s1, actions] = transition(machine, s0, { type: 'done:a', result: 1, assigned: { x: 1 }, edge: 0 });
+    const [s1, actions] = transition(machine, s0, ev({ type: 'done:a', result: 1, assigned: { x: 1 }, edge: 0 }));
     expect(s1.value).toEqual({ main: { c: 'run' } });
     expect(s1.context.state).toEqual({ x: 1 });
     expect(effects(actions)).toEqual(['stopStep:a', 'stepEnded:a', 'startStep:c']);
@@ -37,7 +41,7 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     const { machine } = compileDirective(directive(`<step name="a">${echo}<retry attempts="2" backoff="fixed" delay_ms="50"/></step>`));
     const [s0] = initialTransition(machine, { inputs: {} });
     const error = { code: 'COMMAND_FAILED', message: 'exit 1', retryable: true };
-    const [s1, a1] = transition(machine, s0, { type: 'fail:a', error });
+    const [s1, a1] = transition(machine, s0, ev({ type: 'fail:a', error }));
     expect(s1.value).toEqual({ main: { a: 'backoff' } });
     expect(s1.context.steps.a!.retryDelayMs).toBe(50);
     expect(effects(a1)).toEqual(['stopStep:a', 'stepRetrying:a']);
@@ -47,7 +51,7 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     const s2 = getNextSnapshot(machine, s1, raise!.params!.event as never);
     expect(s2.value).toEqual({ main: { a: 'run' } });
     expect(s2.context.steps.a!.attempts).toBe(2);
-    const [s3] = transition(machine, s2, { type: 'fail:a', error });
+    const [s3] = transition(machine, s2, ev({ type: 'fail:a', error }));
     expect(s3.value).toBe('failed');
     expect(s3.context.runError).toEqual({ code: 'COMMAND_FAILED', message: 'exit 1', step: 'a' });
   });
@@ -55,7 +59,7 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
   it('never retries a fatal failure and sends it to on_error with the error in context', () => {
     const { machine } = compileDirective(directive(`<step name="a" on_error="r">${echo}<retry attempts="5"/></step><step name="b">${echo}</step><step name="r">${echo}</step>`));
     const [s0] = initialTransition(machine, { inputs: {} });
-    const [s1] = transition(machine, s0, { type: 'fail:a', error: { code: 'INVALID_PARAMS', message: 'bad', retryable: false } });
+    const [s1] = transition(machine, s0, ev({ type: 'fail:a', error: { code: 'INVALID_PARAMS', message: 'bad', retryable: false } }));
     expect(s1.value).toEqual({ main: { r: 'run' } });
     expect(s1.context.error).toMatchObject({ code: 'INVALID_PARAMS' });
     expect(s1.context.steps.a).toMatchObject({ status: 'failed', attempts: 1 });
@@ -67,8 +71,8 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     );
     const [s0, a0] = initialTransition(machine, { inputs: {} });
     expect(effects(a0)).toEqual(['startStep:x1', 'startStep:y1']);
-    const [s1] = transition(machine, s0, { type: 'done:x1', result: 1, assigned: null, edge: 0 });
-    const [s2, a2] = transition(machine, s1, { type: 'done:y1', result: 2, assigned: null, edge: 0 });
+    const [s1] = transition(machine, s0, ev({ type: 'done:x1', result: 1, assigned: null, edge: 0 }));
+    const [s2, a2] = transition(machine, s1, ev({ type: 'done:y1', result: 2, assigned: null, edge: 0 }));
     expect(s2.value).toEqual({ main: { p: 'settle' } });
     expect(effects(a2)).toContain('startStep:p');
     expect(s2.context.steps.x).toMatchObject({ status: 'completed' });
