@@ -260,9 +260,12 @@ export class ActiveRun {
         this.settleWork(cn, inflight, work.then((r) => r), step.retry, action.collect);
         return;
       }
-      case 'render':
-        this.finish(cn, compileTemplate(action.template).evaluate(scope));
+      case 'render': {
+        // Settle against `context`: mid-transition, the actor's snapshot is still the old one.
+        const text = compileTemplate(action.template).evaluate(scope);
+        this.finishWith(cn, () => settle(cn, context, text, this.engine.env));
         return;
+      }
       case 'instruction':
       case 'wait': {
         const text = action.type === 'instruction' ? lenientText(action.text, scope) : undefined;
@@ -279,7 +282,7 @@ export class ActiveRun {
         return;
       }
       case 'gate':
-        this.finish(cn, null);
+        this.finishWith(cn, () => settle(cn, context, null, this.engine.env));
         return;
     }
   }
@@ -488,11 +491,23 @@ export class ActiveRun {
   }
 }
 
-/** Instruction text with templates filled in where they resolve and left as written elsewhere. */
+/**
+ * Instruction text for a person: templates filled in where they resolve and left as written
+ * elsewhere (RYE prose mentions templates it does not mean), and the source indentation removed.
+ */
 function lenientText(text: string, scope: Scope): string {
+  let out = text;
   try {
-    return String(compileTemplate(text).evaluate(scope));
+    out = String(compileTemplate(text).evaluate(scope));
   } catch {
-    return text;
+    // keep the text as written
   }
+  return dedent(out);
+}
+
+function dedent(text: string): string {
+  const lines = text.split('\n');
+  const indents = lines.slice(1).filter((l) => l.trim() !== '').map((l) => /^\s*/.exec(l)![0].length);
+  const cut = indents.length ? Math.min(...indents) : 0;
+  return [lines[0]!.trim(), ...lines.slice(1).map((l) => l.slice(cut))].join('\n').trim();
 }
