@@ -21,8 +21,18 @@ export class Diagnostics {
     this.error(err.code, err.message, err.location, err.hint);
   }
 
-  /** Throws one error carrying every diagnostic when any error was recorded. */
+  /**
+   * Throws one error carrying every diagnostic when any error was recorded. They are listed in
+   * file order (line, then column; errors without a place last), and the first one gives the
+   * error its code, message and location.
+   */
   throwIfErrors(): void {
+    const at = (d: Diagnostic) => (d.loc === undefined ? [Infinity, Infinity] : [d.loc.line, d.loc.column]);
+    this.errors.sort((a, b) => {
+      const [la, ca] = at(a);
+      const [lb, cb] = at(b);
+      return la! - lb! || ca! - cb!;
+    });
     const first = this.errors[0];
     if (first === undefined) return;
     const more = this.errors.length > 1 ? ` (and ${this.errors.length - 1} more)` : '';

@@ -97,7 +97,7 @@ export class ElementReader {
   invalid(name: string, raw: string, expected: string, hint?: string): void {
     this.diag.error(
       ErrorCode.INVALID_ATTRIBUTE,
-      `${labelOf(this.el, name)}: ${name}="${raw}" is not valid; ${name} must be ${expected}.`,
+      `${labelOf(this.el, name)}: ${name}="${raw}" is not valid; ${name} must be ${expected}${/[.?]$/.test(expected) ? '' : '.'}`,
       attrLoc(this.el, name),
       hint,
     );

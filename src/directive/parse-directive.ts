@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { basename, extname } from 'node:path';
+import { didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { Directive, ProcessNode } from './ast.js';
+import type { Diagnostic, Directive, ProcessNode } from './ast.js';
 import { Diagnostics } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
 import { readCriteria, readDirective } from './read-directive.js';
@@ -22,9 +23,39 @@ export function contentHash(text: string): string {
  * with file, line and column; warnings are returned on the directive.
  */
 export function parseDirective(text: string, file: string): Directive {
+  try {
+    return parse(text, file);
+  } catch (err) {
+    throw withDiagnostics(err);
+  }
+}
+
+/**
+ * Errors that stop reading at once (no fence, broken XML, no `<directive>`) carry themselves as
+ * the one diagnostic, so that every parse error has `details.diagnostics`.
+ */
+function withDiagnostics(err: unknown): unknown {
+  if (!(err instanceof DirigentError) || Array.isArray(err.details?.diagnostics)) return err;
+  const d: Diagnostic = { severity: 'error', code: err.code, message: err.message, loc: err.location, hint: err.hint };
+  return new DirigentError(err.code, err.message, {
+    retryable: err.retryable,
+    ...(err.location && { location: err.location }),
+    ...(err.hint && { hint: err.hint }),
+    details: { ...err.details, diagnostics: [d] },
+    cause: err,
+  });
+}
+
+function parse(text: string, file: string): Directive {
   const diag = new Diagnostics();
   const lines = new LineIndex(file, text);
   const parts = splitMarkdown(text, lines);
+  if (parts.xml.trim() === '') {
+    throw DirigentError.fatal(ErrorCode.NOT_A_DIRECTIVE, 'The ```xml block is empty; it must hold the <directive> element.', {
+      location: lines.at(parts.xmlOffset),
+      hint: 'Write <directive name="…" version="1.0.0">…</directive> between the fence lines.',
+    });
+  }
   const fence = parseXmlFragment(parts.xml, parts.xmlOffset, lines, false).nodes;
   const roots = fence.filter((n): n is XmlElement => typeof n !== 'string');
   const root = roots[0];
@@ -32,7 +63,7 @@ export function parseDirective(text: string, file: string): Directive {
     throw DirigentError.fatal(
       ErrorCode.NOT_A_DIRECTIVE,
       root === undefined || root.tag !== 'directive'
-        ? `The xml block must hold one <directive> element${root ? `, not <${root.tag}>` : ''}.`
+        ? `The xml block must hold one <directive> element${root ? `, not <${root.tag}>.${didYouMean(root.tag, ['directive'])}` : '.'}`
         : `The xml block holds <${roots[1]!.tag}> after </directive>; put everything inside <directive>.`,
       { location: (roots[root?.tag === 'directive' ? 1 : 0] ?? root)?.loc ?? lines.at(parts.xmlOffset), hint: 'Write <directive name="…" version="1.0.0">…</directive>.' },
     );

@@ -26,7 +26,7 @@ export function readConditionHost(el: XmlElement, diag: Diagnostics, extraAttrs:
   const { path, expr, op, value } = el.attrs;
   const nested = elementsOf(el);
   if (expr !== undefined) {
-    if (path !== undefined) diag.error(ErrorCode.INVALID_CONDITION, `<${el.tag}> has both "expr" and "path"; keep one.`, el.loc);
+    if (path !== undefined) diag.error(ErrorCode.INVALID_CONDITION, `<${el.tag}> has both "expr" and "path"; keep one.`, attrLoc(el, 'path'), 'Write either expr="…" or path="…" op="…" value="…".');
     return { kind: 'expr', source: expr };
   }
   if (path !== undefined) return compare(el, diag, path, op, value);
@@ -52,6 +52,7 @@ export function readCondition(el: XmlElement, diag: Diagnostics): Condition | un
         ErrorCode.UNKNOWN_ELEMENT,
         `<${el.tag}> may hold only conditions, not <${child.tag}>.${didYouMean(child.tag, CONDITION_TAGS)}`,
         child.loc,
+        `<${el.tag}> holds <condition path="…" op="…" value="…"/> elements and nested <any>, <all> or <not>.`,
       );
       continue;
     }
@@ -60,13 +61,13 @@ export function readCondition(el: XmlElement, diag: Diagnostics): Condition | un
   }
   if (el.tag === 'not') {
     if (parts.length !== 1) {
-      diag.error(ErrorCode.INVALID_CONDITION, '<not> holds exactly one condition.', el.loc);
+      diag.error(ErrorCode.INVALID_CONDITION, `<not> holds exactly one condition, not ${parts.length}.`, el.loc, 'To negate several conditions, wrap them in <all> or <any> inside the <not>.');
       return undefined;
     }
     return { kind: 'not', of: parts[0]! };
   }
   if (parts.length === 0) {
-    diag.error(ErrorCode.INVALID_CONDITION, `<${el.tag}> holds no condition.`, el.loc);
+    diag.error(ErrorCode.INVALID_CONDITION, `<${el.tag}> holds no condition.`, el.loc, `Put <condition path="…" op="…" value="…"/> elements inside <${el.tag}>, or remove it.`);
     return undefined;
   }
   return { kind: el.tag as 'any' | 'all', of: parts };

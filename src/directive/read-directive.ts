@@ -105,7 +105,7 @@ function readInputs(el: XmlElement | undefined, diag: Diagnostics): InputDecl[] 
   const inputs: InputDecl[] = [];
   for (const kid of elementsOf(el)) {
     if (kid.tag !== 'input') {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<inputs> holds <input> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['input'])}`, kid.loc);
+      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<inputs> holds <input> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['input'])}`, kid.loc, 'Declare each input as <input name="…" type="string" required="true">description</input>.');
       continue;
     }
     const r = new ElementReader(kid, diag, ['name', 'type', 'required', 'default'], ['name']);
@@ -149,7 +149,7 @@ function readOutputs(el: XmlElement | undefined, diag: Diagnostics): OutputDecl[
   for (const kid of elementsOf(el)) {
     if (['success', 'failure', 'result'].includes(kid.tag)) continue; // RYE's documentary messages
     if (kid.tag !== 'output') {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<outputs> holds <output> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['output'])}`, kid.loc);
+      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<outputs> holds <output> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['output'])}`, kid.loc, 'Declare each output as <output name="…" value="${state.…}">description</output> (RYE\'s <success>/<failure> are kept too).');
       continue;
     }
     new ElementReader(kid, diag, ['name', 'value', 'expr', 'type', 'required'], ['name']);

@@ -52,7 +52,12 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
       default: {
         const near = closest(kid.tag, ['limits', 'permissions']);
         if (near !== undefined && !KNOWN_METADATA.includes(kid.tag)) {
-          diag.error(ErrorCode.UNKNOWN_ELEMENT, `Unknown metadata element <${kid.tag}>. Did you mean "${near}"?`, kid.loc);
+          diag.error(
+            ErrorCode.UNKNOWN_ELEMENT,
+            `<metadata> has no element <${kid.tag}>. Did you mean "${near}"?`,
+            kid.loc,
+            `Write <${near}>; other metadata elements (${KNOWN_METADATA.filter((k) => k !== 'limits' && k !== 'permissions').join(', ')}, …) are kept as documentation.`,
+          );
         } else {
           out.extra[kid.tag] = serializeChildren(kid.children).trim();
         }

@@ -25,6 +25,7 @@ export function readNodes(el: XmlElement, diag: Diagnostics): ProcessNode[] {
         ErrorCode.UNKNOWN_ELEMENT,
         `<${el.tag}> holds <step> and <parallel> elements, not <${kid.tag}>.${didYouMean(kid.tag, NODE_TAGS)}`,
         kid.loc,
+        `Write each unit of work as <step name="…">…</step>, and concurrent ones as <parallel name="…"><branch name="…">…</branch></parallel>.`,
       );
     }
   }
@@ -36,7 +37,7 @@ function readParallel(el: XmlElement, diag: Diagnostics): ParallelNode | undefin
   const name = checkName(el, diag);
   const control = readControl(el, name, diag);
   if (control.retry !== undefined || control.timeoutMs !== undefined) {
-    diag.error(ErrorCode.UNKNOWN_ELEMENT, `<parallel name="${name}"> takes no <retry> or <timeout>; put them on its steps.`, el.loc);
+    diag.error(ErrorCode.UNKNOWN_ELEMENT, `<parallel name="${name}"> takes no <retry> or <timeout>.`, el.loc, 'Put <retry> and <timeout> on the steps inside its branches.');
   }
   const branches: Branch[] = [];
   for (const kid of elementsOf(el)) {
@@ -44,7 +45,7 @@ function readParallel(el: XmlElement, diag: Diagnostics): ParallelNode | undefin
       new ElementReader(kid, diag, ['name'], ['name']);
       branches.push({ name: checkName(kid, diag), loc: kid.loc, nodes: readNodes(kid, diag) });
     } else if (!['condition', 'any', 'all', 'not', 'assign', 'next', 'retry', 'timeout', 'description'].includes(kid.tag)) {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<parallel> holds <branch> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['branch'])}`, kid.loc);
+      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<parallel name="${name}"> holds <branch> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['branch'])}`, kid.loc, 'Put steps inside <branch name="…"> elements; each branch runs its steps in order.');
     }
   }
   if (branches.length === 0) {
@@ -52,7 +53,7 @@ function readParallel(el: XmlElement, diag: Diagnostics): ParallelNode | undefin
     return undefined;
   }
   for (const b of branches) {
-    if (b.nodes.length === 0) diag.error(ErrorCode.EMPTY_PROCESS, `Branch "${b.name}" of parallel "${name}" has no steps.`, b.loc);
+    if (b.nodes.length === 0) diag.error(ErrorCode.EMPTY_PROCESS, `Branch "${b.name}" of parallel "${name}" has no steps.`, b.loc, 'Add <step> elements to the branch, or remove it.');
   }
   return {
     kind: 'parallel',

@@ -84,8 +84,9 @@ export function checkName(el: XmlElement, diag: Diagnostics): string {
   if (name !== '' && !NODE_NAME.test(name)) {
     diag.error(
       ErrorCode.INVALID_NAME,
-      `<${el.tag} name="${name}">: names use letters, digits, "_" and "-", and start with a letter or "_".`,
-      el.loc,
+      `<${el.tag} name="${name}">: "${name}" is not a valid name; names use letters, digits, "_" and "-", and start with a letter or "_".`,
+      attrLoc(el, 'name'),
+      `Write it as name="${name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^(?=[^A-Za-z_])/, '_')}".`,
     );
   }
   return name;
@@ -110,12 +111,12 @@ export function readControl(el: XmlElement, name: string, diag: Diagnostics): Co
   const out: Control = { condition: undefined, assigns: [], retry: undefined, timeoutMs: undefined, next: undefined };
   for (const kid of elementsOf(el)) {
     if ((CONDITION_TAGS as readonly string[]).includes(kid.tag)) {
-      if (out.condition !== undefined) diag.error(ErrorCode.INVALID_CONDITION, `Step "${name}" has more than one condition; combine them with <all> or <any>.`, kid.loc);
+      if (out.condition !== undefined) diag.error(ErrorCode.INVALID_CONDITION, `Step "${name}" has more than one condition.`, kid.loc, 'Combine them in one <all> (every one must hold) or <any> (one must hold).');
       out.condition = readCondition(kid, diag);
     } else if (kid.tag === 'assign') {
       new ElementReader(kid, diag, ['name', 'value', 'expr', 'type'], ['name']);
       const value = readValue(kid, diag, true);
-      if (value === undefined) diag.error(ErrorCode.MISSING_ATTRIBUTE, `<assign name="${kid.attrs.name}"> needs a "value" or "expr".`, kid.loc);
+      if (value === undefined) diag.error(ErrorCode.MISSING_ATTRIBUTE, `<assign name="${kid.attrs.name ?? ''}"> needs a "value" or "expr".`, kid.loc, 'Write value="${result.…}" (a template or text) or expr="…" (a JSONata expression).');
       else out.assigns.push({ name: kid.attrs.name ?? '', value, loc: kid.loc });
     } else if (kid.tag === 'retry') {
       const r = new ElementReader(kid, diag, ['attempts', 'backoff', 'delay_ms', 'max_delay_ms'], ['attempts']);
@@ -245,12 +246,13 @@ export function readExecute(el: XmlElement, diag: Diagnostics): ExecuteAction | 
   const params: ParamSpec[] = [];
   for (const kid of elementsOf(el)) {
     if (kid.tag !== 'param') {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<execute> holds <param> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['param'])}`, kid.loc);
+      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<execute> holds <param> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['param'])}`, kid.loc, 'Pass each parameter as <param name="…" value="…"/>.');
       continue;
     }
     new ElementReader(kid, diag, ['name', 'value', 'expr', 'type'], ['name']);
     const name = kid.attrs.name ?? '';
-    if (params.some((p) => p.name === name)) diag.error(ErrorCode.INVALID_ATTRIBUTE, `Parameter "${name}" is given twice.`, kid.loc);
+    const twice = params.find((p) => p.name === name);
+    if (twice) diag.error(ErrorCode.INVALID_ATTRIBUTE, `Parameter "${name}" is given twice (first at line ${twice.loc.line}).`, kid.loc, 'Keep one <param> per name.');
     params.push({ name, value: readValue(kid, diag, true) ?? { kind: 'literal', value: '' }, loc: kid.loc });
   }
   if (el.attrs.item_id === undefined) return undefined;

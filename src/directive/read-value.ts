@@ -2,6 +2,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { hasTemplate } from '../expr/template.js';
 import type { ValueSpec } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
+import { attrLoc } from './element-reader.js';
 import { textOf, type XmlElement } from './xml-tree.js';
 
 /** A string that may hold templates: a template spec if it does, else a literal. */
@@ -16,7 +17,7 @@ export function templateOrLiteral(text: string): ValueSpec {
 export function readValue(el: XmlElement, diag: Diagnostics, textAllowed: boolean): ValueSpec | undefined {
   const { value, expr, type } = el.attrs;
   if (value !== undefined && expr !== undefined) {
-    diag.error(ErrorCode.INVALID_ATTRIBUTE, `<${el.tag}> has both "value" and "expr"; keep one.`, el.loc);
+    diag.error(ErrorCode.INVALID_ATTRIBUTE, `<${el.tag}> has both "value" and "expr"; keep one.`, attrLoc(el, 'expr'), 'value="…" is text with templates; expr="…" is a JSONata expression.');
   }
   if (expr !== undefined) return { kind: 'expr', source: expr };
   const text = value !== undefined && value !== '' ? value : textAllowed ? textOf(el) : undefined;
@@ -28,14 +29,14 @@ export function readValue(el: XmlElement, diag: Diagnostics, textAllowed: boolea
       diag.error(
         ErrorCode.INVALID_ATTRIBUTE,
         `<${el.tag} type="json"> does not hold valid JSON: ${(err as Error).message}`,
-        el.loc,
+        attrLoc(el, el.attrs.value !== undefined ? 'value' : 'type'),
         'Write the value as JSON, e.g. ["a", "b"] or {"k": 1}, or drop type="json".',
       );
       return undefined;
     }
   }
   if (type !== undefined && type !== 'string') {
-    diag.error(ErrorCode.INVALID_ATTRIBUTE, `<${el.tag} type="${type}">: type must be "json" or "string".`, el.loc);
+    diag.error(ErrorCode.INVALID_ATTRIBUTE, `<${el.tag} type="${type}">: type must be "json" or "string".`, attrLoc(el, 'type'), 'Use type="json" to parse the value as JSON; tool parameters are coerced to the tool\'s own types.');
   }
   return templateOrLiteral(text);
 }

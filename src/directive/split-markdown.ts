@@ -41,12 +41,7 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
       break;
     }
   }
-  if (open === -1) {
-    throw DirigentError.fatal(ErrorCode.NO_XML_FENCE, 'No ```xml code block found: a directive keeps its <directive> element inside one.', {
-      location: lines.at(starts[first] ?? 0),
-      hint: 'Add a line "```xml", then <directive name="…" version="1.0.0">…</directive>, then a line "```".',
-    });
-  }
+  if (open === -1) throw noFence(rows, starts, first, lines);
   let close = -1;
   for (let i = open + 1; i < rows.length; i++) {
     if (rows[i]!.trimEnd() === '```') {
@@ -55,9 +50,9 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
     }
   }
   if (close === -1) {
-    throw DirigentError.fatal(ErrorCode.UNCLOSED_FENCE, 'The ```xml code block is never closed.', {
+    throw DirigentError.fatal(ErrorCode.UNCLOSED_FENCE, `The \`\`\`xml code block opened at line ${open + 1} is never closed.`, {
       location: lines.at(starts[open]!),
-      hint: 'End the XML with a line that holds only ```.',
+      hint: 'End the XML with a line that holds only ``` (after </directive>).',
     });
   }
   const preambleRows = rows.slice(first, open);
@@ -73,4 +68,41 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
     body: text.slice(bodyOffset),
     bodyOffset,
   };
+}
+
+const FENCE_HINT = 'Add a line "```xml", then <directive name="…" version="1.0.0">…</directive>, then a line "```".';
+
+/** `NO_XML_FENCE`, pointing at a near miss (```` ``` xml ````, ```` ```XML ````, a bare `<directive>`) when there is one. */
+function noFence(rows: string[], starts: number[], first: number, lines: LineIndex): DirigentError {
+  for (let i = first; i < rows.length; i++) {
+    const row = rows[i]!.trimEnd();
+    if (rows[i]!.trimEnd() === '```xml') {
+      return DirigentError.fatal(
+        ErrorCode.NO_XML_FENCE,
+        `No \`\`\`xml code block found outside an example: the one at line ${i + 1} is inside a \`\`\`\` block, which only shows it.`,
+        { location: lines.at(starts[i]!), hint: 'Put the directive\'s own ```xml block outside any ```` block.' },
+      );
+    }
+    if (/^\s*(```|~~~)\s*xml\b/i.test(row)) {
+      return DirigentError.fatal(
+        ErrorCode.NO_XML_FENCE,
+        `No \`\`\`xml code block found: line ${i + 1} opens a block with "${row}", but the opening line must be exactly \`\`\`xml.`,
+        { location: lines.at(starts[i]!), hint: 'Write the line as ```xml: three backticks and "xml" in lower case, at the start of the line, nothing after it.' },
+      );
+    }
+  }
+  for (let i = first; i < rows.length; i++) {
+    const column = rows[i]!.indexOf('<directive');
+    if (column !== -1) {
+      return DirigentError.fatal(
+        ErrorCode.NO_XML_FENCE,
+        `No \`\`\`xml code block found: the <directive> element at line ${i + 1} must stand inside one.`,
+        { location: lines.at(starts[i]! + column), hint: 'Put a line "```xml" before <directive …> and a line "```" after </directive>.' },
+      );
+    }
+  }
+  return DirigentError.fatal(ErrorCode.NO_XML_FENCE, 'No ```xml code block found: a directive keeps its <directive> element inside one.', {
+    location: lines.at(starts[first] ?? 0),
+    hint: FENCE_HINT,
+  });
 }

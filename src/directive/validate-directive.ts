@@ -61,7 +61,12 @@ function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
     else if (act.type === 'foreach') {
       checkValue(act.over, act.loc, ctx, []);
       if (act.over.kind === 'literal' && !Array.isArray(act.over.value)) {
-        ctx.diag.error(ErrorCode.FOREACH_NOT_ARRAY, `<foreach over="${String(act.over.value)}"> is not an array.`, act.loc, 'Use a template that gives an array, e.g. over="${inputs.files}", or an expr.');
+        ctx.diag.error(
+          ErrorCode.FOREACH_NOT_ARRAY,
+          `<foreach over="${String(act.over.value)}"> goes over the text "${String(act.over.value)}", which is not an array.`,
+          act.loc,
+          'Point "over" at an array with a template, e.g. over="${inputs.files}", or build one with expr="…", e.g. expr=\'["a", "b"]\'.',
+        );
       }
       const vars = [act.as, `${act.as}_index`];
       checkExecute(act.execute.itemType, act.execute.itemId, act.execute.params, act.execute.loc, ctx, vars);

@@ -201,6 +201,8 @@ function syntaxError(msg: string, errOffset: number, text: string, base: number,
     what = 'a bare "&" is not allowed in XML.';
     hint = 'Write "&" as &amp; (and "<" as &lt;), or move prose after the closing fence, where it is read leniently.';
   } else if (/^Invalid space after '<'/.test(msg)) {
+    const lt = text.lastIndexOf('<', errOffset);
+    if (lt !== -1 && errOffset - lt <= 2) location = lines.at(Math.max(0, base + lt));
     what = 'a bare "<" is not allowed in XML.';
     hint = 'Write "<" as &lt; (and "&" as &amp;), or move prose after the closing fence, where it is read leniently.';
   } else if ((m = /^Tag '([^']*)' is an invalid name/.exec(msg))) {
@@ -209,8 +211,9 @@ function syntaxError(msg: string, errOffset: number, text: string, base: number,
   } else if (/^Extra text at the end|^Multiple possible root nodes/.test(msg)) {
     what = 'there is content after the closing tag of the root element.';
     hint = 'Put everything inside <directive>…</directive>.';
-  } else if ((m = /^char '(.)' is not expected/.exec(msg))) {
-    what = `text ("${m[1]}…") stands outside any element.`;
+  } else if (/^char '.' is not expected/.test(msg)) {
+    const stray = /^[^<\n]{0,30}/.exec(text.slice(errOffset))![0].trim();
+    what = `the text "${stray}" stands outside any element.`;
     hint = 'Start the XML with <directive …>; put prose in the Markdown around the fence.';
   } else if (/^Start tag expected/.test(msg)) {
     what = 'it holds no element.';

@@ -1,0 +1,43 @@
+/**
+ * `npm run bench`: the parse+compile and engine benchmarks in one process, each against its
+ * baseline in the same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
+ * `BENCH_ROUNDS` overrides the number of rounds (default 7).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { benchmarkReport } from './benchmark-report.js';
+import { compileBench } from './compile-bench.js';
+import { engineBench } from './engine-bench.js';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const started = performance.now();
+
+const compileRows = await compileBench({ rounds, timeMs: 400, warmupMs: 100 });
+const engineRows = await engineBench({
+  rounds,
+  timeMs: 800,
+  warmupMs: 150,
+  loopIterations: 1000,
+  sequenceSteps: 100,
+  directBatch: 1000,
+});
+
+const report = benchmarkReport(
+  [
+    { title: 'Parse + compile', rows: compileRows },
+    { title: 'Embedded engine steps', rows: engineRows },
+  ],
+  {
+    date: new Date(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    rounds,
+  },
+);
+console.log(report);
+const docs = join(process.cwd(), 'docs');
+mkdirSync(docs, { recursive: true });
+writeFileSync(join(docs, 'benchmarks.md'), report);
+console.log(`Wrote docs/benchmarks.md in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
