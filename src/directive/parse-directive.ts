@@ -8,6 +8,7 @@ import { Diagnostics } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
 import { readCriteria, readDirective } from './read-directive.js';
 import { readNodes } from './read-process.js';
+import { frontMatterOf, readFrontMatterDirective } from './read-frontmatter.js';
 import { splitMarkdown } from './split-markdown.js';
 import { validateDirective } from './validate-directive.js';
 import { elementsOf, parseXmlFragment, type XmlElement } from './xml-tree.js';
@@ -47,6 +48,13 @@ function withDiagnostics(err: unknown): unknown {
 }
 
 function parse(text: string, file: string): Directive {
+  if (frontMatterOf(text) !== undefined) {
+    const d = readFrontMatterDirective(text, file, contentHash(text));
+    const diag = new Diagnostics();
+    validateDirective(d, diag);
+    diag.throwIfErrors();
+    return d;
+  }
   const diag = new Diagnostics();
   const lines = new LineIndex(file, text);
   const parts = splitMarkdown(text, lines);

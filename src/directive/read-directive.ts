@@ -1,10 +1,10 @@
-import { didYouMean } from '../errors/did-you-mean.js';
+import { closest, didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { INPUT_TYPES, type InputDecl, type InputType, type OutputDecl, type ProcessNode } from './ast.js';
 import { coerceValue } from './coerce-value.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
-import { readMetadata, type MetadataParts } from './read-metadata.js';
+import { readMetadata, readPermissions, type MetadataParts } from './read-metadata.js';
 import { readNodes } from './read-process.js';
 import { readValue } from './read-value.js';
 import { elementsOf, textOf, type XmlElement } from './xml-tree.js';
@@ -20,12 +20,25 @@ export interface DirectiveParts extends MetadataParts {
 }
 
 const ROOT_CHILDREN = ['metadata', 'inputs', 'outputs', 'process', 'success_criteria', 'description'];
+/** Metadata that RYE's older test directives put directly under `<directive>`. */
+const LEGACY_ROOT_CHILDREN = ['permissions', 'context', 'steps'];
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /** Reads `<directive name version>` and its children. */
 export function readDirective(root: XmlElement, diag: Diagnostics): DirectiveParts {
-  const r = new ElementReader(root, diag, ['name', 'version', 'extends'], ['name', 'version']);
-  const version = r.str('version') ?? '';
+  const kids = elementsOf(root);
+  const metadataEl = kids.find((k) => k.tag === 'metadata');
+  // Some of RYE's older files write name and version as <metadata> children instead.
+  const fromMeta = (tag: string) => {
+    const el = metadataEl && elementsOf(metadataEl).find((k) => k.tag === tag);
+    return el && textOf(el);
+  };
+  const required = ['name', 'version'].filter((a) => root.attrs[a] !== undefined || fromMeta(a) === undefined);
+  const r = new ElementReader(root, diag, ['name', 'version', 'extends'], required);
+  for (const a of ['name', 'version']) {
+    if (!required.includes(a)) diag.warn('METADATA_ATTRIBUTE', `<directive> has no ${a} attribute; the <metadata><${a}> element is used.`, root.loc, `Write <directive ${a}="…">.`);
+  }
+  const version = r.str('version') ?? fromMeta('version') ?? '';
   if (version !== '' && !SEMVER.test(version)) {
     diag.error(
       ErrorCode.INVALID_VERSION,
@@ -34,21 +47,26 @@ export function readDirective(root: XmlElement, diag: Diagnostics): DirectivePar
       `Write it as three numbers, e.g. version="${semverGuess(version)}".`,
     );
   }
-  const kids = elementsOf(root);
   for (const kid of kids) {
-    if (!ROOT_CHILDREN.includes(kid.tag)) {
+    if (LEGACY_ROOT_CHILDREN.includes(kid.tag)) {
+      diag.warn('LEGACY_LAYOUT', `<${kid.tag}> belongs inside <metadata>; it is read from here as older RYE files have it.`, kid.loc);
+    } else if (!ROOT_CHILDREN.includes(kid.tag)) {
       diag.error(ErrorCode.UNKNOWN_ELEMENT, `<directive> has no element <${kid.tag}>.${didYouMean(kid.tag, ROOT_CHILDREN)}`, kid.loc, `Allowed: ${ROOT_CHILDREN.join(', ')}.`);
     }
   }
   const find = (tag: string) => kids.find((k) => k.tag === tag);
-  const meta = readMetadata(find('metadata'), diag);
+  const meta = readMetadata(metadataEl, diag);
+  const rootPermissions = find('permissions');
+  if (meta.permissions === undefined && rootPermissions) meta.permissions = readPermissions(rootPermissions, diag);
+  const rootContext = find('context');
+  if (rootContext) meta.extra.context ??= textOf(rootContext);
   const rootDescription = find('description');
-  const processEl = find('process');
+  const processEl = find('process') ?? find('steps');
   const criteria = find('success_criteria');
   return {
     ...meta,
     description: meta.description ?? (rootDescription && textOf(rootDescription)),
-    name: r.str('name') ?? '',
+    name: r.str('name') ?? fromMeta('name') ?? '',
     version,
     inputs: readInputs(find('inputs'), diag),
     outputs: readOutputs(find('outputs'), diag),
@@ -148,6 +166,13 @@ function readOutputs(el: XmlElement | undefined, diag: Diagnostics): OutputDecl[
   const outputs: OutputDecl[] = [];
   for (const kid of elementsOf(el)) {
     if (['success', 'failure', 'result'].includes(kid.tag)) continue; // RYE's documentary messages
+    if (kid.tag !== 'output' && closest(kid.tag, ['output']) === undefined) {
+      // RYE B also writes outputs as elements named after them: <child_thread_id>desc</child_thread_id>.
+      diag.warn('OUTPUT_ELEMENT', `<${kid.tag}> in <outputs> is read as <output name="${kid.tag}">.`, kid.loc, `Write <output name="${kid.tag}">…</output>.`);
+      const description = textOf(kid);
+      outputs.push({ name: kid.tag, value: undefined, description: description === '' ? undefined : description, loc: kid.loc });
+      continue;
+    }
     if (kid.tag !== 'output') {
       diag.error(ErrorCode.UNKNOWN_ELEMENT, `<outputs> holds <output> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['output'])}`, kid.loc, 'Declare each output as <output name="…" value="${state.…}">description</output> (RYE\'s <success>/<failure> are kept too).');
       continue;

@@ -18,7 +18,7 @@ export interface MetadataParts {
 
 const ENFORCED_LIMITS = ['duration_seconds', 'depth', 'spawns', 'max_steps'];
 const KEPT_LIMITS = ['turns', 'tokens', 'spend', 'spend_currency', 'max_turns', 'max_tokens', 'max_spend'];
-const KNOWN_METADATA = ['description', 'category', 'author', 'model', 'model_class', 'limits', 'permissions', 'hooks', 'context', 'cost'];
+const KNOWN_METADATA = ['description', 'category', 'author', 'model', 'model_class', 'limits', 'permissions', 'hooks', 'context', 'cost', 'name', 'version'];
 const PRIMARIES = ['execute', 'search', 'load', 'sign'];
 
 /** Reads `<metadata>`; only `<limits>` and `<permissions>` are enforced, the rest is kept. */
@@ -92,7 +92,7 @@ function readLimits(el: XmlElement, diag: Diagnostics): Limits {
  * Turns `<permissions>` into capability patterns (RYE §1.4): `<execute><tool>rye.fs.*</tool>`
  * gives `rye.execute.tool.rye.fs.*`; text `*` gives everything under its primary.
  */
-function readPermissions(el: XmlElement, diag: Diagnostics): string[] {
+export function readPermissions(el: XmlElement, diag: Diagnostics): string[] {
   new ElementReader(el, diag, []);
   const kids = elementsOf(el);
   if (kids.length === 0) {
@@ -103,7 +103,8 @@ function readPermissions(el: XmlElement, diag: Diagnostics): string[] {
   for (const kid of kids) {
     if (kid.tag === 'cap') caps.push(textOf(kid));
     else if (kid.tag === 'acknowledge') continue;
-    else if (PRIMARIES.includes(kid.tag)) {
+    // Any other tag is a primary action: RYE's four, and later ones such as `fetch`.
+    else if (PRIMARIES.includes(kid.tag) || /^[a-z][a-z_]*$/.test(kid.tag)) {
       const inner = elementsOf(kid);
       if (inner.length === 0) {
         const text = textOf(kid);

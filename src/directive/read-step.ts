@@ -10,7 +10,7 @@ import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-tr
 const ACTION_TAGS = ['execute', 'foreach', 'render', 'instruction', 'wait'] as const;
 const CONTROL_TAGS = ['condition', 'any', 'all', 'not', 'assign', 'retry', 'timeout', 'next'] as const;
 /** RYE's documentary elements inside steps: kept, never executed. */
-const DOC_TAGS = ['description', 'tool_call', 'rule', 'search', 'load', 'sign', 'success_criteria', 'criterion', 'template', 'example', 'raw', 'note'];
+const DOC_TAGS = ['tool', 'parameters', 'description', 'tool_call', 'rule', 'search', 'load', 'sign', 'success_criteria', 'criterion', 'template', 'example', 'raw', 'note'];
 const KNOWN_TAGS = [...ACTION_TAGS, ...CONTROL_TAGS];
 
 /** Step and node names become state ids: letters, digits, `_` and `-`. */
@@ -45,12 +45,14 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
     }
   }
   let action: Action | undefined;
+  // RYE's `<render>` + `<instruction>` pairs tell an agent what to show and do: one instruction.
+  const forAgent = actions.length > 1 && actions.every((a) => a.tag === 'render' || a.tag === 'instruction');
   if (actions.length === 1) action = readAction(actions[0]!, name, diag);
-  else if (actions.length === 0 || hasProse) {
+  else if (actions.length === 0 || hasProse || forAgent) {
     if (actions.length > 1) {
       diag.warn(
         'PROSE_STEP',
-        `Step "${name}" holds ${actions.length} actions among prose; it becomes an instruction step.`,
+        `Step "${name}" holds ${actions.length} actions (${actions.map((a) => `<${a.tag}>`).join(', ')})${hasProse ? ' among prose' : ''}; it becomes an instruction step.`,
         el.loc,
         'Split it into one step per action to have Dirigent run them.',
       );
@@ -256,5 +258,8 @@ export function readExecute(el: XmlElement, diag: Diagnostics): ExecuteAction | 
     params.push({ name, value: readValue(kid, diag, true) ?? { kind: 'literal', value: '' }, loc: kid.loc });
   }
   if (el.attrs.item_id === undefined) return undefined;
+  // Later RYE files write canonical refs: item_id="tool:rye/bash/bash" or "directive:x/y".
+  const ref = /^(tool|directive):(.+)$/.exec(el.attrs.item_id);
+  if (ref) return { type: 'execute', itemType: ref[1] as 'tool' | 'directive', itemId: ref[2]!, params, loc: el.loc };
   return { type: 'execute', itemType, itemId: el.attrs.item_id, params, loc: el.loc };
 }

@@ -3,12 +3,13 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { compileExpression } from '../expr/expression.js';
+import { CLOCK_ROOTS } from '../expr/scope.js';
 import { compileTemplate } from '../expr/template.js';
 import type { Condition, Directive, ProcessNode, ValueSpec } from './ast.js';
 import { isGranted, requiredCapability } from './capabilities.js';
 import type { Diagnostics } from './diagnostics.js';
 
-const FIXED_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env', 'input'];
+const FIXED_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env', 'input', ...CLOCK_ROOTS];
 
 /**
  * Checks what a directive means rather than how it is written: unique step names, edges to
@@ -32,15 +33,25 @@ interface Ctx {
   checkInputs: boolean;
 }
 
+/** Steps, parallel blocks and branches share one namespace: each has a record in `steps`. */
+function claim(name: string, loc: SourceLocation, names: Map<string, SourceLocation>, diag: Diagnostics): void {
+  const first = names.get(name);
+  if (first !== undefined) {
+    diag.error(ErrorCode.DUPLICATE_STEP, `The name "${name}" is used twice (first at line ${first.line}).`, loc, 'Give every step, parallel block and branch its own name.');
+  } else if (name !== '') names.set(name, loc);
+}
+
 function collect(nodes: ProcessNode[], names: Map<string, SourceLocation>, stateKeys: Set<string>, diag: Diagnostics): void {
   for (const n of nodes) {
-    const first = names.get(n.name);
-    if (first !== undefined) {
-      diag.error(ErrorCode.DUPLICATE_STEP, `The name "${n.name}" is used twice (first at line ${first.line}).`, n.loc, 'Give every step, parallel block and branch its own name.');
-    } else if (n.name !== '') names.set(n.name, n.loc);
+    claim(n.name, n.loc, names, diag);
     for (const a of n.assigns) stateKeys.add(a.name);
     if (n.kind === 'step' && n.action.type === 'foreach' && n.action.collect) stateKeys.add(n.action.collect);
-    if (n.kind === 'parallel') for (const b of n.branches) collect(b.nodes, names, stateKeys, diag);
+    if (n.kind === 'parallel') {
+      for (const b of n.branches) {
+        claim(b.name, b.loc, names, diag);
+        collect(b.nodes, names, stateKeys, diag);
+      }
+    }
   }
 }
 
@@ -99,10 +110,12 @@ function checkExecute(itemType: 'tool' | 'directive', itemId: string, params: { 
   checkValue({ kind: 'template', source: itemId }, loc, ctx, vars);
   for (const p of params) checkValue(p.value, p.loc, ctx, vars);
   const literal = !itemId.includes('{');
+  // A warning, not an error: the step may never run (a condition may skip it), and RYE's own test
+  // directives exist to be denied. Running the step fails with PERMISSION_DENIED.
   if (literal && ctx.d.permissions !== undefined && !isGranted(ctx.d.permissions, requiredCapability(itemType, itemId))) {
-    ctx.diag.error(
+    ctx.diag.warn(
       ErrorCode.PERMISSION_DENIED,
-      `The directive's <permissions> do not grant executing ${itemType} "${itemId}" (needs ${requiredCapability(itemType, itemId)}).`,
+      `The directive's <permissions> do not grant executing ${itemType} "${itemId}" (needs ${requiredCapability(itemType, itemId)}); this step will fail when it runs.`,
       loc,
       `Add <execute><${itemType}>${itemId.replaceAll('/', '.')}</${itemType}></execute> to <permissions>, or a wildcard that covers it.`,
     );

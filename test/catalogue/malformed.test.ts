@@ -116,6 +116,29 @@ describe('RYE leniency is kept: these are warnings, not errors', () => {
     ]);
   });
 
+  it('executing a tool that <permissions> do not grant is a PERMISSION_DENIED warning at the <execute> (the step fails when it runs)', () => {
+    const { source, marks } = locate(
+      directive(`
+        <metadata>
+          <permissions>
+            <execute><tool>dirigent.util.*</tool></execute>
+          </permissions>
+        </metadata>
+        <process>
+          <step name="list">
+            ‸<execute item_type="tool" item_id="dirigent/shell/bash">
+              <param name="command" value="ls"/>
+            </execute>
+          </step>
+        </process>
+      `),
+      FILE,
+    );
+    const d = parseDirective(source, FILE);
+    expect(d.warnings.map((w) => ({ code: w.code, loc: w.loc }))).toEqual([{ code: 'PERMISSION_DENIED', loc: marks[0] }]);
+    expect(d.warnings[0]!.message).toContain('rye.execute.tool.dirigent.shell.bash');
+  });
+
   it('a name that differs from the file name is a NAME_MISMATCH warning only', () => {
     const d = parseDirective(
       directive('<process><step name="a"><render>hi</render></step></process>', 'other_name'),

@@ -114,27 +114,6 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
     says: ['valid JSON'],
   },
 
-  // --- permissions
-  {
-    spec: 'executing a tool that <permissions> do not grant is PERMISSION_DENIED at the <execute> line',
-    text: directive(`
-      <metadata>
-        <permissions>
-          <execute><tool>dirigent.util.*</tool></execute>
-        </permissions>
-      </metadata>
-      <process>
-        <step name="list">
-          ‸<execute item_type="tool" item_id="dirigent/shell/bash">
-            <param name="command" value="ls"/>
-          </execute>
-        </step>
-      </process>
-    `),
-    code: ErrorCode.PERMISSION_DENIED,
-    says: ['"dirigent/shell/bash"', 'rye.execute.tool.dirigent.shell.bash'],
-  },
-
   // --- several mistakes at once
   {
     spec: 'several mistakes in one file are all reported, each at its own line, in details.diagnostics',

@@ -75,6 +75,26 @@ export interface RunFailure {
 
 export const RUN_FAILURES: RunFailure[] = [
   {
+    spec: 'a step executing a tool that <permissions> do not grant fails with PERMISSION_DENIED located at the <execute>',
+    name: 'denied',
+    text: directive(
+      `
+      <metadata>
+        <permissions><execute><tool>dirigent.util.*</tool></execute></permissions>
+      </metadata>
+      <process>
+        <step name="list">
+          ‸<execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="ls"/></execute>
+        </step>
+      </process>
+    `,
+      'denied',
+    ),
+    code: ErrorCode.PERMISSION_DENIED,
+    step: 'list',
+    says: ['dirigent/shell/bash'],
+  },
+  {
     spec: 'a foreach over a non-array at run time fails with FOREACH_NOT_ARRAY located at the <foreach>',
     name: 'foreach_object',
     text: directive(
