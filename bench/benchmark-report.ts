@@ -1,5 +1,6 @@
 /** The benchmark results as Markdown: the table printed by `npm run bench` and docs/benchmarks.md. */
 import type { BenchRow } from './bench-row.js';
+import type { BenchSection } from './bench-section.js';
 
 /** Where and how the figures were taken. */
 export interface ReportContext {
@@ -8,6 +9,8 @@ export interface ReportContext {
   cpus: number;
   cpuModel: string;
   rounds: number;
+  /** 1-minute load averages when the benchmark started and ended: other work on the machine. */
+  load: [number, number];
 }
 
 /** The Markdown table of `rows`. */
@@ -33,19 +36,20 @@ export function markdownTable(rows: readonly BenchRow[]): string {
 }
 
 /** The whole docs/benchmarks.md page. */
-export function benchmarkReport(sections: { title: string; rows: BenchRow[] }[], ctx: ReportContext): string {
+export function benchmarkReport(sections: readonly BenchSection[], ctx: ReportContext): string {
   const date = ctx.date.toISOString().slice(0, 10);
   return [
     '# Benchmarks',
     '',
     `Measured ${date} with Node ${ctx.node} on ${ctx.cpus} × ${ctx.cpuModel}, by \`npm run bench\`` +
-      ` (tinybench, ${ctx.rounds} interleaved rounds). This file is rewritten by every run.`,
+      ` (tinybench, ${ctx.rounds} interleaved rounds; load average ${ctx.load[0].toFixed(1)} at the start,` +
+      ` ${ctx.load[1].toFixed(1)} at the end). This file is rewritten by every run.`,
     '',
     'How to read the ratios: each subject is timed in the same rounds as its baseline, and a ratio or' +
       ' overhead is the median of the per-round ones, so machine noise moves both sides together;' +
       ' the absolute figures (and their range over rounds) are only as steady as the machine.',
     '',
-    ...sections.flatMap((s) => [`## ${s.title}`, '', markdownTable(s.rows), '']),
+    ...sections.flatMap((s) => [`## ${s.title}`, '', markdownTable(s.rows), '', ...s.notes.flatMap((n) => [n, ''])]),
   ].join('\n');
 }
 

@@ -4,7 +4,7 @@
  * `BENCH_ROUNDS` overrides the number of rounds (default 7).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { benchmarkReport } from './benchmark-report.js';
 import { compileBench } from './compile-bench.js';
@@ -12,9 +12,10 @@ import { engineBench } from './engine-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
+const loadAtStart = loadavg()[0]!;
 
-const compileRows = await compileBench({ rounds, timeMs: 400, warmupMs: 100 });
-const engineRows = await engineBench({
+const compile = await compileBench({ rounds, timeMs: 300, warmupMs: 100 });
+const engine = await engineBench({
   rounds,
   timeMs: 800,
   warmupMs: 150,
@@ -24,16 +25,14 @@ const engineRows = await engineBench({
 });
 
 const report = benchmarkReport(
-  [
-    { title: 'Parse + compile', rows: compileRows },
-    { title: 'Embedded engine steps', rows: engineRows },
-  ],
+  [compile, engine],
   {
     date: new Date(),
     node: process.version,
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
     rounds,
+    load: [loadAtStart, loadavg()[0]!],
   },
 );
 console.log(report);

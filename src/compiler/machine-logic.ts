@@ -101,7 +101,7 @@ export function runMachineSetup(delays: Record<string, (args: { context: RunCont
       })),
       setRunError: assign(({ event }, params: { node: string | null; error?: SerializedError }) => {
         const e = errorOf(event, params);
-        return { runError: { code: e.code, message: e.message, step: params.node } };
+        return { runError: { code: e.code, message: e.message, step: params.node, ...(e.location && { location: e.location }) } };
       }),
       failRun: assign(({ event }) => (event.type === 'run.fail' ? { runError: event.error } : {})),
       cancelRun: assign(({ event }) => ({

@@ -4,6 +4,7 @@
  */
 import type { RetryPolicy } from '../directive/ast.js';
 import type { SerializedError } from '../errors/dirigent-error.js';
+import type { SourceLocation } from '../errors/source-location.js';
 
 /** Status of one step (or parallel block, or branch) in a run. */
 export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped' | 'cancelled';
@@ -25,6 +26,8 @@ export interface RunError {
   code: string;
   message: string;
   step: string | null;
+  /** Where in the directive the failure is, when it is about the directive itself. */
+  location?: SourceLocation;
 }
 
 /** The context of a run machine. */

@@ -223,7 +223,9 @@ export class ActiveRun {
       attempts: rec.attempts,
       durationMs: rec.startedAt && rec.endedAt ? rec.endedAt - rec.startedAt : 0,
     };
-    if (rec.error && rec.status === 'failed') entry.error = { code: rec.error.code, message: rec.error.message };
+    if (rec.error && rec.status === 'failed') {
+      entry.error = { code: rec.error.code, message: rec.error.message, ...(rec.error.location && { location: rec.error.location }) };
+    }
     this.record.steps.push(entry);
     this.engine.observer?.stepEnded?.(this.runId, entry);
   }

@@ -58,8 +58,8 @@ export class Engine {
     return this.launch(loaded, valid, { depth: 0, maxDepth, parentRunId: null }, options.runId);
   }
 
-  /** Runs to the end (or to a wait) and returns the run record. */
-  run(loaded: LoadedDirective, inputs: Record<string, unknown>, options: StartOptions = {}): Promise<RunRecord> {
+  /** Runs to the end (or to a wait) and returns the run record; invalid inputs reject. */
+  async run(loaded: LoadedDirective, inputs: Record<string, unknown>, options: StartOptions = {}): Promise<RunRecord> {
     return this.start(loaded, inputs, options).settled();
   }
 

@@ -3,6 +3,9 @@
  * outcome"). Plain JSON.
  */
 
+import type { RunError } from '../compiler/run-context.js';
+import type { SourceLocation } from '../errors/source-location.js';
+
 /** How a run stands. `running` only while work is under way. */
 export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
@@ -12,7 +15,7 @@ export interface StepEntry {
   status: 'completed' | 'failed' | 'skipped' | 'cancelled';
   attempts: number;
   durationMs: number;
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; location?: SourceLocation };
 }
 
 /** A step that waits for a signal. */
@@ -34,7 +37,7 @@ export interface RunRecord {
   status: RunStatus;
   outputs: Record<string, unknown> | null;
   steps: StepEntry[];
-  error: { code: string; message: string; step: string | null } | null;
+  error: RunError | null;
   /** Steps waiting for a signal (status `waiting`). */
   waiting?: WaitingStep[];
   startedAt: number;

@@ -29,25 +29,31 @@ function validatorOf(d: Directive): ValidateFunction {
  */
 export function validateInputs(d: Directive, given: Record<string, unknown>): Record<string, unknown> {
   const problems: string[] = [];
+  const bad = new Set<string>();
   const inputs: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(given)) {
     const decl = d.inputs.find((i) => i.name === name);
-    if (decl === undefined) {
-      inputs[name] = raw;
-      continue;
-    }
-    const c = coerceValue(raw, decl.type);
+    const c = decl === undefined ? { ok: true as const, value: raw } : coerceValue(raw, decl.type);
     if (c.ok) inputs[name] = c.value;
-    else problems.push(`input "${name}" must be ${article(decl.type)} ${decl.type}, got ${JSON.stringify(raw)}`);
+    else {
+      // Kept as given, so ajv does not also call it missing; its ajv errors are dropped below.
+      inputs[name] = raw;
+      bad.add(name);
+      problems.push(`input "${name}" must be ${article(decl!.type)} ${decl!.type}, got ${JSON.stringify(raw)}`);
+    }
   }
   for (const decl of d.inputs) if (!(decl.name in inputs) && decl.hasDefault) inputs[decl.name] = structuredClone(decl.default);
   const validate = validatorOf(d);
-  if (!validate(inputs)) problems.push(...(validate.errors ?? []).map((e) => describe(e, d)));
+  if (!validate(inputs)) {
+    for (const e of validate.errors ?? []) if (!bad.has(e.instancePath.split('/')[1] ?? '')) problems.push(describe(e, d));
+  }
   if (problems.length > 0) {
     const declared = d.inputs.map((i) => `${i.name} (${i.type}${i.required ? ', required' : ''})`).join(', ') || 'none';
+    const firstBad = d.inputs.find((i) => bad.has(i.name));
     throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, `Invalid inputs for directive "${d.name}": ${[...new Set(problems)].join('; ')}.`, {
       hint: `Declared inputs: ${declared}. Pass them with --input name=value or --inputs '{"name": …}'.`,
       details: { problems },
+      ...(firstBad && { location: firstBad.loc }),
     });
   }
   return inputs;

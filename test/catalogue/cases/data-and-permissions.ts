@@ -84,7 +84,7 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
       </process>
     `),
     code: ErrorCode.INVALID_TEMPLATE,
-    says: ['${inputs.name', 'no closing "}"'],
+    says: ['${inputs.name', 'never closed with "}"'],
   },
   {
     spec: 'invalid JSONata in expr is INVALID_EXPRESSION at its element',

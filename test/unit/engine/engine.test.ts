@@ -104,4 +104,23 @@ describe('Engine: waiting runs, signals and cancellation', () => {
     expect(done).toMatchObject({ status: 'completed', outputs: { text: 'yes!' } });
     expect(done.steps.map((s) => `${s.name}:${s.status}`)).toEqual(['call:completed', 'after:completed']);
   });
+
+  it('rejects invalid inputs before anything runs, reporting each problem once at its <input>', async () => {
+    const engine = engineFor();
+    const loaded = await engine.loader.loadFile(write('typed', '<inputs><input name="count" type="integer" required="true"/></inputs><process><step name="a"><render>x</render></step></process>'));
+    const err = await engine.run(loaded, { count: 'abc', extra: 1 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'INVALID_INPUTS', location: { line: 4 } });
+    expect((err as { details: { problems: string[] } }).details.problems).toEqual([
+      'input "count" must be an integer, got "abc"',
+      'unknown input "extra" (declared: count)',
+    ]);
+  });
+
+  it('keeps the location of a failure about the directive in the run record', async () => {
+    const engine = engineFor();
+    const loaded = await engine.loader.loadFile(write('each', '<process><step name="each"><foreach expr="{}" as="x"><execute item_type="tool" item_id="dirigent/util/echo"/></foreach></step></process>'));
+    const record = await engine.run(loaded, {});
+    expect(record.error).toMatchObject({ code: 'FOREACH_NOT_ARRAY', step: 'each', location: { line: 4 } });
+    expect(record.steps[0]?.error?.location?.line).toBe(4);
+  });
 });

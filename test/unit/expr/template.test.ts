@@ -220,8 +220,8 @@ describe('env templates', () => {
 
 describe('malformed templates', () => {
   it.each([
-    ['${state.x', 'invalid template ${state.x: no closing "}" after offset 0'],
-    ['abc ${state.x', 'invalid template ${state.x: no closing "}" after offset 4'],
+    ['${state.x', 'invalid template ${state.x: the "${" that starts it is never closed with "}"'],
+    ['abc ${state.x', 'invalid template ${state.x: the "${" that starts it is never closed with "}"'],
     ['a ${}', 'the path is empty'],
     ['${ ? }', 'the path is empty'],
     ['${state.x || }', 'the path is empty'],
@@ -231,7 +231,7 @@ describe('malformed templates', () => {
     ['${state.a b}', 'is not a valid path segment'],
     ['{input:}', 'expected {input:name}'],
     ['{input:a b}', 'expected {input:name}'],
-    ['{input:name', 'invalid template {input:name: no closing "}"'],
+    ['{input:name', 'invalid template {input:name: the "{" that starts it is never closed with "}"'],
     ['{env:A.B}', 'is not a variable name'],
   ])('%s throws INVALID_TEMPLATE at compile time', (text, reason) => {
     const err = thrown(() => compileTemplate(text));
