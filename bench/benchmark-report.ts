@@ -49,10 +49,22 @@ export function benchmarkReport(sections: readonly BenchSection[], ctx: ReportCo
       ' overhead is the median of the per-round ones, so machine noise moves both sides together;' +
       ' the absolute figures (and their range over rounds) are only as steady as the machine.',
     '',
-    ...sections.flatMap((s) => [`## ${s.title}`, '', markdownTable(s.rows), '', ...s.notes.flatMap((n) => [n, ''])]),
+    ...sections.flatMap((s) => [
+      `## ${s.title}`,
+      '',
+      markdownTable(s.rows),
+      '',
+      ...s.notes.flatMap((n) => [n, '']),
+    ]),
   ].join('\n');
 }
 
 function fixed(us: number): string {
-  return us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us >= 1 ? us.toFixed(2) : us.toFixed(3);
+  return us >= 100
+    ? us.toFixed(0)
+    : us >= 10
+      ? us.toFixed(1)
+      : us >= 1
+        ? us.toFixed(2)
+        : us.toFixed(3);
 }

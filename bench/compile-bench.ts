@@ -71,10 +71,28 @@ export async function compileBench(options: RoundOptions): Promise<BenchSection>
     title: 'Parse + compile',
     rows: [
       row,
-      benchRow('… `parseDirective` alone', t.get(names.parseOnly)!, 'parses/s', 'part of the above'),
-      benchRow('… `compileDirective` alone (xstate `createMachine` and the config)', t.get(names.compileOnly)!, 'compiles/s', 'part of the above'),
-      benchRow(`fast-xml-parser \`parse\` of its XML fence (${(xml.length / 1024).toFixed(1)} KB)`, parse, 'parses/s'),
-      benchRow('fast-xml-parser `validate` + `parse` of the fence, the two passes `parseDirective` makes', validateParse, 'parses/s'),
+      benchRow(
+        '… `parseDirective` alone',
+        t.get(names.parseOnly)!,
+        'parses/s',
+        'part of the above',
+      ),
+      benchRow(
+        '… `compileDirective` alone (xstate `createMachine` and the config)',
+        t.get(names.compileOnly)!,
+        'compiles/s',
+        'part of the above',
+      ),
+      benchRow(
+        `fast-xml-parser \`parse\` of its XML fence (${(xml.length / 1024).toFixed(1)} KB)`,
+        parse,
+        'parses/s',
+      ),
+      benchRow(
+        'fast-xml-parser `validate` + `parse` of the fence, the two passes `parseDirective` makes',
+        validateParse,
+        'parses/s',
+      ),
     ],
     notes: [
       `The directive is [bench/realistic-directive.ts](../bench/realistic-directive.ts). ` +

@@ -92,9 +92,17 @@ export async function engineBench(options: EngineBenchOptions): Promise<BenchSec
         `engine: echo step looped ${options.loopIterations.toLocaleString('en-US')} times via \`<next>\`, JSONata counter`,
         t.get('loop')!,
       ),
-      row(`engine: ${options.sequenceSteps} sequential echo steps, one template param each`, t.get('sequence')!),
+      row(
+        `engine: ${options.sequenceSteps} sequential echo steps, one template param each`,
+        t.get('sequence')!,
+      ),
       benchRow('echo tool `execute` awaited directly, in a loop', base, 'calls/s'),
-      benchRow('xstate floor: live actor, one event running one `assign`', floor, 'events/s', 'reference'),
+      benchRow(
+        'xstate floor: live actor, one event running one `assign`',
+        floor,
+        'events/s',
+        'reference',
+      ),
     ],
     notes: [
       'Each engine run uses the real `Engine` with a `BuiltinDispatcher` and a `MemoryRunStore` ' +
@@ -104,7 +112,8 @@ export async function engineBench(options: EngineBenchOptions): Promise<BenchSec
       failed === 0
         ? `All ${runs.count.toLocaleString('en-US')} runs completed.`
         : `**${failed} of ${runs.count.toLocaleString('en-US')} runs failed** (counted in the timings): ` +
-          [...failures].map(([why, n]) => `${n}× ${why}`).join('; ') + '.',
+          [...failures].map(([why, n]) => `${n}× ${why}`).join('; ') +
+          '.',
     ],
   };
 }

@@ -14,7 +14,9 @@ const program = new Command()
 
 program
   .command('run')
-  .description('Run a directive (a file, or an item id under .ai/directives/) and print its outcome.')
+  .description(
+    'Run a directive (a file, or an item id under .ai/directives/) and print its outcome.',
+  )
   .argument('<target>', 'directive file or item id')
   .option('-i, --input <name=value>', 'an input (repeatable)', collect, [])
   .option('--inputs <json|@file>', 'all inputs as a JSON object, or @file holding one')
@@ -31,7 +33,9 @@ program
   .option('--payload <json>', "the step's result (JSON, or a plain string)")
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
-  .action(async (runId: string, name: string, opts) => process.exit(await signalCommand(runId, name, opts)));
+  .action(async (runId: string, name: string, opts) =>
+    process.exit(await signalCommand(runId, name, opts)),
+  );
 
 program
   .command('cancel')

@@ -11,16 +11,26 @@ export function parseInputs(pairs: string[], json: string | undefined): Record<s
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, `--inputs is not valid JSON: ${(err as Error).message}`, { hint: `Example: --inputs '{"name": "Ada"}' or --inputs @inputs.json.` });
+      throw DirigentError.fatal(
+        ErrorCode.INVALID_INPUTS,
+        `--inputs is not valid JSON: ${(err as Error).message}`,
+        { hint: `Example: --inputs '{"name": "Ada"}' or --inputs @inputs.json.` },
+      );
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, '--inputs must be a JSON object of input names to values.');
+      throw DirigentError.fatal(
+        ErrorCode.INVALID_INPUTS,
+        '--inputs must be a JSON object of input names to values.',
+      );
     }
     Object.assign(out, parsed);
   }
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, `--input "${pair}" is not name=value.`, { hint: 'Example: --input name=Ada.' });
+    if (eq <= 0)
+      throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, `--input "${pair}" is not name=value.`, {
+        hint: 'Example: --input name=Ada.',
+      });
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return out;
@@ -30,7 +40,10 @@ function readInputsFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `Cannot read --inputs file ${path}: ${(err as Error).message}`);
+    throw DirigentError.fatal(
+      ErrorCode.FILE_NOT_FOUND,
+      `Cannot read --inputs file ${path}: ${(err as Error).message}`,
+    );
   }
 }
 

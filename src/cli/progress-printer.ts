@@ -4,13 +4,17 @@ import type { RunRecord } from '../engine/run-record.js';
 /** Prints each step as it starts and ends, for a person at a terminal. */
 export function progressPrinter(write: (line: string) => void): EngineObserver {
   return {
-    stepStarted: (_run, step, attempt) => write(`▸ ${step}${attempt > 1 ? ` (attempt ${attempt})` : ''}`),
+    stepStarted: (_run, step, attempt) =>
+      write(`▸ ${step}${attempt > 1 ? ` (attempt ${attempt})` : ''}`),
     stepEnded: (_run, e) => {
       const mark = e.status === 'completed' ? '✓' : e.status === 'skipped' ? '–' : '✗';
       const err = e.error ? `: ${e.error.message} [${e.error.code}]` : '';
-      write(`${mark} ${e.name} ${e.status} in ${formatMs(e.durationMs)}${e.attempts > 1 ? ` after ${e.attempts} attempts` : ''}${err}`);
+      write(
+        `${mark} ${e.name} ${e.status} in ${formatMs(e.durationMs)}${e.attempts > 1 ? ` after ${e.attempts} attempts` : ''}${err}`,
+      );
     },
-    stepRetrying: (_run, step, error, delayMs) => write(`↻ ${step} failed: ${error.message} [${error.code}]; retrying in ${formatMs(delayMs)}`),
+    stepRetrying: (_run, step, error, delayMs) =>
+      write(`↻ ${step} failed: ${error.message} [${error.code}]; retrying in ${formatMs(delayMs)}`),
   };
 }
 
@@ -20,12 +24,18 @@ export function printOutcome(record: RunRecord, write: (line: string) => void): 
   write(`\nrun ${record.runId} ${record.status}${took}`);
   if (record.status === 'completed' && record.outputs && Object.keys(record.outputs).length > 0) {
     write('outputs:');
-    for (const [k, v] of Object.entries(record.outputs)) write(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    for (const [k, v] of Object.entries(record.outputs))
+      write(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
   }
-  if (record.error) write(`error: ${record.error.message} [${record.error.code}]${record.error.step ? ` at step "${record.error.step}"` : ''}`);
+  if (record.error)
+    write(
+      `error: ${record.error.message} [${record.error.code}]${record.error.step ? ` at step "${record.error.step}"` : ''}`,
+    );
   for (const w of record.waiting ?? []) {
     if (w.text) write(`\nstep "${w.step}" asks:\n${indent(w.text)}`);
-    write(`waiting for signal "${w.signal}": dirigent signal ${record.runId} ${w.signal} --payload '<json>'`);
+    write(
+      `waiting for signal "${w.signal}": dirigent signal ${record.runId} ${w.signal} --payload '<json>'`,
+    );
   }
 }
 

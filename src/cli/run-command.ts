@@ -43,7 +43,8 @@ export async function runCommand(target: string, opts: RunOptions): Promise<numb
   try {
     const inputs = parseInputs(opts.input, opts.inputs);
     const file = await engine.loader.resolve(target);
-    for (const w of (await engine.loader.loadFile(file)).compiled.directive.warnings) if (!opts.json) process.stderr.write(formatDiagnostic(w) + '\n');
+    for (const w of (await engine.loader.loadFile(file)).compiled.directive.warnings)
+      if (!opts.json) process.stderr.write(formatDiagnostic(w) + '\n');
     const run = engine.start(await engine.loader.loadFile(file), inputs);
     const onSigint = () => run.cancel('Cancelled from the terminal (SIGINT).');
     process.once('SIGINT', onSigint);
@@ -57,7 +58,11 @@ export async function runCommand(target: string, opts: RunOptions): Promise<numb
 }
 
 /** `dirigent signal`: resumes a waiting run and prints its outcome. */
-export async function signalCommand(runId: string, name: string, opts: CommonOptions & { payload?: string }): Promise<number> {
+export async function signalCommand(
+  runId: string,
+  name: string,
+  opts: CommonOptions & { payload?: string },
+): Promise<number> {
   const engine = makeEngine(opts);
   try {
     return finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
@@ -77,12 +82,20 @@ export async function cancelCommand(runId: string, opts: CommonOptions): Promise
 }
 
 /** Asks the person at the terminal to answer instruction and wait steps, one after another. */
-async function promptWhileWaiting(engine: Engine, record: RunRecord, opts: RunOptions): Promise<RunRecord> {
+async function promptWhileWaiting(
+  engine: Engine,
+  record: RunRecord,
+  opts: RunOptions,
+): Promise<RunRecord> {
   if (opts.json || !opts.interactive || !process.stdin.isTTY) return record;
   let current = record;
   while (current.status === 'waiting' && current.waiting?.[0]) {
     const w = current.waiting[0];
-    out(w.text ? `\nstep "${w.step}":\n${w.text}` : `\nstep "${w.step}" waits for signal "${w.signal}".`);
+    out(
+      w.text
+        ? `\nstep "${w.step}":\n${w.text}`
+        : `\nstep "${w.step}" waits for signal "${w.signal}".`,
+    );
     const rl = createInterface({ input: process.stdin, output: process.stdout });
     const answer = await rl.question('answer (JSON or text) > ');
     rl.close();
@@ -101,7 +114,16 @@ function finish(engine: Engine, record: RunRecord, opts: CommonOptions): number 
 function reportInvalid(err: unknown, opts: CommonOptions): number {
   const e = DirigentError.from(err);
   if (opts.json) {
-    out(JSON.stringify({ runId: null, directive: null, status: 'invalid', outputs: null, steps: [], error: { code: e.code, message: e.message, step: null, diagnostics: diagnosticsOf(e) } }));
+    out(
+      JSON.stringify({
+        runId: null,
+        directive: null,
+        status: 'invalid',
+        outputs: null,
+        steps: [],
+        error: { code: e.code, message: e.message, step: null, diagnostics: diagnosticsOf(e) },
+      }),
+    );
   } else {
     for (const d of diagnosticsOf(e)) process.stderr.write(formatDiagnostic(d) + '\n');
   }

@@ -9,7 +9,17 @@ import { DirigentError } from '../errors/dirigent-error.js';
 /** Diagnostics of a failed load: every one the parser collected, or the single error. */
 export function diagnosticsOf(err: DirigentError): Diagnostic[] {
   const list = err.details?.diagnostics as Diagnostic[] | undefined;
-  return list ?? [{ severity: 'error', code: err.code, message: err.message, loc: err.location, hint: err.hint }];
+  return (
+    list ?? [
+      {
+        severity: 'error',
+        code: err.code,
+        message: err.message,
+        loc: err.location,
+        hint: err.hint,
+      },
+    ]
+  );
 }
 
 /** `dirigent validate`: exit 0 when every file is valid, 2 otherwise. */
@@ -18,7 +28,12 @@ export function validateCommand(files: string[], opts: { json?: boolean }): numb
   const results = files.map((file) => {
     try {
       const loaded = loader.fromText(file, readFileSync(resolve(file), 'utf8'));
-      return { file, valid: true, errors: [] as Diagnostic[], warnings: loaded.compiled.directive.warnings };
+      return {
+        file,
+        valid: true,
+        errors: [] as Diagnostic[],
+        warnings: loaded.compiled.directive.warnings,
+      };
     } catch (err) {
       const e = DirigentError.from(err);
       return { file, valid: false, errors: diagnosticsOf(e), warnings: [] as Diagnostic[] };
@@ -27,7 +42,8 @@ export function validateCommand(files: string[], opts: { json?: boolean }): numb
   if (opts.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   else {
     for (const r of results) {
-      for (const d of [...r.errors, ...r.warnings]) process.stdout.write(formatDiagnostic(d) + '\n');
+      for (const d of [...r.errors, ...r.warnings])
+        process.stdout.write(formatDiagnostic(d) + '\n');
       process.stdout.write(`${r.valid ? 'ok' : 'invalid'} ${r.file}\n`);
     }
   }
@@ -37,11 +53,15 @@ export function validateCommand(files: string[], opts: { json?: boolean }): numb
 /** `dirigent graph`: the compiled machine as Mermaid. */
 export function graphCommand(file: string): number {
   try {
-    const loaded = new DirectiveLoader(process.cwd()).fromText(file, readFileSync(resolve(file), 'utf8'));
+    const loaded = new DirectiveLoader(process.cwd()).fromText(
+      file,
+      readFileSync(resolve(file), 'utf8'),
+    );
     process.stdout.write(toMermaid(loaded.compiled));
     return 0;
   } catch (err) {
-    for (const d of diagnosticsOf(DirigentError.from(err))) process.stderr.write(formatDiagnostic(d) + '\n');
+    for (const d of diagnosticsOf(DirigentError.from(err)))
+      process.stderr.write(formatDiagnostic(d) + '\n');
     return 2;
   }
 }

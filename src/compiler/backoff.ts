@@ -5,6 +5,7 @@ import type { RetryPolicy } from '../directive/ast.js';
  * doubling from `delayMs`, never above `maxDelayMs`.
  */
 export function backoffDelay(policy: RetryPolicy, attempt: number): number {
-  const raw = policy.backoff === 'fixed' ? policy.delayMs : policy.delayMs * 2 ** Math.max(0, attempt - 1);
+  const raw =
+    policy.backoff === 'fixed' ? policy.delayMs : policy.delayMs * 2 ** Math.max(0, attempt - 1);
   return Math.min(raw, policy.maxDelayMs);
 }

@@ -36,8 +36,16 @@ interface Seq {
 export function compileDirective(directive: Directive): CompiledDirective {
   const nodes = new Map<string, CompiledNode>();
   const delays: Record<string, (args: { context: RunContext }) => number> = {};
-  const topSink: FailSink = (node) => ({ target: '#run.failed', actions: [{ type: 'setRunError', params: { node } }] });
-  const states = compileSequence(directive.process, { endId: 'end:', sink: topSink, parallel: null }, nodes, delays);
+  const topSink: FailSink = (node) => ({
+    target: '#run.failed',
+    actions: [{ type: 'setRunError', params: { node } }],
+  });
+  const states = compileSequence(
+    directive.process,
+    { endId: 'end:', sink: topSink, parallel: null },
+    nodes,
+    delays,
+  );
   const first = directive.process[0];
   const main: StateConfig = {
     initial: first ? first.name : '__end',
@@ -51,7 +59,11 @@ export function compileDirective(directive: Directive): CompiledDirective {
   const config = {
     id: 'run',
     initial: 'main',
-    context: ({ input }: { input: { inputs: Record<string, unknown>; state?: Record<string, unknown> } }): RunContext => ({
+    context: ({
+      input,
+    }: {
+      input: { inputs: Record<string, unknown>; state?: Record<string, unknown> };
+    }): RunContext => ({
       inputs: input.inputs,
       state: { ...directive.initialState, ...input.state },
       steps: {},
@@ -71,12 +83,18 @@ export function compileDirective(directive: Directive): CompiledDirective {
   return { directive, machine, config, nodes };
 }
 
-function compileSequence(seq: ProcessNode[], ctx: Seq, nodes: Map<string, CompiledNode>, delays: Record<string, (a: { context: RunContext }) => number>): Record<string, StateConfig> {
+function compileSequence(
+  seq: ProcessNode[],
+  ctx: Seq,
+  nodes: Map<string, CompiledNode>,
+  delays: Record<string, (a: { context: RunContext }) => number>,
+): Record<string, StateConfig> {
   const out: Record<string, StateConfig> = {};
   seq.forEach((node, i) => {
     const after = seq[i + 1];
     const routes: Route[] = [...(node.next ?? [])].map((e) => ({ when: e.when, to: e.to }));
-    if (!routes.some((r) => r.when === undefined)) routes.push({ when: undefined, to: after ? after.name : '$end' });
+    if (!routes.some((r) => r.when === undefined))
+      routes.push({ when: undefined, to: after ? after.name : '$end' });
     const target = (to: string) => (to === '$end' ? `#${ctx.endId}` : `#s:${to}`);
     const done = routes.map((r, index) => ({
       ...(routes.length > 1 && { guard: { type: 'edge', params: { index } } }),
@@ -88,16 +106,35 @@ function compileSequence(seq: ProcessNode[], ctx: Seq, nodes: Map<string, Compil
       ],
     }));
     nodes.set(node.name, { name: node.name, node, routes, parallel: ctx.parallel });
-    out[node.name] = node.kind === 'step' ? compileStep(node, done, ctx, target, delays) : compileParallel(node, done, ctx, target, nodes, delays);
+    out[node.name] =
+      node.kind === 'step'
+        ? compileStep(node, done, ctx, target, delays)
+        : compileParallel(node, done, ctx, target, nodes, delays);
   });
   return out;
 }
 
-function failureTransitions(node: string, onError: string | undefined, ctx: Seq, target: (to: string) => string, policy?: unknown): Transition[] {
+function failureTransitions(
+  node: string,
+  onError: string | undefined,
+  ctx: Seq,
+  target: (to: string) => string,
+  policy?: unknown,
+): Transition[] {
   const params = { node, ...(policy !== undefined && { policy }) };
   const out: Transition[] = [];
-  out.push({ guard: { type: 'canRetry', params }, target: 'backoff', actions: [{ type: 'recordRetry', params }, { type: 'stepRetrying', params: { node } }] });
-  const failed: Action[] = [{ type: 'recordFailed', params }, { type: 'stepEnded', params: { node } }];
+  out.push({
+    guard: { type: 'canRetry', params },
+    target: 'backoff',
+    actions: [
+      { type: 'recordRetry', params },
+      { type: 'stepRetrying', params: { node } },
+    ],
+  });
+  const failed: Action[] = [
+    { type: 'recordFailed', params },
+    { type: 'stepEnded', params: { node } },
+  ];
   if (onError !== undefined) out.push({ target: target(onError), reenter: true, actions: failed });
   else {
     const sink = ctx.sink(node);
@@ -106,10 +143,19 @@ function failureTransitions(node: string, onError: string | undefined, ctx: Seq,
   return out;
 }
 
-function compileStep(step: StepNode, done: unknown[], ctx: Seq, target: (to: string) => string, delays: Record<string, (a: { context: RunContext }) => number>): StateConfig {
+function compileStep(
+  step: StepNode,
+  done: unknown[],
+  ctx: Seq,
+  target: (to: string) => string,
+  delays: Record<string, (a: { context: RunContext }) => number>,
+): StateConfig {
   const node = step.name;
   const run: StateConfig = {
-    entry: [{ type: 'beginAttempt', params: { node } }, { type: 'startStep', params: { node } }],
+    entry: [
+      { type: 'beginAttempt', params: { node } },
+      { type: 'startStep', params: { node } },
+    ],
     exit: [{ type: 'stopStep', params: { node } }],
     on: {
       [`done:${node}`]: done,
@@ -126,31 +172,58 @@ function compileStep(step: StepNode, done: unknown[], ctx: Seq, target: (to: str
   };
 }
 
-function compileParallel(p: ParallelNode, done: unknown[], ctx: Seq, target: (to: string) => string, nodes: Map<string, CompiledNode>, delays: Record<string, (a: { context: RunContext }) => number>): StateConfig {
+function compileParallel(
+  p: ParallelNode,
+  done: unknown[],
+  ctx: Seq,
+  target: (to: string) => string,
+  nodes: Map<string, CompiledNode>,
+  delays: Record<string, (a: { context: RunContext }) => number>,
+): StateConfig {
   const node = p.name;
   const ownFailure: FailSink = () => {
     const params = { node };
-    const failed: Action[] = [{ type: 'recordFailed', params }, { type: 'stepEnded', params: { node } }];
+    const failed: Action[] = [
+      { type: 'recordFailed', params },
+      { type: 'stepEnded', params: { node } },
+    ];
     if (p.onError !== undefined) return { target: target(p.onError), actions: failed };
     const outer = ctx.sink(node);
     return { target: outer.target, actions: [...failed, ...outer.actions] };
   };
   const regions: Record<string, StateConfig> = {};
   for (const b of p.branches) {
-    const sink: FailSink = p.onFailure === 'fail_fast' ? ownFailure : () => ({ target: `#fail:${b.name}`, actions: [] });
-    const states = compileSequence(b.nodes, { endId: `end:${b.name}`, sink, parallel: node }, nodes, delays);
+    const sink: FailSink =
+      p.onFailure === 'fail_fast' ? ownFailure : () => ({ target: `#fail:${b.name}`, actions: [] });
+    const states = compileSequence(
+      b.nodes,
+      { endId: `end:${b.name}`, sink, parallel: node },
+      nodes,
+      delays,
+    );
     regions[b.name] = {
       initial: b.nodes[0]!.name,
       states: {
         ...states,
-        __end: { id: `end:${b.name}`, type: 'final', entry: [{ type: 'recordBranch', params: { node: b.name, status: 'completed' } }] },
-        __failed: { id: `fail:${b.name}`, type: 'final', entry: [{ type: 'recordBranch', params: { node: b.name, status: 'failed' } }] },
+        __end: {
+          id: `end:${b.name}`,
+          type: 'final',
+          entry: [{ type: 'recordBranch', params: { node: b.name, status: 'completed' } }],
+        },
+        __failed: {
+          id: `fail:${b.name}`,
+          type: 'final',
+          entry: [{ type: 'recordBranch', params: { node: b.name, status: 'failed' } }],
+        },
       },
     };
   }
   return {
     id: `s:${node}`,
-    entry: [{ type: 'enterNode', params: { node } }, { type: 'beginAttempt', params: { node } }],
+    entry: [
+      { type: 'enterNode', params: { node } },
+      { type: 'beginAttempt', params: { node } },
+    ],
     initial: 'run',
     states: {
       run: { type: 'parallel', states: regions, onDone: 'settle' },

@@ -31,10 +31,21 @@ function policyOf(event: RunEvent, params: FailureParams): RetryPolicy | undefin
 }
 
 function freshRecord(): StepRecord {
-  return { status: 'running', result: null, error: null, attempts: 0, startedAt: null, endedAt: null };
+  return {
+    status: 'running',
+    result: null,
+    error: null,
+    attempts: 0,
+    startedAt: null,
+    endedAt: null,
+  };
 }
 
-function updateStep(context: RunContext, node: string, patch: Partial<StepRecord>): Record<string, StepRecord> {
+function updateStep(
+  context: RunContext,
+  node: string,
+  patch: Partial<StepRecord>,
+): Record<string, StepRecord> {
   return { ...context.steps, [node]: { ...(context.steps[node] ?? freshRecord()), ...patch } };
 }
 
@@ -46,7 +57,8 @@ export function runMachineSetup(delays: Record<string, (args: { context: RunCont
     types: {} as { context: RunContext; events: RunEvent; input: RunInput },
     delays,
     guards: {
-      edge: ({ event }, params: { index: number }) => 'edge' in event && event.edge === params.index,
+      edge: ({ event }, params: { index: number }) =>
+        'edge' in event && event.edge === params.index,
       canRetry: ({ context, event }, params: FailureParams) => {
         const err = errorOf(event, params);
         const attempts = context.steps[params.node]?.attempts ?? 0;
@@ -68,7 +80,9 @@ export function runMachineSetup(delays: Record<string, (args: { context: RunCont
         const attempts = (prev?.attempts ?? 0) + 1;
         // A step's duration spans all its attempts, so the first attempt sets startedAt.
         const startedAt = attempts === 1 || !prev?.startedAt ? Date.now() : prev.startedAt;
-        return { steps: updateStep(context, params.node, { status: 'running', attempts, startedAt }) };
+        return {
+          steps: updateStep(context, params.node, { status: 'running', attempts, startedAt }),
+        };
       }),
       recordDone: assign(({ context, event }, params: NodeParams) => {
         if (!('edge' in event)) return {};
@@ -90,24 +104,42 @@ export function runMachineSetup(delays: Record<string, (args: { context: RunCont
         const attempts = context.steps[params.node]?.attempts ?? 1;
         const policy = policyOf(event, params);
         const delay = policy ? backoffDelay(policy, attempts) : 0;
-        return { steps: updateStep(context, params.node, { error: errorOf(event, params), retryDelayMs: delay }) };
+        return {
+          steps: updateStep(context, params.node, {
+            error: errorOf(event, params),
+            retryDelayMs: delay,
+          }),
+        };
       }),
       recordFailed: assign(({ context, event }, params: FailureParams) => {
         const error = errorOf(event, params);
-        return { steps: updateStep(context, params.node, { status: 'failed', error, endedAt: Date.now() }), error };
+        return {
+          steps: updateStep(context, params.node, { status: 'failed', error, endedAt: Date.now() }),
+          error,
+        };
       }),
-      recordBranch: assign(({ context }, params: { node: string; status: 'completed' | 'failed' }) => ({
-        steps: updateStep(context, params.node, { status: params.status, endedAt: Date.now() }),
-      })),
+      recordBranch: assign(
+        ({ context }, params: { node: string; status: 'completed' | 'failed' }) => ({
+          steps: updateStep(context, params.node, { status: params.status, endedAt: Date.now() }),
+        }),
+      ),
       setRunError: assign(({ event }, params: { node: string | null; error?: SerializedError }) => {
         const e = errorOf(event, params);
-        return { runError: { code: e.code, message: e.message, step: params.node, ...(e.location && { location: e.location }) } };
+        return {
+          runError: {
+            code: e.code,
+            message: e.message,
+            step: params.node,
+            ...(e.location && { location: e.location }),
+          },
+        };
       }),
       failRun: assign(({ event }) => (event.type === 'run.fail' ? { runError: event.error } : {})),
       cancelRun: assign(({ event }) => ({
         runError: {
           code: ErrorCode.CANCELLED,
-          message: event.type === 'run.cancel' && event.reason ? event.reason : 'The run was cancelled.',
+          message:
+            event.type === 'run.cancel' && event.reason ? event.reason : 'The run was cancelled.',
           step: null,
         },
       })),

@@ -7,7 +7,14 @@ import type { SerializedError } from '../errors/dirigent-error.js';
 import type { SourceLocation } from '../errors/source-location.js';
 
 /** Status of one step (or parallel block, or branch) in a run. */
-export type StepStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped' | 'cancelled';
+export type StepStatus =
+  | 'pending'
+  | 'running'
+  | 'waiting'
+  | 'completed'
+  | 'failed'
+  | 'skipped'
+  | 'cancelled';
 
 /** The latest execution of a step, as templates see it (`${steps.NAME.result}`). */
 export interface StepRecord {

@@ -11,15 +11,34 @@ import type { CompiledNode } from './compiled-directive.js';
 import type { RunContext, StepDoneEvent } from './run-context.js';
 
 /** The scope templates see inside a step of a run. */
-export function scopeOf(context: RunContext, result?: unknown, env?: Record<string, string | undefined>, vars?: Record<string, unknown>): Scope {
-  return { inputs: context.inputs, state: context.state, steps: context.steps, result, error: context.error, env, vars };
+export function scopeOf(
+  context: RunContext,
+  result?: unknown,
+  env?: Record<string, string | undefined>,
+  vars?: Record<string, unknown>,
+): Scope {
+  return {
+    inputs: context.inputs,
+    state: context.state,
+    steps: context.steps,
+    result,
+    error: context.error,
+    env,
+    vars,
+  };
 }
 
 /**
  * Builds the `done:NAME` event for `node` with `result`; `extra` are state keys written before
  * the assigns (a foreach's `collect`). Throws what a failing assign or condition throws.
  */
-export function settle(node: CompiledNode, context: RunContext, result: unknown, env: Record<string, string | undefined> | undefined, extra?: Record<string, unknown>): StepDoneEvent {
+export function settle(
+  node: CompiledNode,
+  context: RunContext,
+  result: unknown,
+  env: Record<string, string | undefined> | undefined,
+  extra?: Record<string, unknown>,
+): StepDoneEvent {
   const assigns = node.node.assigns;
   let assigned: Record<string, unknown> | null = extra ?? null;
   let scope = scopeOf(context, result, env);
@@ -33,8 +52,18 @@ export function settle(node: CompiledNode, context: RunContext, result: unknown,
 }
 
 /** A step whose condition does not hold: `skipped`, no assigns, routes still apply. */
-export function settleSkipped(node: CompiledNode, context: RunContext, env: Record<string, string | undefined> | undefined): StepDoneEvent {
-  return { type: `done:${node.name}`, result: null, assigned: null, edge: chooseRoute(node, scopeOf(context, null, env)), skipped: true };
+export function settleSkipped(
+  node: CompiledNode,
+  context: RunContext,
+  env: Record<string, string | undefined> | undefined,
+): StepDoneEvent {
+  return {
+    type: `done:${node.name}`,
+    result: null,
+    assigned: null,
+    edge: chooseRoute(node, scopeOf(context, null, env)),
+    skipped: true,
+  };
 }
 
 function chooseRoute(node: CompiledNode, scope: Scope): number {

@@ -18,7 +18,18 @@ export type ValueSpec =
   | { kind: 'deep'; value: unknown };
 
 /** Comparison operators of RYE's graph conditions. */
-export const COMPARE_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex', 'exists'] as const;
+export const COMPARE_OPS = [
+  'eq',
+  'ne',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'contains',
+  'regex',
+  'exists',
+] as const;
 /** One of {@link COMPARE_OPS}. */
 export type CompareOp = (typeof COMPARE_OPS)[number];
 

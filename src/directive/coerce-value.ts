@@ -4,7 +4,10 @@ import type { InputType } from './ast.js';
  * Coerces a string from the command line or a `default` attribute to a declared input type:
  * numbers and booleans from their text, arrays and objects from JSON. Non-strings pass through.
  */
-export function coerceValue(raw: unknown, type: InputType): { ok: true; value: unknown } | { ok: false } {
+export function coerceValue(
+  raw: unknown,
+  type: InputType,
+): { ok: true; value: unknown } | { ok: false } {
   if (typeof raw !== 'string') return { ok: true, value: raw };
   switch (type) {
     case 'string':
@@ -12,7 +15,8 @@ export function coerceValue(raw: unknown, type: InputType): { ok: true; value: u
     case 'integer':
     case 'number': {
       const n = Number(raw.trim());
-      if (raw.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) return { ok: false };
+      if (raw.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n)))
+        return { ok: false };
       return { ok: true, value: n };
     }
     case 'boolean':
@@ -24,7 +28,8 @@ export function coerceValue(raw: unknown, type: InputType): { ok: true; value: u
       try {
         const v: unknown = JSON.parse(raw);
         const isArray = Array.isArray(v);
-        if (type === 'array' ? isArray : v !== null && typeof v === 'object' && !isArray) return { ok: true, value: v };
+        if (type === 'array' ? isArray : v !== null && typeof v === 'object' && !isArray)
+          return { ok: true, value: v };
         return { ok: false };
       } catch {
         return { ok: false };

@@ -27,7 +27,8 @@ export class Diagnostics {
    * error its code, message and location.
    */
   throwIfErrors(): void {
-    const at = (d: Diagnostic) => (d.loc === undefined ? [Infinity, Infinity] : [d.loc.line, d.loc.column]);
+    const at = (d: Diagnostic) =>
+      d.loc === undefined ? [Infinity, Infinity] : [d.loc.line, d.loc.column];
     this.errors.sort((a, b) => {
       const [la, ca] = at(a);
       const [lb, cb] = at(b);

@@ -52,7 +52,12 @@ export class ElementReader {
     if (raw === undefined) return undefined;
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isInteger(n) || n < min) {
-      this.invalid(name, raw, `an integer of at least ${min}`, `Write a whole number of at least ${min}, without a unit, e.g. ${name}="${Math.max(min, 3)}".`);
+      this.invalid(
+        name,
+        raw,
+        `an integer of at least ${min}`,
+        `Write a whole number of at least ${min}, without a unit, e.g. ${name}="${Math.max(min, 3)}".`,
+      );
       return undefined;
     }
     return n;
@@ -64,7 +69,12 @@ export class ElementReader {
     if (raw === undefined) return undefined;
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
-      this.invalid(name, raw, 'a non-negative number', `Write a number of at least 0, without a unit, e.g. ${name}="30".`);
+      this.invalid(
+        name,
+        raw,
+        'a non-negative number',
+        `Write a number of at least 0, without a unit, e.g. ${name}="30".`,
+      );
       return undefined;
     }
     return n;
@@ -79,7 +89,12 @@ export class ElementReader {
     return undefined;
   }
 
-  oneOf<T extends string>(name: string, values: readonly T[], fallback: T, aliases: Readonly<Record<string, T>> = {}): T {
+  oneOf<T extends string>(
+    name: string,
+    values: readonly T[],
+    fallback: T,
+    aliases: Readonly<Record<string, T>> = {},
+  ): T {
     const raw = this.el.attrs[name];
     if (raw === undefined) return fallback;
     if ((values as readonly string[]).includes(raw)) return raw as T;
@@ -107,7 +122,9 @@ export class ElementReader {
 /** `<step name="x">`, or `<retry>` for an element without a name: how messages refer to it. */
 export function labelOf(el: XmlElement, except?: string): string {
   const name = el.attrs.name;
-  return name !== undefined && name !== '' && except !== 'name' ? `<${el.tag} name="${name}">` : `<${el.tag}>`;
+  return name !== undefined && name !== '' && except !== 'name'
+    ? `<${el.tag} name="${name}">`
+    : `<${el.tag}>`;
 }
 
 /** Where attribute `name` of `el` is written, else where the element starts. */

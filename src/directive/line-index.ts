@@ -8,7 +8,8 @@ export class LineIndex {
     readonly file: string,
     text: string,
   ) {
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1))
+      this.starts.push(i + 1);
   }
 
   /** The location of `offset` (0-based) in the file. */

@@ -37,7 +37,13 @@ export function parseDirective(text: string, file: string): Directive {
  */
 function withDiagnostics(err: unknown): unknown {
   if (!(err instanceof DirigentError) || Array.isArray(err.details?.diagnostics)) return err;
-  const d: Diagnostic = { severity: 'error', code: err.code, message: err.message, loc: err.location, hint: err.hint };
+  const d: Diagnostic = {
+    severity: 'error',
+    code: err.code,
+    message: err.message,
+    loc: err.location,
+    hint: err.hint,
+  };
   return new DirigentError(err.code, err.message, {
     retryable: err.retryable,
     ...(err.location && { location: err.location }),
@@ -59,10 +65,14 @@ function parse(text: string, file: string): Directive {
   const lines = new LineIndex(file, text);
   const parts = splitMarkdown(text, lines);
   if (parts.xml.trim() === '') {
-    throw DirigentError.fatal(ErrorCode.NOT_A_DIRECTIVE, 'The ```xml block is empty; it must hold the <directive> element.', {
-      location: lines.at(parts.xmlOffset),
-      hint: 'Write <directive name="…" version="1.0.0">…</directive> between the fence lines.',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.NOT_A_DIRECTIVE,
+      'The ```xml block is empty; it must hold the <directive> element.',
+      {
+        location: lines.at(parts.xmlOffset),
+        hint: 'Write <directive name="…" version="1.0.0">…</directive> between the fence lines.',
+      },
+    );
   }
   const fence = parseXmlFragment(parts.xml, parts.xmlOffset, lines, false).nodes;
   const roots = fence.filter((n): n is XmlElement => typeof n !== 'string');
@@ -73,7 +83,11 @@ function parse(text: string, file: string): Directive {
       root === undefined || root.tag !== 'directive'
         ? `The xml block must hold one <directive> element${root ? `, not <${root.tag}>.${didYouMean(root.tag, ['directive'])}` : '.'}`
         : `The xml block holds <${roots[1]!.tag}> after </directive>; put everything inside <directive>.`,
-      { location: (roots[root?.tag === 'directive' ? 1 : 0] ?? root)?.loc ?? lines.at(parts.xmlOffset), hint: 'Write <directive name="…" version="1.0.0">…</directive>.' },
+      {
+        location:
+          (roots[root?.tag === 'directive' ? 1 : 0] ?? root)?.loc ?? lines.at(parts.xmlOffset),
+        hint: 'Write <directive name="…" version="1.0.0">…</directive>.',
+      },
     );
   }
   const d = readDirective(root, diag);
@@ -81,11 +95,16 @@ function parse(text: string, file: string): Directive {
   let successCriteria = d.successCriteria;
   if (/<[A-Za-z]/.test(parts.body)) {
     const body = parseXmlFragment(parts.body, parts.bodyOffset, lines, true);
-    for (const r of body.repairs) diag.warn('LENIENT_XML', r.message, r.loc, 'Write < and & in prose as &lt; and &amp;.');
+    for (const r of body.repairs)
+      diag.warn('LENIENT_XML', r.message, r.loc, 'Write < and & in prose as &lt; and &amp;.');
     const tops = body.nodes.filter((n): n is XmlElement => typeof n !== 'string');
     const bodyProcess = findDeep(tops, 'process');
     if (bodyProcess && process) {
-      diag.warn('TWO_PROCESSES', 'There is a <process> inside the fence and one after it; the one inside is used.', bodyProcess.loc);
+      diag.warn(
+        'TWO_PROCESSES',
+        'There is a <process> inside the fence and one after it; the one inside is used.',
+        bodyProcess.loc,
+      );
     } else if (bodyProcess) {
       process = readNodes(bodyProcess, diag);
     }
@@ -94,10 +113,19 @@ function parse(text: string, file: string): Directive {
   }
   const stem = basename(file, extname(file));
   if (d.name !== '' && d.name !== stem && file !== '<inline>') {
-    diag.warn('NAME_MISMATCH', `The directive is named "${d.name}" but its file is "${basename(file)}".`, root.loc, `Rename one so that name="${stem}".`);
+    diag.warn(
+      'NAME_MISMATCH',
+      `The directive is named "${d.name}" but its file is "${basename(file)}".`,
+      root.loc,
+      `Rename one so that name="${stem}".`,
+    );
   }
   if (process === undefined || process.length === 0) {
-    diag.warn(ErrorCode.EMPTY_PROCESS, 'The directive has no steps; running it completes at once.', root.loc);
+    diag.warn(
+      ErrorCode.EMPTY_PROCESS,
+      'The directive has no steps; running it completes at once.',
+      root.loc,
+    );
   }
   const directive: Directive = {
     name: d.name,

@@ -21,16 +21,27 @@ export function readJsonish(raw: string): unknown {
  * Reads the condition held by the attributes `path op value` or `expr` of `el` (a `<condition>`
  * or `<when>`), or by its one nested `<any>/<all>/<not>/<condition>` child.
  */
-export function readConditionHost(el: XmlElement, diag: Diagnostics, extraAttrs: readonly string[] = []): Condition | undefined {
+export function readConditionHost(
+  el: XmlElement,
+  diag: Diagnostics,
+  extraAttrs: readonly string[] = [],
+): Condition | undefined {
   new ElementReader(el, diag, ['path', 'op', 'value', 'expr', ...extraAttrs]);
   const { path, expr, op, value } = el.attrs;
   const nested = elementsOf(el);
   if (expr !== undefined) {
-    if (path !== undefined) diag.error(ErrorCode.INVALID_CONDITION, `<${el.tag}> has both "expr" and "path"; keep one.`, attrLoc(el, 'path'), 'Write either expr="…" or path="…" op="…" value="…".');
+    if (path !== undefined)
+      diag.error(
+        ErrorCode.INVALID_CONDITION,
+        `<${el.tag}> has both "expr" and "path"; keep one.`,
+        attrLoc(el, 'path'),
+        'Write either expr="…" or path="…" op="…" value="…".',
+      );
     return { kind: 'expr', source: expr };
   }
   if (path !== undefined) return compare(el, diag, path, op, value);
-  if (nested.length === 1 && (CONDITION_TAGS as readonly string[]).includes(nested[0]!.tag)) return readCondition(nested[0]!, diag);
+  if (nested.length === 1 && (CONDITION_TAGS as readonly string[]).includes(nested[0]!.tag))
+    return readCondition(nested[0]!, diag);
   if (el.tag === 'when' && nested.length === 0) return undefined;
   diag.error(
     ErrorCode.INVALID_CONDITION,
@@ -61,19 +72,35 @@ export function readCondition(el: XmlElement, diag: Diagnostics): Condition | un
   }
   if (el.tag === 'not') {
     if (parts.length !== 1) {
-      diag.error(ErrorCode.INVALID_CONDITION, `<not> holds exactly one condition, not ${parts.length}.`, el.loc, 'To negate several conditions, wrap them in <all> or <any> inside the <not>.');
+      diag.error(
+        ErrorCode.INVALID_CONDITION,
+        `<not> holds exactly one condition, not ${parts.length}.`,
+        el.loc,
+        'To negate several conditions, wrap them in <all> or <any> inside the <not>.',
+      );
       return undefined;
     }
     return { kind: 'not', of: parts[0]! };
   }
   if (parts.length === 0) {
-    diag.error(ErrorCode.INVALID_CONDITION, `<${el.tag}> holds no condition.`, el.loc, `Put <condition path="…" op="…" value="…"/> elements inside <${el.tag}>, or remove it.`);
+    diag.error(
+      ErrorCode.INVALID_CONDITION,
+      `<${el.tag}> holds no condition.`,
+      el.loc,
+      `Put <condition path="…" op="…" value="…"/> elements inside <${el.tag}>, or remove it.`,
+    );
     return undefined;
   }
   return { kind: el.tag as 'any' | 'all', of: parts };
 }
 
-function compare(el: XmlElement, diag: Diagnostics, path: string, op: string | undefined, value: string | undefined): Condition {
+function compare(
+  el: XmlElement,
+  diag: Diagnostics,
+  path: string,
+  op: string | undefined,
+  value: string | undefined,
+): Condition {
   const theOp = (op ?? 'eq') as CompareOp;
   if (!(COMPARE_OPS as readonly string[]).includes(theOp)) {
     diag.error(
@@ -91,5 +118,10 @@ function compare(el: XmlElement, diag: Diagnostics, path: string, op: string | u
       `Write <${el.tag} path="${path}" op="${theOp}" value="…"/>, or op="exists" to test that the path is set.`,
     );
   }
-  return { kind: 'compare', path, op: theOp, value: value === undefined ? true : readJsonish(value) };
+  return {
+    kind: 'compare',
+    path,
+    op: theOp,
+    value: value === undefined ? true : readJsonish(value),
+  };
 }

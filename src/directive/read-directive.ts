@@ -1,6 +1,12 @@
 import { closest, didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { INPUT_TYPES, type InputDecl, type InputType, type OutputDecl, type ProcessNode } from './ast.js';
+import {
+  INPUT_TYPES,
+  type InputDecl,
+  type InputType,
+  type OutputDecl,
+  type ProcessNode,
+} from './ast.js';
 import { coerceValue } from './coerce-value.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
@@ -19,7 +25,14 @@ export interface DirectiveParts extends MetadataParts {
   successCriteria: string[];
 }
 
-const ROOT_CHILDREN = ['metadata', 'inputs', 'outputs', 'process', 'success_criteria', 'description'];
+const ROOT_CHILDREN = [
+  'metadata',
+  'inputs',
+  'outputs',
+  'process',
+  'success_criteria',
+  'description',
+];
 /** Metadata that RYE's older test directives put directly under `<directive>`. */
 const LEGACY_ROOT_CHILDREN = ['permissions', 'context', 'steps'];
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -33,10 +46,18 @@ export function readDirective(root: XmlElement, diag: Diagnostics): DirectivePar
     const el = metadataEl && elementsOf(metadataEl).find((k) => k.tag === tag);
     return el && textOf(el);
   };
-  const required = ['name', 'version'].filter((a) => root.attrs[a] !== undefined || fromMeta(a) === undefined);
+  const required = ['name', 'version'].filter(
+    (a) => root.attrs[a] !== undefined || fromMeta(a) === undefined,
+  );
   const r = new ElementReader(root, diag, ['name', 'version', 'extends'], required);
   for (const a of ['name', 'version']) {
-    if (!required.includes(a)) diag.warn('METADATA_ATTRIBUTE', `<directive> has no ${a} attribute; the <metadata><${a}> element is used.`, root.loc, `Write <directive ${a}="…">.`);
+    if (!required.includes(a))
+      diag.warn(
+        'METADATA_ATTRIBUTE',
+        `<directive> has no ${a} attribute; the <metadata><${a}> element is used.`,
+        root.loc,
+        `Write <directive ${a}="…">.`,
+      );
   }
   const version = r.str('version') ?? fromMeta('version') ?? '';
   if (version !== '' && !SEMVER.test(version)) {
@@ -49,15 +70,25 @@ export function readDirective(root: XmlElement, diag: Diagnostics): DirectivePar
   }
   for (const kid of kids) {
     if (LEGACY_ROOT_CHILDREN.includes(kid.tag)) {
-      diag.warn('LEGACY_LAYOUT', `<${kid.tag}> belongs inside <metadata>; it is read from here as older RYE files have it.`, kid.loc);
+      diag.warn(
+        'LEGACY_LAYOUT',
+        `<${kid.tag}> belongs inside <metadata>; it is read from here as older RYE files have it.`,
+        kid.loc,
+      );
     } else if (!ROOT_CHILDREN.includes(kid.tag)) {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<directive> has no element <${kid.tag}>.${didYouMean(kid.tag, ROOT_CHILDREN)}`, kid.loc, `Allowed: ${ROOT_CHILDREN.join(', ')}.`);
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<directive> has no element <${kid.tag}>.${didYouMean(kid.tag, ROOT_CHILDREN)}`,
+        kid.loc,
+        `Allowed: ${ROOT_CHILDREN.join(', ')}.`,
+      );
     }
   }
   const find = (tag: string) => kids.find((k) => k.tag === tag);
   const meta = readMetadata(metadataEl, diag);
   const rootPermissions = find('permissions');
-  if (meta.permissions === undefined && rootPermissions) meta.permissions = readPermissions(rootPermissions, diag);
+  if (meta.permissions === undefined && rootPermissions)
+    meta.permissions = readPermissions(rootPermissions, diag);
   const rootContext = find('context');
   if (rootContext) meta.extra.context ??= textOf(rootContext);
   const rootDescription = find('description');
@@ -123,7 +154,12 @@ function readInputs(el: XmlElement | undefined, diag: Diagnostics): InputDecl[] 
   const inputs: InputDecl[] = [];
   for (const kid of elementsOf(el)) {
     if (kid.tag !== 'input') {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<inputs> holds <input> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['input'])}`, kid.loc, 'Declare each input as <input name="…" type="string" required="true">description</input>.');
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<inputs> holds <input> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['input'])}`,
+        kid.loc,
+        'Declare each input as <input name="…" type="string" required="true">description</input>.',
+      );
       continue;
     }
     const r = new ElementReader(kid, diag, ['name', 'type', 'required', 'default'], ['name']);
@@ -140,12 +176,22 @@ function readInputs(el: XmlElement | undefined, diag: Diagnostics): InputDecl[] 
     }
     const rawDefault = r.str('default');
     let value: unknown;
-    if (rawDefault !== undefined && kid.attrs.type !== undefined && !(INPUT_TYPES as readonly string[]).includes(kid.attrs.type)) {
+    if (
+      rawDefault !== undefined &&
+      kid.attrs.type !== undefined &&
+      !(INPUT_TYPES as readonly string[]).includes(kid.attrs.type)
+    ) {
       value = rawDefault; // the type is already reported; checking the default against a guess only adds noise
     } else if (rawDefault !== undefined) {
       const c = coerceValue(rawDefault, type);
       if (c.ok) value = c.value;
-      else r.invalid('default', rawDefault, `${article(type)} ${type} (the input's type)`, DEFAULT_HINTS[type]);
+      else
+        r.invalid(
+          'default',
+          rawDefault,
+          `${article(type)} ${type} (the input's type)`,
+          DEFAULT_HINTS[type],
+        );
     }
     const description = textOf(kid);
     inputs.push({
@@ -168,13 +214,28 @@ function readOutputs(el: XmlElement | undefined, diag: Diagnostics): OutputDecl[
     if (['success', 'failure', 'result'].includes(kid.tag)) continue; // RYE's documentary messages
     if (kid.tag !== 'output' && closest(kid.tag, ['output']) === undefined) {
       // RYE B also writes outputs as elements named after them: <child_thread_id>desc</child_thread_id>.
-      diag.warn('OUTPUT_ELEMENT', `<${kid.tag}> in <outputs> is read as <output name="${kid.tag}">.`, kid.loc, `Write <output name="${kid.tag}">…</output>.`);
+      diag.warn(
+        'OUTPUT_ELEMENT',
+        `<${kid.tag}> in <outputs> is read as <output name="${kid.tag}">.`,
+        kid.loc,
+        `Write <output name="${kid.tag}">…</output>.`,
+      );
       const description = textOf(kid);
-      outputs.push({ name: kid.tag, value: undefined, description: description === '' ? undefined : description, loc: kid.loc });
+      outputs.push({
+        name: kid.tag,
+        value: undefined,
+        description: description === '' ? undefined : description,
+        loc: kid.loc,
+      });
       continue;
     }
     if (kid.tag !== 'output') {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<outputs> holds <output> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['output'])}`, kid.loc, 'Declare each output as <output name="…" value="${state.…}">description</output> (RYE\'s <success>/<failure> are kept too).');
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<outputs> holds <output> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['output'])}`,
+        kid.loc,
+        'Declare each output as <output name="…" value="${state.…}">description</output> (RYE\'s <success>/<failure> are kept too).',
+      );
       continue;
     }
     new ElementReader(kid, diag, ['name', 'value', 'expr', 'type', 'required'], ['name']);

@@ -8,7 +8,13 @@ import { basename, extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { INPUT_TYPES, type Directive, type InputDecl, type InputType, type OutputDecl } from './ast.js';
+import {
+  INPUT_TYPES,
+  type Directive,
+  type InputDecl,
+  type InputType,
+  type OutputDecl,
+} from './ast.js';
 import { coerceValue } from './coerce-value.js';
 import { Diagnostics } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
@@ -19,7 +25,9 @@ const SIGNATURE = /^<!--\s*[\w-]+:(?:signed|validated):.*-->\s*$/;
 const FRONT = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 /** The front matter's start and text, when `text` is a front-matter directive (no ```xml fence). */
-export function frontMatterOf(text: string): { offset: number; yaml: string; body: string; signature: string | undefined } | undefined {
+export function frontMatterOf(
+  text: string,
+): { offset: number; yaml: string; body: string; signature: string | undefined } | undefined {
   if (/^```xml\s*$/m.test(text)) return undefined;
   const firstLine = text.slice(0, text.indexOf('\n') + 1 || text.length);
   const signature = SIGNATURE.test(firstLine.trim()) ? firstLine.trim() : undefined;
@@ -38,7 +46,11 @@ export function readFrontMatterDirective(text: string, file: string, hash: strin
   try {
     meta = (parseYaml(front.yaml) ?? {}) as Obj;
   } catch (err) {
-    throw DirigentError.fatal(ErrorCode.XML_SYNTAX, `The front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`, { location: loc });
+    throw DirigentError.fatal(
+      ErrorCode.XML_SYNTAX,
+      `The front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+      { location: loc },
+    );
   }
   const diag = new Diagnostics();
   const body = front.body.trim();
@@ -57,15 +69,55 @@ export function readFrontMatterDirective(text: string, file: string, hash: strin
       durationSeconds: num(limits.duration_seconds),
       depth: num(limits.depth),
       spawns: num(limits.spawns),
-      other: Object.fromEntries(Object.entries(limits).filter(([, v]) => typeof v === 'number' || typeof v === 'string')) as Record<string, string | number>,
+      other: Object.fromEntries(
+        Object.entries(limits).filter(([, v]) => typeof v === 'number' || typeof v === 'string'),
+      ) as Record<string, string | number>,
     },
     permissions: meta.permissions === undefined ? undefined : permissionsOf(meta.permissions),
     inputs: inputsOf(meta.inputs, loc, diag),
     outputs: outputsOf(meta.outputs, loc),
     returnsState: false,
-    process: body === '' ? [] : [{ kind: 'step', name: 'instructions', loc, action: { type: 'instruction', text: body, signal: 'instructions', timeoutMs: undefined, loc }, condition: undefined, assigns: [], onError: undefined, next: undefined, retry: undefined, timeoutMs: undefined, description: undefined }],
+    process:
+      body === ''
+        ? []
+        : [
+            {
+              kind: 'step',
+              name: 'instructions',
+              loc,
+              action: {
+                type: 'instruction',
+                text: body,
+                signal: 'instructions',
+                timeoutMs: undefined,
+                loc,
+              },
+              condition: undefined,
+              assigns: [],
+              onError: undefined,
+              next: undefined,
+              retry: undefined,
+              timeoutMs: undefined,
+              description: undefined,
+            },
+          ],
     initialState: {},
-    metadata: Object.fromEntries(Object.entries(meta).filter(([k]) => !['name', 'version', 'description', 'category', 'author', 'limits', 'permissions', 'inputs', 'outputs'].includes(k))),
+    metadata: Object.fromEntries(
+      Object.entries(meta).filter(
+        ([k]) =>
+          ![
+            'name',
+            'version',
+            'description',
+            'category',
+            'author',
+            'limits',
+            'permissions',
+            'inputs',
+            'outputs',
+          ].includes(k),
+      ),
+    ),
     successCriteria: [],
     signature: front.signature,
     source: { file, hash, format: 'directive' },
@@ -82,14 +134,27 @@ function permissionsOf(p: unknown): string[] {
   if (p === '*') return ['rye.*'];
   if (Array.isArray(p)) return p.map(String);
   if (p === null || typeof p !== 'object') return [];
-  return Object.entries(p as Obj).flatMap(([primary, list]) => (Array.isArray(list) ? list : [list]).map((pat) => `rye.${primary}.${String(pat)}`));
+  return Object.entries(p as Obj).flatMap(([primary, list]) =>
+    (Array.isArray(list) ? list : [list]).map((pat) => `rye.${primary}.${String(pat)}`),
+  );
 }
 
-function inputsOf(raw: unknown, loc: Directive['process'][number]['loc'], diag: Diagnostics): InputDecl[] {
+function inputsOf(
+  raw: unknown,
+  loc: Directive['process'][number]['loc'],
+  diag: Diagnostics,
+): InputDecl[] {
   if (!Array.isArray(raw)) return [];
   return (raw as Obj[]).map((i) => {
-    const type = ((INPUT_TYPES as readonly string[]).includes(String(i.type)) ? i.type : 'string') as InputType;
-    if (i.type !== undefined && type !== i.type) diag.warn('INPUT_TYPE', `Input "${String(i.name)}" has type "${String(i.type)}"; it is read as a string.`, loc);
+    const type = (
+      (INPUT_TYPES as readonly string[]).includes(String(i.type)) ? i.type : 'string'
+    ) as InputType;
+    if (i.type !== undefined && type !== i.type)
+      diag.warn(
+        'INPUT_TYPE',
+        `Input "${String(i.name)}" has type "${String(i.type)}"; it is read as a string.`,
+        loc,
+      );
     const c = i.default === undefined ? undefined : coerceValue(i.default, type);
     return {
       name: String(i.name),
@@ -104,6 +169,15 @@ function inputsOf(raw: unknown, loc: Directive['process'][number]['loc'], diag: 
 }
 
 function outputsOf(raw: unknown, loc: Directive['process'][number]['loc']): OutputDecl[] {
-  const entries = Array.isArray(raw) ? (raw as Obj[]).map((o) => [String(o.name), o.description] as const) : raw && typeof raw === 'object' ? Object.entries(raw as Obj) : [];
-  return entries.map(([name, description]) => ({ name, value: undefined, description: typeof description === 'string' ? description : undefined, loc }));
+  const entries = Array.isArray(raw)
+    ? (raw as Obj[]).map((o) => [String(o.name), o.description] as const)
+    : raw && typeof raw === 'object'
+      ? Object.entries(raw as Obj)
+      : [];
+  return entries.map(([name, description]) => ({
+    name,
+    value: undefined,
+    description: typeof description === 'string' ? description : undefined,
+    loc,
+  }));
 }

@@ -17,8 +17,29 @@ export interface MetadataParts {
 }
 
 const ENFORCED_LIMITS = ['duration_seconds', 'depth', 'spawns', 'max_steps'];
-const KEPT_LIMITS = ['turns', 'tokens', 'spend', 'spend_currency', 'max_turns', 'max_tokens', 'max_spend'];
-const KNOWN_METADATA = ['description', 'category', 'author', 'model', 'model_class', 'limits', 'permissions', 'hooks', 'context', 'cost', 'name', 'version'];
+const KEPT_LIMITS = [
+  'turns',
+  'tokens',
+  'spend',
+  'spend_currency',
+  'max_turns',
+  'max_tokens',
+  'max_spend',
+];
+const KNOWN_METADATA = [
+  'description',
+  'category',
+  'author',
+  'model',
+  'model_class',
+  'limits',
+  'permissions',
+  'hooks',
+  'context',
+  'cost',
+  'name',
+  'version',
+];
 const PRIMARIES = ['execute', 'search', 'load', 'sign'];
 
 /** Reads `<metadata>`; only `<limits>` and `<permissions>` are enforced, the rest is kept. */
@@ -69,7 +90,13 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
 
 /** Limits with nothing set. */
 export function emptyLimits(): Limits {
-  return { durationSeconds: undefined, depth: undefined, spawns: undefined, maxSteps: undefined, other: {} };
+  return {
+    durationSeconds: undefined,
+    depth: undefined,
+    spawns: undefined,
+    maxSteps: undefined,
+    other: {},
+  };
 }
 
 function readLimits(el: XmlElement, diag: Diagnostics): Limits {
@@ -77,7 +104,8 @@ function readLimits(el: XmlElement, diag: Diagnostics): Limits {
   const other: Record<string, string | number> = {};
   for (const name of KEPT_LIMITS) {
     const raw = el.attrs[name];
-    if (raw !== undefined) other[name] = Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw;
+    if (raw !== undefined)
+      other[name] = Number.isFinite(Number(raw)) && raw.trim() !== '' ? Number(raw) : raw;
   }
   return {
     durationSeconds: r.num('duration_seconds'),

@@ -37,23 +37,56 @@ function readParallel(el: XmlElement, diag: Diagnostics): ParallelNode | undefin
   const name = checkName(el, diag);
   const control = readControl(el, name, diag);
   if (control.retry !== undefined || control.timeoutMs !== undefined) {
-    diag.error(ErrorCode.UNKNOWN_ELEMENT, `<parallel name="${name}"> takes no <retry> or <timeout>.`, el.loc, 'Put <retry> and <timeout> on the steps inside its branches.');
+    diag.error(
+      ErrorCode.UNKNOWN_ELEMENT,
+      `<parallel name="${name}"> takes no <retry> or <timeout>.`,
+      el.loc,
+      'Put <retry> and <timeout> on the steps inside its branches.',
+    );
   }
   const branches: Branch[] = [];
   for (const kid of elementsOf(el)) {
     if (kid.tag === 'branch') {
       new ElementReader(kid, diag, ['name'], ['name']);
       branches.push({ name: checkName(kid, diag), loc: kid.loc, nodes: readNodes(kid, diag) });
-    } else if (!['condition', 'any', 'all', 'not', 'assign', 'next', 'retry', 'timeout', 'description'].includes(kid.tag)) {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<parallel name="${name}"> holds <branch> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['branch'])}`, kid.loc, 'Put steps inside <branch name="…"> elements; each branch runs its steps in order.');
+    } else if (
+      ![
+        'condition',
+        'any',
+        'all',
+        'not',
+        'assign',
+        'next',
+        'retry',
+        'timeout',
+        'description',
+      ].includes(kid.tag)
+    ) {
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<parallel name="${name}"> holds <branch> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['branch'])}`,
+        kid.loc,
+        'Put steps inside <branch name="…"> elements; each branch runs its steps in order.',
+      );
     }
   }
   if (branches.length === 0) {
-    diag.error(ErrorCode.EMPTY_PROCESS, `<parallel name="${name}"> has no <branch>.`, el.loc, 'Add <branch name="…"> elements holding steps.');
+    diag.error(
+      ErrorCode.EMPTY_PROCESS,
+      `<parallel name="${name}"> has no <branch>.`,
+      el.loc,
+      'Add <branch name="…"> elements holding steps.',
+    );
     return undefined;
   }
   for (const b of branches) {
-    if (b.nodes.length === 0) diag.error(ErrorCode.EMPTY_PROCESS, `Branch "${b.name}" of parallel "${name}" has no steps.`, b.loc, 'Add <step> elements to the branch, or remove it.');
+    if (b.nodes.length === 0)
+      diag.error(
+        ErrorCode.EMPTY_PROCESS,
+        `Branch "${b.name}" of parallel "${name}" has no steps.`,
+        b.loc,
+        'Add <step> elements to the branch, or remove it.',
+      );
   }
   return {
     kind: 'parallel',

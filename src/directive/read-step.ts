@@ -1,6 +1,15 @@
 import { closest, didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { Action, Assign, Condition, Edge, ExecuteAction, ParamSpec, RetryPolicy, StepNode } from './ast.js';
+import type {
+  Action,
+  Assign,
+  Condition,
+  Edge,
+  ExecuteAction,
+  ParamSpec,
+  RetryPolicy,
+  StepNode,
+} from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import { CONDITION_TAGS, readCondition, readConditionHost } from './read-condition.js';
@@ -8,9 +17,33 @@ import { readValue, templateOrLiteral } from './read-value.js';
 import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-tree.js';
 
 const ACTION_TAGS = ['execute', 'foreach', 'render', 'instruction', 'wait'] as const;
-const CONTROL_TAGS = ['condition', 'any', 'all', 'not', 'assign', 'retry', 'timeout', 'next'] as const;
+const CONTROL_TAGS = [
+  'condition',
+  'any',
+  'all',
+  'not',
+  'assign',
+  'retry',
+  'timeout',
+  'next',
+] as const;
 /** RYE's documentary elements inside steps: kept, never executed. */
-const DOC_TAGS = ['tool', 'parameters', 'description', 'tool_call', 'rule', 'search', 'load', 'sign', 'success_criteria', 'criterion', 'template', 'example', 'raw', 'note'];
+const DOC_TAGS = [
+  'tool',
+  'parameters',
+  'description',
+  'tool_call',
+  'rule',
+  'search',
+  'load',
+  'sign',
+  'success_criteria',
+  'criterion',
+  'template',
+  'example',
+  'raw',
+  'note',
+];
 const KNOWN_TAGS = [...ACTION_TAGS, ...CONTROL_TAGS];
 
 /** Step and node names become state ids: letters, digits, `_` and `-`. */
@@ -29,12 +62,15 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
     );
   }
   const kids = elementsOf(el);
-  const hasProse = el.children.some((c) => typeof c === 'string' && c.trim() !== '') || kids.some((k) => DOC_TAGS.includes(k.tag));
+  const hasProse =
+    el.children.some((c) => typeof c === 'string' && c.trim() !== '') ||
+    kids.some((k) => DOC_TAGS.includes(k.tag));
   const actions: XmlElement[] = [];
   const control = readControl(el, name, diag);
   for (const kid of kids) {
     if ((ACTION_TAGS as readonly string[]).includes(kid.tag)) actions.push(kid);
-    else if ((CONTROL_TAGS as readonly string[]).includes(kid.tag) || DOC_TAGS.includes(kid.tag)) continue;
+    else if ((CONTROL_TAGS as readonly string[]).includes(kid.tag) || DOC_TAGS.includes(kid.tag))
+      continue;
     else if (closest(kid.tag, KNOWN_TAGS) !== undefined || !hasProse) {
       diag.error(
         ErrorCode.UNKNOWN_ELEMENT,
@@ -46,7 +82,8 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
   }
   let action: Action | undefined;
   // RYE's `<render>` + `<instruction>` pairs tell an agent what to show and do: one instruction.
-  const forAgent = actions.length > 1 && actions.every((a) => a.tag === 'render' || a.tag === 'instruction');
+  const forAgent =
+    actions.length > 1 && actions.every((a) => a.tag === 'render' || a.tag === 'instruction');
   if (actions.length === 1) action = readAction(actions[0]!, name, diag);
   else if (actions.length === 0 || hasProse || forAgent) {
     if (actions.length > 1) {
@@ -57,7 +94,13 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
         'Split it into one step per action to have Dirigent run them.',
       );
     }
-    action = { type: 'instruction', text: serializeChildren(el.children).trim(), signal: name, timeoutMs: undefined, loc: el.loc };
+    action = {
+      type: 'instruction',
+      text: serializeChildren(el.children).trim(),
+      signal: name,
+      timeoutMs: undefined,
+      loc: el.loc,
+    };
   } else {
     diag.error(
       ErrorCode.STEP_ACTION,
@@ -110,18 +153,41 @@ export interface Control {
 
 /** Reads `<condition>`/`<any>`/`<all>`/`<not>`, `<assign>`, `<retry>`, `<timeout>` and `<next>`. */
 export function readControl(el: XmlElement, name: string, diag: Diagnostics): Control {
-  const out: Control = { condition: undefined, assigns: [], retry: undefined, timeoutMs: undefined, next: undefined };
+  const out: Control = {
+    condition: undefined,
+    assigns: [],
+    retry: undefined,
+    timeoutMs: undefined,
+    next: undefined,
+  };
   for (const kid of elementsOf(el)) {
     if ((CONDITION_TAGS as readonly string[]).includes(kid.tag)) {
-      if (out.condition !== undefined) diag.error(ErrorCode.INVALID_CONDITION, `Step "${name}" has more than one condition.`, kid.loc, 'Combine them in one <all> (every one must hold) or <any> (one must hold).');
+      if (out.condition !== undefined)
+        diag.error(
+          ErrorCode.INVALID_CONDITION,
+          `Step "${name}" has more than one condition.`,
+          kid.loc,
+          'Combine them in one <all> (every one must hold) or <any> (one must hold).',
+        );
       out.condition = readCondition(kid, diag);
     } else if (kid.tag === 'assign') {
       new ElementReader(kid, diag, ['name', 'value', 'expr', 'type'], ['name']);
       const value = readValue(kid, diag, true);
-      if (value === undefined) diag.error(ErrorCode.MISSING_ATTRIBUTE, `<assign name="${kid.attrs.name ?? ''}"> needs a "value" or "expr".`, kid.loc, 'Write value="${result.…}" (a template or text) or expr="…" (a JSONata expression).');
+      if (value === undefined)
+        diag.error(
+          ErrorCode.MISSING_ATTRIBUTE,
+          `<assign name="${kid.attrs.name ?? ''}"> needs a "value" or "expr".`,
+          kid.loc,
+          'Write value="${result.…}" (a template or text) or expr="…" (a JSONata expression).',
+        );
       else out.assigns.push({ name: kid.attrs.name ?? '', value, loc: kid.loc });
     } else if (kid.tag === 'retry') {
-      const r = new ElementReader(kid, diag, ['attempts', 'backoff', 'delay_ms', 'max_delay_ms'], ['attempts']);
+      const r = new ElementReader(
+        kid,
+        diag,
+        ['attempts', 'backoff', 'delay_ms', 'max_delay_ms'],
+        ['attempts'],
+      );
       out.retry = {
         attempts: r.int('attempts', 1) ?? 1,
         backoff: r.oneOf('backoff', ['fixed', 'exponential'] as const, 'exponential'),
@@ -142,7 +208,12 @@ function readNext(el: XmlElement, diag: Diagnostics): Edge[] {
   new ElementReader(el, diag, ['to']);
   if (el.attrs.to !== undefined) {
     if (el.attrs.to.trim() === '') {
-      diag.error(ErrorCode.MISSING_ATTRIBUTE, '<next to=""> names no step.', attrLoc(el, 'to'), 'Write the name of the step to go to, or to="$end" to complete the run.');
+      diag.error(
+        ErrorCode.MISSING_ATTRIBUTE,
+        '<next to=""> names no step.',
+        attrLoc(el, 'to'),
+        'Write the name of the step to go to, or to="$end" to complete the run.',
+      );
       return [];
     }
     return [{ when: undefined, to: el.attrs.to, loc: el.loc }];
@@ -175,12 +246,21 @@ function readNext(el: XmlElement, diag: Diagnostics): Edge[] {
       }
       edges.push({ when: undefined, to: kid.attrs.to, loc: kid.loc });
     } else {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<next> holds <when> and <otherwise>, not <${kid.tag}>.${didYouMean(kid.tag, ['when', 'otherwise'])}`, kid.loc);
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<next> holds <when> and <otherwise>, not <${kid.tag}>.${didYouMean(kid.tag, ['when', 'otherwise'])}`,
+        kid.loc,
+      );
       reported = true;
     }
   }
   if (edges.length === 0 && !reported) {
-    diag.error(ErrorCode.MISSING_ATTRIBUTE, '<next> needs a "to" attribute or <when>/<otherwise> children.', el.loc, 'Write <next to="step_name"/>, or <next><when … to="…"/><otherwise to="…"/></next>.');
+    diag.error(
+      ErrorCode.MISSING_ATTRIBUTE,
+      '<next> needs a "to" attribute or <when>/<otherwise> children.',
+      el.loc,
+      'Write <next to="step_name"/>, or <next><when … to="…"/><otherwise to="…"/></next>.',
+    );
   }
   return edges;
 }
@@ -190,13 +270,36 @@ function readAction(el: XmlElement, step: string, diag: Diagnostics): Action | u
     case 'execute':
       return readExecute(el, diag);
     case 'foreach': {
-      const r = new ElementReader(el, diag, ['over', 'expr', 'as', 'parallel', 'collect', 'on_failure']);
-      const over = el.attrs.expr !== undefined ? { kind: 'expr' as const, source: el.attrs.expr } : el.attrs.over !== undefined ? templateOrLiteral(el.attrs.over) : undefined;
-      if (over === undefined) diag.error(ErrorCode.MISSING_ATTRIBUTE, '<foreach> needs an "over" (or "expr") attribute.', el.loc, 'Example: <foreach over="${inputs.files}" as="file">.');
+      const r = new ElementReader(el, diag, [
+        'over',
+        'expr',
+        'as',
+        'parallel',
+        'collect',
+        'on_failure',
+      ]);
+      const over =
+        el.attrs.expr !== undefined
+          ? { kind: 'expr' as const, source: el.attrs.expr }
+          : el.attrs.over !== undefined
+            ? templateOrLiteral(el.attrs.over)
+            : undefined;
+      if (over === undefined)
+        diag.error(
+          ErrorCode.MISSING_ATTRIBUTE,
+          '<foreach> needs an "over" (or "expr") attribute.',
+          el.loc,
+          'Example: <foreach over="${inputs.files}" as="file">.',
+        );
       const inner = elementsOf(el);
       const exec = inner.filter((k) => k.tag === 'execute');
       for (const k of inner) {
-        if (k.tag !== 'execute') diag.error(ErrorCode.UNKNOWN_ELEMENT, `<foreach> holds one <execute>, not <${k.tag}>.${didYouMean(k.tag, ['execute'])}`, k.loc);
+        if (k.tag !== 'execute')
+          diag.error(
+            ErrorCode.UNKNOWN_ELEMENT,
+            `<foreach> holds one <execute>, not <${k.tag}>.${didYouMean(k.tag, ['execute'])}`,
+            k.loc,
+          );
       }
       if (exec.length !== 1) {
         diag.error(
@@ -230,7 +333,12 @@ function readAction(el: XmlElement, step: string, diag: Diagnostics): Action | u
     }
     case 'wait': {
       const r = new ElementReader(el, diag, ['signal', 'timeout_seconds']);
-      return { type: 'wait', signal: r.str('signal') ?? step, timeoutMs: toMs(r.num('timeout_seconds')), loc: el.loc };
+      return {
+        type: 'wait',
+        signal: r.str('signal') ?? step,
+        timeoutMs: toMs(r.num('timeout_seconds')),
+        loc: el.loc,
+      };
     }
     default:
       return undefined;
@@ -248,18 +356,40 @@ export function readExecute(el: XmlElement, diag: Diagnostics): ExecuteAction | 
   const params: ParamSpec[] = [];
   for (const kid of elementsOf(el)) {
     if (kid.tag !== 'param') {
-      diag.error(ErrorCode.UNKNOWN_ELEMENT, `<execute> holds <param> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['param'])}`, kid.loc, 'Pass each parameter as <param name="…" value="…"/>.');
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<execute> holds <param> elements, not <${kid.tag}>.${didYouMean(kid.tag, ['param'])}`,
+        kid.loc,
+        'Pass each parameter as <param name="…" value="…"/>.',
+      );
       continue;
     }
     new ElementReader(kid, diag, ['name', 'value', 'expr', 'type'], ['name']);
     const name = kid.attrs.name ?? '';
     const twice = params.find((p) => p.name === name);
-    if (twice) diag.error(ErrorCode.INVALID_ATTRIBUTE, `Parameter "${name}" is given twice (first at line ${twice.loc.line}).`, kid.loc, 'Keep one <param> per name.');
-    params.push({ name, value: readValue(kid, diag, true) ?? { kind: 'literal', value: '' }, loc: kid.loc });
+    if (twice)
+      diag.error(
+        ErrorCode.INVALID_ATTRIBUTE,
+        `Parameter "${name}" is given twice (first at line ${twice.loc.line}).`,
+        kid.loc,
+        'Keep one <param> per name.',
+      );
+    params.push({
+      name,
+      value: readValue(kid, diag, true) ?? { kind: 'literal', value: '' },
+      loc: kid.loc,
+    });
   }
   if (el.attrs.item_id === undefined) return undefined;
   // Later RYE files write canonical refs: item_id="tool:rye/bash/bash" or "directive:x/y".
   const ref = /^(tool|directive):(.+)$/.exec(el.attrs.item_id);
-  if (ref) return { type: 'execute', itemType: ref[1] as 'tool' | 'directive', itemId: ref[2]!, params, loc: el.loc };
+  if (ref)
+    return {
+      type: 'execute',
+      itemType: ref[1] as 'tool' | 'directive',
+      itemId: ref[2]!,
+      params,
+      loc: el.loc,
+    };
   return { type: 'execute', itemType, itemId: el.attrs.item_id, params, loc: el.loc };
 }

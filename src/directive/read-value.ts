@@ -14,10 +14,19 @@ export function templateOrLiteral(text: string): ValueSpec {
  * Reads the value of `el` from its `value` or `expr` attribute, or (when `textAllowed`) from its
  * text; `type="json"` parses the text as JSON. Returns undefined when there is none.
  */
-export function readValue(el: XmlElement, diag: Diagnostics, textAllowed: boolean): ValueSpec | undefined {
+export function readValue(
+  el: XmlElement,
+  diag: Diagnostics,
+  textAllowed: boolean,
+): ValueSpec | undefined {
   const { value, expr, type } = el.attrs;
   if (value !== undefined && expr !== undefined) {
-    diag.error(ErrorCode.INVALID_ATTRIBUTE, `<${el.tag}> has both "value" and "expr"; keep one.`, attrLoc(el, 'expr'), 'value="…" is text with templates; expr="…" is a JSONata expression.');
+    diag.error(
+      ErrorCode.INVALID_ATTRIBUTE,
+      `<${el.tag}> has both "value" and "expr"; keep one.`,
+      attrLoc(el, 'expr'),
+      'value="…" is text with templates; expr="…" is a JSONata expression.',
+    );
   }
   if (expr !== undefined) return { kind: 'expr', source: expr };
   const text = value !== undefined && value !== '' ? value : textAllowed ? textOf(el) : undefined;
@@ -36,7 +45,12 @@ export function readValue(el: XmlElement, diag: Diagnostics, textAllowed: boolea
     }
   }
   if (type !== undefined && type !== 'string') {
-    diag.error(ErrorCode.INVALID_ATTRIBUTE, `<${el.tag} type="${type}">: type must be "json" or "string".`, attrLoc(el, 'type'), 'Use type="json" to parse the value as JSON; tool parameters are coerced to the tool\'s own types.');
+    diag.error(
+      ErrorCode.INVALID_ATTRIBUTE,
+      `<${el.tag} type="${type}">: type must be "json" or "string".`,
+      attrLoc(el, 'type'),
+      'Use type="json" to parse the value as JSON; tool parameters are coerced to the tool\'s own types.',
+    );
   }
   return templateOrLiteral(text);
 }

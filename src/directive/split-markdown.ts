@@ -29,7 +29,8 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
     starts.push(offset);
     offset += row.length + 1;
   }
-  const signature = rows[0] !== undefined && SIGNATURE.test(rows[0].trim()) ? rows[0].trim() : undefined;
+  const signature =
+    rows[0] !== undefined && SIGNATURE.test(rows[0].trim()) ? rows[0].trim() : undefined;
   const first = signature === undefined ? 0 : 1;
   let outer = 0;
   let open = -1;
@@ -50,10 +51,14 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
     }
   }
   if (close === -1) {
-    throw DirigentError.fatal(ErrorCode.UNCLOSED_FENCE, `The \`\`\`xml code block opened at line ${open + 1} is never closed.`, {
-      location: lines.at(starts[open]!),
-      hint: 'End the XML with a line that holds only ``` (after </directive>).',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.UNCLOSED_FENCE,
+      `The \`\`\`xml code block opened at line ${open + 1} is never closed.`,
+      {
+        location: lines.at(starts[open]!),
+        hint: 'End the XML with a line that holds only ``` (after </directive>).',
+      },
+    );
   }
   const preambleRows = rows.slice(first, open);
   const titleRow = preambleRows.find((r) => /^#\s+/.test(r));
@@ -70,7 +75,8 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
   };
 }
 
-const FENCE_HINT = 'Add a line "```xml", then <directive name="…" version="1.0.0">…</directive>, then a line "```".';
+const FENCE_HINT =
+  'Add a line "```xml", then <directive name="…" version="1.0.0">…</directive>, then a line "```".';
 
 /** `NO_XML_FENCE`, pointing at a near miss (```` ``` xml ````, ```` ```XML ````, a bare `<directive>`) when there is one. */
 function noFence(rows: string[], starts: number[], first: number, lines: LineIndex): DirigentError {
@@ -80,14 +86,20 @@ function noFence(rows: string[], starts: number[], first: number, lines: LineInd
       return DirigentError.fatal(
         ErrorCode.NO_XML_FENCE,
         `No \`\`\`xml code block found outside an example: the one at line ${i + 1} is inside a \`\`\`\` block, which only shows it.`,
-        { location: lines.at(starts[i]!), hint: 'Put the directive\'s own ```xml block outside any ```` block.' },
+        {
+          location: lines.at(starts[i]!),
+          hint: "Put the directive's own ```xml block outside any ```` block.",
+        },
       );
     }
     if (/^\s*(```|~~~)\s*xml\b/i.test(row)) {
       return DirigentError.fatal(
         ErrorCode.NO_XML_FENCE,
         `No \`\`\`xml code block found: line ${i + 1} opens a block with "${row}", but the opening line must be exactly \`\`\`xml.`,
-        { location: lines.at(starts[i]!), hint: 'Write the line as ```xml: three backticks and "xml" in lower case, at the start of the line, nothing after it.' },
+        {
+          location: lines.at(starts[i]!),
+          hint: 'Write the line as ```xml: three backticks and "xml" in lower case, at the start of the line, nothing after it.',
+        },
       );
     }
   }
@@ -97,12 +109,19 @@ function noFence(rows: string[], starts: number[], first: number, lines: LineInd
       return DirigentError.fatal(
         ErrorCode.NO_XML_FENCE,
         `No \`\`\`xml code block found: the <directive> element at line ${i + 1} must stand inside one.`,
-        { location: lines.at(starts[i]! + column), hint: 'Put a line "```xml" before <directive …> and a line "```" after </directive>.' },
+        {
+          location: lines.at(starts[i]! + column),
+          hint: 'Put a line "```xml" before <directive …> and a line "```" after </directive>.',
+        },
       );
     }
   }
-  return DirigentError.fatal(ErrorCode.NO_XML_FENCE, 'No ```xml code block found: a directive keeps its <directive> element inside one.', {
-    location: lines.at(starts[first] ?? 0),
-    hint: FENCE_HINT,
-  });
+  return DirigentError.fatal(
+    ErrorCode.NO_XML_FENCE,
+    'No ```xml code block found: a directive keeps its <directive> element inside one.',
+    {
+      location: lines.at(starts[first] ?? 0),
+      hint: FENCE_HINT,
+    },
+  );
 }

@@ -20,7 +20,13 @@ export function validateDirective(d: Directive, diag: Diagnostics): void {
   const names = new Map<string, SourceLocation>();
   const stateKeys = new Set(Object.keys(d.initialState));
   collect(d.process, names, stateKeys, diag);
-  const ctx: Ctx = { d, diag, names, stateKeys, checkInputs: d.source.format === 'directive' || d.inputs.length > 0 };
+  const ctx: Ctx = {
+    d,
+    diag,
+    names,
+    stateKeys,
+    checkInputs: d.source.format === 'directive' || d.inputs.length > 0,
+  };
   checkNodes(d.process, ctx);
   for (const o of d.outputs) if (o.value) checkValue(o.value, o.loc, ctx, []);
 }
@@ -34,18 +40,34 @@ interface Ctx {
 }
 
 /** Steps, parallel blocks and branches share one namespace: each has a record in `steps`. */
-function claim(name: string, loc: SourceLocation, names: Map<string, SourceLocation>, diag: Diagnostics): void {
+function claim(
+  name: string,
+  loc: SourceLocation,
+  names: Map<string, SourceLocation>,
+  diag: Diagnostics,
+): void {
   const first = names.get(name);
   if (first !== undefined) {
-    diag.error(ErrorCode.DUPLICATE_STEP, `The name "${name}" is used twice (first at line ${first.line}).`, loc, 'Give every step, parallel block and branch its own name.');
+    diag.error(
+      ErrorCode.DUPLICATE_STEP,
+      `The name "${name}" is used twice (first at line ${first.line}).`,
+      loc,
+      'Give every step, parallel block and branch its own name.',
+    );
   } else if (name !== '') names.set(name, loc);
 }
 
-function collect(nodes: ProcessNode[], names: Map<string, SourceLocation>, stateKeys: Set<string>, diag: Diagnostics): void {
+function collect(
+  nodes: ProcessNode[],
+  names: Map<string, SourceLocation>,
+  stateKeys: Set<string>,
+  diag: Diagnostics,
+): void {
   for (const n of nodes) {
     claim(n.name, n.loc, names, diag);
     for (const a of n.assigns) stateKeys.add(a.name);
-    if (n.kind === 'step' && n.action.type === 'foreach' && n.action.collect) stateKeys.add(n.action.collect);
+    if (n.kind === 'step' && n.action.type === 'foreach' && n.action.collect)
+      stateKeys.add(n.action.collect);
     if (n.kind === 'parallel') {
       for (const b of n.branches) {
         claim(b.name, b.loc, names, diag);
@@ -58,8 +80,10 @@ function collect(nodes: ProcessNode[], names: Map<string, SourceLocation>, state
 function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
   const local = new Set(nodes.map((n) => n.name));
   for (const n of nodes) {
-    for (const e of n.next ?? []) checkTarget(e.to, e.loc, local, ctx, e.when === undefined ? '<next>' : '<when>');
-    if (n.onError !== undefined) checkTarget(n.onError, n.onErrorLoc ?? n.loc, local, ctx, 'on_error');
+    for (const e of n.next ?? [])
+      checkTarget(e.to, e.loc, local, ctx, e.when === undefined ? '<next>' : '<when>');
+    if (n.onError !== undefined)
+      checkTarget(n.onError, n.onErrorLoc ?? n.loc, local, ctx, 'on_error');
     if (n.condition) checkCondition(n.condition, n.loc, ctx, []);
     for (const e of n.next ?? []) if (e.when) checkCondition(e.when, e.loc, ctx, []);
     for (const a of n.assigns) checkValue(a.value, a.loc, ctx, []);
@@ -68,7 +92,8 @@ function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
       continue;
     }
     const act = n.action;
-    if (act.type === 'execute') checkExecute(act.itemType, act.itemId, act.params, act.loc, ctx, []);
+    if (act.type === 'execute')
+      checkExecute(act.itemType, act.itemId, act.params, act.loc, ctx, []);
     else if (act.type === 'foreach') {
       checkValue(act.over, act.loc, ctx, []);
       if (act.over.kind === 'literal' && !Array.isArray(act.over.value)) {
@@ -80,13 +105,28 @@ function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
         );
       }
       const vars = [act.as, `${act.as}_index`];
-      checkExecute(act.execute.itemType, act.execute.itemId, act.execute.params, act.execute.loc, ctx, vars);
-    } else if (act.type === 'render') checkValue({ kind: 'template', source: act.template }, act.loc, ctx, []);
-    else if (act.type === 'return' && act.output) for (const v of Object.values(act.output)) checkValue(v, act.loc, ctx, []);
+      checkExecute(
+        act.execute.itemType,
+        act.execute.itemId,
+        act.execute.params,
+        act.execute.loc,
+        ctx,
+        vars,
+      );
+    } else if (act.type === 'render')
+      checkValue({ kind: 'template', source: act.template }, act.loc, ctx, []);
+    else if (act.type === 'return' && act.output)
+      for (const v of Object.values(act.output)) checkValue(v, act.loc, ctx, []);
   }
 }
 
-function checkTarget(to: string, loc: SourceLocation, local: Set<string>, ctx: Ctx, what: string): void {
+function checkTarget(
+  to: string,
+  loc: SourceLocation,
+  local: Set<string>,
+  ctx: Ctx,
+  what: string,
+): void {
   if (to === '' || to === '$end' || local.has(to)) return; // an empty target is reported by the reader
   const others = [...local].filter((s) => s !== '');
   if (ctx.names.has(to)) {
@@ -106,13 +146,24 @@ function checkTarget(to: string, loc: SourceLocation, local: Set<string>, ctx: C
   }
 }
 
-function checkExecute(itemType: 'tool' | 'directive', itemId: string, params: { value: ValueSpec; loc: SourceLocation }[], loc: SourceLocation, ctx: Ctx, vars: string[]): void {
+function checkExecute(
+  itemType: 'tool' | 'directive',
+  itemId: string,
+  params: { value: ValueSpec; loc: SourceLocation }[],
+  loc: SourceLocation,
+  ctx: Ctx,
+  vars: string[],
+): void {
   checkValue({ kind: 'template', source: itemId }, loc, ctx, vars);
   for (const p of params) checkValue(p.value, p.loc, ctx, vars);
   const literal = !itemId.includes('{');
   // A warning, not an error: the step may never run (a condition may skip it), and RYE's own test
   // directives exist to be denied. Running the step fails with PERMISSION_DENIED.
-  if (literal && ctx.d.permissions !== undefined && !isGranted(ctx.d.permissions, requiredCapability(itemType, itemId))) {
+  if (
+    literal &&
+    ctx.d.permissions !== undefined &&
+    !isGranted(ctx.d.permissions, requiredCapability(itemType, itemId))
+  ) {
     ctx.diag.warn(
       ErrorCode.PERMISSION_DENIED,
       `The directive's <permissions> do not grant executing ${itemType} "${itemId}" (needs ${requiredCapability(itemType, itemId)}); this step will fail when it runs.`,
@@ -146,23 +197,44 @@ function checkCondition(c: Condition, loc: SourceLocation, ctx: Ctx, vars: strin
 }
 
 /** Reports a reference to an input, step or state key that nothing declares or writes. */
-function checkPath(root: string, path: readonly string[], raw: string, loc: SourceLocation, ctx: Ctx, vars: string[], lenientState = false): void {
+function checkPath(
+  root: string,
+  path: readonly string[],
+  raw: string,
+  loc: SourceLocation,
+  ctx: Ctx,
+  vars: string[],
+  lenientState = false,
+): void {
   const head = path[0] ?? '';
-  const fail = (message: string, hint: string) => ctx.diag.error(ErrorCode.UNKNOWN_TEMPLATE_PATH, `${raw}: ${message}`, loc, hint);
+  const fail = (message: string, hint: string) =>
+    ctx.diag.error(ErrorCode.UNKNOWN_TEMPLATE_PATH, `${raw}: ${message}`, loc, hint);
   if (root === 'inputs' || root === 'input') {
     if (ctx.checkInputs && head !== '' && !ctx.d.inputs.some((i) => i.name === head)) {
       const declared = ctx.d.inputs.map((i) => i.name);
-      fail(`no input named "${head}" is declared.${didYouMean(head, declared)}`, `Declare it with <input name="${head}" …> or fix the name; declared: ${declared.join(', ') || 'none'}.`);
+      fail(
+        `no input named "${head}" is declared.${didYouMean(head, declared)}`,
+        `Declare it with <input name="${head}" …> or fix the name; declared: ${declared.join(', ') || 'none'}.`,
+      );
     }
   } else if (root === 'steps') {
-    if (head !== '' && !ctx.names.has(head)) fail(`no step is named "${head}".${didYouMean(head, ctx.names.keys())}`, 'Name an existing step.');
+    if (head !== '' && !ctx.names.has(head))
+      fail(
+        `no step is named "${head}".${didYouMean(head, ctx.names.keys())}`,
+        'Name an existing step.',
+      );
   } else if (root === 'state') {
     if (!lenientState && head !== '' && !ctx.stateKeys.has(head)) {
-      fail(`nothing assigns "${head}" to state.${didYouMean(head, ctx.stateKeys)}`, `Assign it first with <assign name="${head}" …/>, or write \${state.${head}?} when it may be missing.`);
+      fail(
+        `nothing assigns "${head}" to state.${didYouMean(head, ctx.stateKeys)}`,
+        `Assign it first with <assign name="${head}" …/>, or write \${state.${head}?} when it may be missing.`,
+      );
     }
   } else if (!FIXED_ROOTS.includes(root) && !vars.includes(root)) {
     const near = closest(root, [...FIXED_ROOTS, ...vars]);
-    fail(`"${root}" is not something a template can read.${near ? ` Did you mean "${near}"?` : ''}`, `Templates read ${[...FIXED_ROOTS.filter((r) => r !== 'input'), ...vars].join(', ')}.`);
+    fail(
+      `"${root}" is not something a template can read.${near ? ` Did you mean "${near}"?` : ''}`,
+      `Templates read ${[...FIXED_ROOTS.filter((r) => r !== 'input'), ...vars].join(', ')}.`,
+    );
   }
 }
-

@@ -72,9 +72,11 @@ export function parseXmlFragment(
     if (result === true) break;
     const local = new LineIndex('', chars.join(''));
     const errOffset = local.offsetOf(result.err.line, result.err.col);
-    if (!lenient || round >= MAX_REPAIRS) throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
+    if (!lenient || round >= MAX_REPAIRS)
+      throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
     const at = repairOffset(chars, result.err.msg, errOffset, local);
-    if (at === undefined || chars[at] !== '<') throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
+    if (at === undefined || chars[at] !== '<')
+      throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
     chars[at] = LT;
     repairs.push({
       loc: lines.at(baseOffset + at),
@@ -86,7 +88,11 @@ export function parseXmlFragment(
   const src: Source = { text: masked, base: baseOffset, lines };
   const nodes = (parser.parse(withPositions) as RawNode[]).map((n) => convert(n, src));
   const wrapper = nodes[0];
-  return { nodes: lenient && wrapper !== undefined && typeof wrapper !== 'string' ? wrapper.children : nodes, repairs };
+  return {
+    nodes:
+      lenient && wrapper !== undefined && typeof wrapper !== 'string' ? wrapper.children : nodes,
+    repairs,
+  };
 }
 
 type RawNode = Record<string, unknown>;
@@ -119,7 +125,13 @@ function convert(node: RawNode, src: Source): XmlChild {
   for (const [name, at] of Object.entries(attributeOffsets(src.text, offset - src.base))) {
     if (name in attrs) attrLocs[name] = src.lines.at(Math.max(0, src.base + at));
   }
-  return { tag, attrs, children: kids.map((k) => convert(k, src)), loc: src.lines.at(Math.max(0, offset)), attrLocs };
+  return {
+    tag,
+    attrs,
+    children: kids.map((k) => convert(k, src)),
+    loc: src.lines.at(Math.max(0, offset)),
+    attrLocs,
+  };
 }
 
 /**
@@ -155,20 +167,34 @@ function attributeOffsets(text: string, start: number): Record<string, number> {
   return out;
 }
 
-const SYNTAX_HINT = 'Close every element you open, quote attribute values, and write < and & in text as &lt; and &amp;.';
+const SYNTAX_HINT =
+  'Close every element you open, quote attribute values, and write < and & in text as &lt; and &amp;.';
 
 /**
  * An `XML_SYNTAX` error for a message of fast-xml-parser's validator, reworded to say what is
  * wrong and how to fix it, with every line and column counted in the whole file (the validator
  * counts them in the fragment).
  */
-function syntaxError(msg: string, errOffset: number, text: string, base: number, lines: LineIndex, local: LineIndex): DirigentError {
-  const inFile = (line: number, col: number) => lines.at(Math.max(0, base + local.offsetOf(line, col)));
+function syntaxError(
+  msg: string,
+  errOffset: number,
+  text: string,
+  base: number,
+  lines: LineIndex,
+  local: LineIndex,
+): DirigentError {
+  const inFile = (line: number, col: number) =>
+    lines.at(Math.max(0, base + local.offsetOf(line, col)));
   let location = lines.at(Math.max(0, base + errOffset));
   let what: string;
   let hint = SYNTAX_HINT;
   let m: RegExpExecArray | null;
-  if ((m = /^Expected closing tag '([^']+)' \(opened in line (\d+), col (\d+)\) instead of closing tag '([^']+)'/.exec(msg))) {
+  if (
+    (m =
+      /^Expected closing tag '([^']+)' \(opened in line (\d+), col (\d+)\) instead of closing tag '([^']+)'/.exec(
+        msg,
+      ))
+  ) {
     const opened = inFile(Number(m[2]), Number(m[3]));
     what = `found </${m[4]}> where </${m[1]}> was expected (<${m[1]}> is opened at line ${opened.line}, column ${opened.column}).`;
     hint = `Close <${m[1]}> with </${m[1]}> before </${m[4]}>, or fix the name of the closing tag.`;
@@ -178,14 +204,22 @@ function syntaxError(msg: string, errOffset: number, text: string, base: number,
   } else if ((m = /^Invalid '\[(.*)\]' found/s.exec(msg))) {
     const names = m[1]!.split(',').map((n) => n.trim().replace(/^"|"$/g, ''));
     const innermost = names[names.length - 1] ?? '';
-    const opener = [...text.matchAll(new RegExp(`<${escapeRegExp(innermost)}(?=[\\s>/])`, 'g'))].pop();
+    const opener = [
+      ...text.matchAll(new RegExp(`<${escapeRegExp(innermost)}(?=[\\s>/])`, 'g')),
+    ].pop();
     if (opener?.index !== undefined) location = lines.at(Math.max(0, base + opener.index));
     what = `${names.map((n) => `<${n}>`).join(', ')} are never closed.`;
-    hint = `Close them, innermost first: ${[...names].reverse().map((n) => `</${n}>`).join('')}.`;
+    hint = `Close them, innermost first: ${[...names]
+      .reverse()
+      .map((n) => `</${n}>`)
+      .join('')}.`;
   } else if ((m = /^Closing tag '([^']+)' has not been opened/.exec(msg))) {
     what = `</${m[1]}> closes an element that is not open.`;
     hint = `Remove </${m[1]}>, or add the <${m[1]}> it closes.`;
-  } else if ((m = /^Attribute '([^']+)' is without value/.exec(msg)) || (m = /^boolean attribute '([^']+)' is not allowed/.exec(msg))) {
+  } else if (
+    (m = /^Attribute '([^']+)' is without value/.exec(msg)) ||
+    (m = /^boolean attribute '([^']+)' is not allowed/.exec(msg))
+  ) {
     what = `attribute "${m[1]}" has no quoted value.`;
     hint = `Write ${m[1]}="…": attribute values are always in quotes.`;
   } else if ((m = /^Attributes for '([^']+)' have open quote/.exec(msg))) {
@@ -199,12 +233,14 @@ function syntaxError(msg: string, errOffset: number, text: string, base: number,
     hint = 'Put a space between attributes: a="1" b="2".';
   } else if (/^char '&' is not expected/.test(msg)) {
     what = 'a bare "&" is not allowed in XML.';
-    hint = 'Write "&" as &amp; (and "<" as &lt;), or move prose after the closing fence, where it is read leniently.';
+    hint =
+      'Write "&" as &amp; (and "<" as &lt;), or move prose after the closing fence, where it is read leniently.';
   } else if (/^Invalid space after '<'/.test(msg)) {
     const lt = text.lastIndexOf('<', errOffset);
     if (lt !== -1 && errOffset - lt <= 2) location = lines.at(Math.max(0, base + lt));
     what = 'a bare "<" is not allowed in XML.';
-    hint = 'Write "<" as &lt; (and "&" as &amp;), or move prose after the closing fence, where it is read leniently.';
+    hint =
+      'Write "<" as &lt; (and "&" as &amp;), or move prose after the closing fence, where it is read leniently.';
   } else if ((m = /^Tag '([^']*)' is an invalid name/.exec(msg))) {
     what = `"<${m[1]}" is not a valid element name.`;
     hint = 'Element names start with a letter or "_"; write a "<" in text as &lt;.';
@@ -221,27 +257,41 @@ function syntaxError(msg: string, errOffset: number, text: string, base: number,
   } else {
     what = msg;
   }
-  return DirigentError.fatal(ErrorCode.XML_SYNTAX, `The XML is not well-formed: ${what}`, { location, hint, details: { parserMessage: msg } });
+  return DirigentError.fatal(ErrorCode.XML_SYNTAX, `The XML is not well-formed: ${what}`, {
+    location,
+    hint,
+    details: { parserMessage: msg },
+  });
 }
 
 function restore(text: string): string {
-  return text.includes(LT) || text.includes(AMP) ? text.replaceAll(LT, '<').replaceAll(AMP, '&') : text;
+  return text.includes(LT) || text.includes(AMP)
+    ? text.replaceAll(LT, '<').replaceAll(AMP, '&')
+    : text;
 }
 
 /** RYE keeps `<template>`, `<example>` and `<raw>` opaque: their content is text, whatever it holds. */
 function maskOpaque(text: string): string {
   let out = text;
   for (const tag of OPAQUE_TAGS) {
-    out = out.replace(new RegExp(`(<${tag}(?:\\s[^>]*)?>)([\\s\\S]*?)(</${tag}>)`, 'g'), (_m, open, body, close) => {
-      return open + String(body).replaceAll('<', LT).replaceAll('&', AMP) + close;
-    });
+    out = out.replace(
+      new RegExp(`(<${tag}(?:\\s[^>]*)?>)([\\s\\S]*?)(</${tag}>)`, 'g'),
+      (_m, open, body, close) => {
+        return open + String(body).replaceAll('<', LT).replaceAll('&', AMP) + close;
+      },
+    );
   }
   return out;
 }
 
 const ENTITY = /^&(#\d+|#x[0-9a-fA-F]+|[A-Za-z][\w.-]*);/;
 
-function escapeBareChars(chars: string[], base: number, lines: LineIndex, repairs: XmlRepair[]): void {
+function escapeBareChars(
+  chars: string[],
+  base: number,
+  lines: LineIndex,
+  repairs: XmlRepair[],
+): void {
   const text = chars.join('');
   for (let i = 0; i < chars.length; i++) {
     if (chars[i] === '&' && !ENTITY.test(text.slice(i, i + 12))) {
@@ -254,15 +304,25 @@ function escapeBareChars(chars: string[], base: number, lines: LineIndex, repair
 }
 
 /** Which `<` to turn into text so that validation gets further. */
-function repairOffset(chars: string[], msg: string, errOffset: number, local: LineIndex): number | undefined {
+function repairOffset(
+  chars: string[],
+  msg: string,
+  errOffset: number,
+  local: LineIndex,
+): number | undefined {
   const text = chars.join('');
-  const mismatch = /Expected closing tag '([^']+)' \(opened in line (\d+), col (\d+)\) instead of closing tag '([^']+)'/.exec(msg);
+  const mismatch =
+    /Expected closing tag '([^']+)' \(opened in line (\d+), col (\d+)\) instead of closing tag '([^']+)'/.exec(
+      msg,
+    );
   if (mismatch) {
     const closing = mismatch[4]!;
     const openerAt = local.offsetOf(Number(mismatch[2]), Number(mismatch[3]));
     const closingAt = text.lastIndexOf(`</${closing}`, errOffset);
     // If the closing tag belongs to an element opened earlier, the stray one is the opener.
-    const openedBefore = new RegExp(`<${escapeRegExp(closing)}[\\s>/]`).test(text.slice(0, openerAt));
+    const openedBefore = new RegExp(`<${escapeRegExp(closing)}[\\s>/]`).test(
+      text.slice(0, openerAt),
+    );
     return openedBefore ? findLt(text, openerAt) : closingAt === -1 ? undefined : closingAt;
   }
   const unclosed = /^Invalid '\[(.*)\]' found/s.exec(msg);
@@ -289,7 +349,8 @@ function escapeRegExp(s: string): string {
 function injectPositions(text: string, base: number): string {
   const parts: string[] = [];
   let last = 0;
-  const re = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!(?!--)[^>]*>|<([A-Za-z_][\w.:-]*)/g;
+  const re =
+    /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!(?!--)[^>]*>|<([A-Za-z_][\w.:-]*)/g;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     if (m[1] === undefined) continue;
     const end = m.index + m[0].length;
@@ -302,7 +363,10 @@ function injectPositions(text: string, base: number): string {
 
 /** The text content of an element and its descendants, trimmed of surrounding whitespace. */
 export function textOf(node: XmlElement): string {
-  return node.children.map((c) => (typeof c === 'string' ? c : textOf(c))).join('').trim();
+  return node.children
+    .map((c) => (typeof c === 'string' ? c : textOf(c)))
+    .join('')
+    .trim();
 }
 
 /** Writes children back as XML-like text (for instruction steps made from RYE prose). */
@@ -313,7 +377,9 @@ export function serializeChildren(children: XmlChild[]): string {
       const attrs = Object.entries(c.attrs)
         .map(([k, v]) => ` ${k}="${v}"`)
         .join('');
-      return c.children.length === 0 ? `<${c.tag}${attrs}/>` : `<${c.tag}${attrs}>${serializeChildren(c.children)}</${c.tag}>`;
+      return c.children.length === 0
+        ? `<${c.tag}${attrs}/>`
+        : `<${c.tag}${attrs}>${serializeChildren(c.children)}</${c.tag}>`;
     })
     .join('');
 }

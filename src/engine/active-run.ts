@@ -67,10 +67,23 @@ export class ActiveRun {
     if ('stored' in start) {
       this.record = start.stored.record;
       Object.assign(this.children, start.stored.children);
-      for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.set(w.signal, w);
-      this.actor = createActor(machine, { snapshot: start.stored.snapshot as never, input: { inputs: {} } });
+      for (const w of this.record.waiting ?? [])
+        if (w.runId === undefined) this.waiting.set(w.signal, w);
+      this.actor = createActor(machine, {
+        snapshot: start.stored.snapshot as never,
+        input: { inputs: {} },
+      });
     } else {
-      this.record = { runId, directive: loaded.itemId, status: 'running', outputs: null, steps: [], error: null, startedAt: Date.now(), endedAt: null };
+      this.record = {
+        runId,
+        directive: loaded.itemId,
+        status: 'running',
+        outputs: null,
+        steps: [],
+        error: null,
+        startedAt: Date.now(),
+        endedAt: null,
+      };
       this.actor = createActor(machine, { input: { inputs: start.inputs } });
     }
     engine.register(this);
@@ -90,7 +103,18 @@ export class ActiveRun {
     const seconds = this.directive.limits.durationSeconds;
     const deadline = seconds === undefined ? undefined : this.record.startedAt + seconds * 1000;
     if (deadline !== undefined) {
-      this.runTimer = setTimeout(() => this.send({ type: 'run.fail', error: { code: ErrorCode.RUN_TIMEOUT, message: `The run took longer than its limit of ${seconds}s (<limits duration_seconds>).`, step: null } }), Math.max(0, deadline - Date.now()));
+      this.runTimer = setTimeout(
+        () =>
+          this.send({
+            type: 'run.fail',
+            error: {
+              code: ErrorCode.RUN_TIMEOUT,
+              message: `The run took longer than its limit of ${seconds}s (<limits duration_seconds>).`,
+              step: null,
+            },
+          }),
+        Math.max(0, deadline - Date.now()),
+      );
     }
     this.actor.start();
     // After start: a restored wait whose deadline passed while stored fails right here.
@@ -140,7 +164,8 @@ export class ActiveRun {
     if (this.record.status !== 'waiting') return;
     this.record.status = 'running';
     delete this.record.waiting;
-    if (this.lineage.parentRunId !== null) this.engine.activeRun(this.lineage.parentRunId)?.resumeRunning();
+    if (this.lineage.parentRunId !== null)
+      this.engine.activeRun(this.lineage.parentRunId)?.resumeRunning();
   }
 
   /** Links a restored child run to the parent step that started it. */
@@ -164,11 +189,20 @@ export class ActiveRun {
     this.backoff.delete(node);
     const maxSteps = this.directive.limits.maxSteps ?? ENGINE_DEFAULTS.maxSteps;
     if (context.transitions > maxSteps) {
-      this.send({ type: 'run.fail', error: { code: ErrorCode.MAX_STEPS_EXCEEDED, message: `The run took more than ${maxSteps} steps (<limits max_steps>); is a loop missing its exit?`, step: node } });
+      this.send({
+        type: 'run.fail',
+        error: {
+          code: ErrorCode.MAX_STEPS_EXCEEDED,
+          message: `The run took more than ${maxSteps} steps (<limits max_steps>); is a loop missing its exit?`,
+          step: node,
+        },
+      });
       return;
     }
     if (cn.node.kind === 'parallel') {
-      const branches = Object.fromEntries(cn.node.branches.map((b) => [b.name, context.steps[b.name]?.status ?? 'completed']));
+      const branches = Object.fromEntries(
+        cn.node.branches.map((b) => [b.name, context.steps[b.name]?.status ?? 'completed']),
+      );
       this.finishWith(cn, () => settle(cn, context, { branches }, this.engine.env));
       return;
     }
@@ -205,12 +239,20 @@ export class ActiveRun {
     if (inflight === undefined && !wasWaiting) return;
     if (inflight) {
       this.clearInflight(node, inflight);
-      inflight.controller.abort(DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`));
-      if (inflight.childRunId) this.engine.cancel(inflight.childRunId, `Parent step "${node}" was stopped.`);
+      inflight.controller.abort(
+        DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
+      );
+      if (inflight.childRunId)
+        this.engine.cancel(inflight.childRunId, `Parent step "${node}" was stopped.`);
     }
     // Recorded after the transition that stopped it, so the cause comes first in the record.
     const rec = this.actor.getSnapshot().context.steps[node];
-    this.stopped.push({ name: node, status: 'cancelled', attempts: rec?.attempts ?? 1, durationMs: rec?.startedAt ? Date.now() - rec.startedAt : 0 });
+    this.stopped.push({
+      name: node,
+      status: 'cancelled',
+      attempts: rec?.attempts ?? 1,
+      durationMs: rec?.startedAt ? Date.now() - rec.startedAt : 0,
+    });
   }
 
   /** `stepEnded`: append the step's outcome to the run record. */
@@ -219,12 +261,17 @@ export class ActiveRun {
     if (rec === undefined) return;
     const entry: StepEntry = {
       name: node,
-      status: rec.status === 'failed' ? 'failed' : rec.status === 'skipped' ? 'skipped' : 'completed',
+      status:
+        rec.status === 'failed' ? 'failed' : rec.status === 'skipped' ? 'skipped' : 'completed',
       attempts: rec.attempts,
       durationMs: rec.startedAt && rec.endedAt ? rec.endedAt - rec.startedAt : 0,
     };
     if (rec.error && rec.status === 'failed') {
-      entry.error = { code: rec.error.code, message: rec.error.message, ...(rec.error.location && { location: rec.error.location }) };
+      entry.error = {
+        code: rec.error.code,
+        message: rec.error.message,
+        ...(rec.error.location && { location: rec.error.location }),
+      };
     }
     this.record.steps.push(entry);
     this.engine.observer?.stepEnded?.(this.runId, entry);
@@ -234,7 +281,8 @@ export class ActiveRun {
   stepRetrying(context: RunContext, node: string): void {
     this.backoff.add(node);
     const rec = context.steps[node];
-    if (rec?.error) this.engine.observer?.stepRetrying?.(this.runId, node, rec.error, rec.retryDelayMs ?? 0);
+    if (rec?.error)
+      this.engine.observer?.stepRetrying?.(this.runId, node, rec.error, rec.retryDelayMs ?? 0);
   }
 
   // ---- actions ----
@@ -251,15 +299,38 @@ export class ActiveRun {
         } catch (err) {
           work = Promise.reject(err);
         }
-        this.settleWork(cn, inflight, work, action.itemType === 'tool' ? this.engine.toolPolicy(action.itemId, step) : step.retry);
+        this.settleWork(
+          cn,
+          inflight,
+          work,
+          action.itemType === 'tool' ? this.engine.toolPolicy(action.itemId, step) : step.retry,
+        );
         return;
       }
       case 'foreach': {
         const inflight = this.track(cn, step);
-        const work = runForeach(action as ForeachAction, scope, inflight.controller.signal, (exec, vars, signal) =>
-          this.execute(exec, { ...scope, vars }, { controller: inflight.controller, timer: undefined }, attempt, cn.name, signal, step),
+        const work = runForeach(
+          action as ForeachAction,
+          scope,
+          inflight.controller.signal,
+          (exec, vars, signal) =>
+            this.execute(
+              exec,
+              { ...scope, vars },
+              { controller: inflight.controller, timer: undefined },
+              attempt,
+              cn.name,
+              signal,
+              step,
+            ),
         );
-        this.settleWork(cn, inflight, work.then((r) => r), step.retry, action.collect);
+        this.settleWork(
+          cn,
+          inflight,
+          work.then((r) => r),
+          step.retry,
+          action.collect,
+        );
         return;
       }
       case 'render': {
@@ -271,7 +342,11 @@ export class ActiveRun {
       case 'instruction':
       case 'wait': {
         const text = action.type === 'instruction' ? lenientText(action.text, scope) : undefined;
-        const w: WaitingStep = { step: cn.name, signal: action.signal, ...(text !== undefined && { text }) };
+        const w: WaitingStep = {
+          step: cn.name,
+          signal: action.signal,
+          ...(text !== undefined && { text }),
+        };
         if (action.timeoutMs !== undefined) w.deadline = Date.now() + action.timeoutMs;
         this.waiting.set(action.signal, w);
         this.armWaitTimer(w);
@@ -279,7 +354,9 @@ export class ActiveRun {
       }
       case 'return': {
         const output = action.output;
-        const returned = output ? Object.fromEntries(Object.entries(output).map(([k, v]) => [k, evaluateValue(v, scope)])) : { ...context.state };
+        const returned = output
+          ? Object.fromEntries(Object.entries(output).map(([k, v]) => [k, evaluateValue(v, scope)]))
+          : { ...context.state };
         this.finishWith(cn, () => ({ ...settle(cn, context, null, this.engine.env), returned }));
         return;
       }
@@ -290,27 +367,60 @@ export class ActiveRun {
   }
 
   /** Runs one `<execute>`: a tool through the dispatcher, or a child directive. */
-  private execute(action: ExecuteAction, scope: Scope, inflight: Inflight, attempt: number, node: string, signal = inflight.controller.signal, step?: StepNode): Promise<unknown> {
+  private execute(
+    action: ExecuteAction,
+    scope: Scope,
+    inflight: Inflight,
+    attempt: number,
+    node: string,
+    signal = inflight.controller.signal,
+    step?: StepNode,
+  ): Promise<unknown> {
     const itemId = String(compileTemplate(action.itemId).evaluate(scope));
     const perms = this.directive.permissions;
     if (perms !== undefined && !isGranted(perms, requiredCapability(action.itemType, itemId))) {
-      throw DirigentError.fatal(ErrorCode.PERMISSION_DENIED, `The directive's <permissions> do not grant executing ${action.itemType} "${itemId}".`, { location: action.loc });
+      throw DirigentError.fatal(
+        ErrorCode.PERMISSION_DENIED,
+        `The directive's <permissions> do not grant executing ${action.itemType} "${itemId}".`,
+        { location: action.loc },
+      );
     }
     const params: Record<string, unknown> = {};
     for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
     if (action.itemType === 'directive') return this.startChild(itemId, params, node, inflight);
-    const call = { itemId, params, projectDir: this.engine.projectDir, runId: this.runId, step: node, attempt, signal };
-    return step ? this.engine.dispatchWithRetry(call, this.engine.toolPolicy(itemId, step)) : this.engine.dispatcher.dispatch(call);
+    const call = {
+      itemId,
+      params,
+      projectDir: this.engine.projectDir,
+      runId: this.runId,
+      step: node,
+      attempt,
+      signal,
+    };
+    return step
+      ? this.engine.dispatchWithRetry(call, this.engine.toolPolicy(itemId, step))
+      : this.engine.dispatcher.dispatch(call);
   }
 
-  private async startChild(itemId: string, params: Record<string, unknown>, node: string, inflight: Inflight): Promise<unknown> {
+  private async startChild(
+    itemId: string,
+    params: Record<string, unknown>,
+    node: string,
+    inflight: Inflight,
+  ): Promise<unknown> {
     const maxDepth = this.lineage.maxDepth;
     if (this.lineage.depth + 1 > maxDepth) {
-      throw DirigentError.fatal(ErrorCode.DEPTH_EXCEEDED, `Starting directive "${itemId}" would nest ${this.lineage.depth + 1} levels deep; the limit is ${maxDepth} (<limits depth>).`);
+      throw DirigentError.fatal(
+        ErrorCode.DEPTH_EXCEEDED,
+        `Starting directive "${itemId}" would nest ${this.lineage.depth + 1} levels deep; the limit is ${maxDepth} (<limits depth>).`,
+      );
     }
     const spawns = this.directive.limits.spawns ?? ENGINE_DEFAULTS.spawns;
     if (this.spawns >= spawns) {
-      throw DirigentError.fatal(ErrorCode.SPAWNS_EXCEEDED, `This run already started ${this.spawns} child directives; the limit is ${spawns} (<limits spawns>).`);
+      throw DirigentError.fatal(
+        ErrorCode.SPAWNS_EXCEEDED,
+        `This run already started ${this.spawns} child directives; the limit is ${spawns} (<limits spawns>).`,
+      );
     }
     this.spawns++;
     const child = await this.engine.startChild(itemId, params, this);
@@ -323,20 +433,32 @@ export class ActiveRun {
     const controller = new AbortController();
     const inflight: Inflight = { controller, timer: undefined };
     if (step.timeoutMs !== undefined) {
-      const error = DirigentError.retryable(ErrorCode.STEP_TIMEOUT, `Step "${cn.name}" ran longer than its timeout of ${step.timeoutMs / 1000}s.`, { location: step.loc });
+      const error = DirigentError.retryable(
+        ErrorCode.STEP_TIMEOUT,
+        `Step "${cn.name}" ran longer than its timeout of ${step.timeoutMs / 1000}s.`,
+        { location: step.loc },
+      );
       inflight.timer = setTimeout(() => controller.abort(error), step.timeoutMs);
     }
     this.inflight.set(cn.name, inflight);
     return inflight;
   }
 
-  private settleWork(cn: CompiledNode, inflight: Inflight, work: Promise<unknown>, policy: StepNode['retry'], collect?: string): void {
+  private settleWork(
+    cn: CompiledNode,
+    inflight: Inflight,
+    work: Promise<unknown>,
+    policy: StepNode['retry'],
+    collect?: string,
+  ): void {
     work.then(
       (result) => {
         if (this.inflight.get(cn.name) !== inflight) return;
         this.clearInflight(cn.name, inflight);
         const ctx = this.actor.getSnapshot().context;
-        this.finishWith(cn, () => settle(cn, ctx, result, this.engine.env, collect ? { [collect]: result } : undefined));
+        this.finishWith(cn, () =>
+          settle(cn, ctx, result, this.engine.env, collect ? { [collect]: result } : undefined),
+        );
       },
       (err: unknown) => {
         if (this.inflight.get(cn.name) !== inflight) return;
@@ -357,7 +479,13 @@ export class ActiveRun {
     const expire = () => {
       this.waiting.delete(w.signal);
       this.clearInflight(w.step, inflight);
-      this.fail(this.node(w.step), DirigentError.fatal(ErrorCode.WAIT_TIMEOUT, `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`));
+      this.fail(
+        this.node(w.step),
+        DirigentError.fatal(
+          ErrorCode.WAIT_TIMEOUT,
+          `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`,
+        ),
+      );
     };
     const inflight: Inflight = { controller: new AbortController(), timer: undefined };
     this.inflight.set(w.step, inflight);
@@ -367,7 +495,9 @@ export class ActiveRun {
   }
 
   private finish(cn: CompiledNode, result: unknown): void {
-    this.finishWith(cn, () => settle(cn, this.actor.getSnapshot().context, result, this.engine.env));
+    this.finishWith(cn, () =>
+      settle(cn, this.actor.getSnapshot().context, result, this.engine.env),
+    );
   }
 
   private finishWith(cn: CompiledNode, make: () => RunEvent): void {
@@ -383,7 +513,15 @@ export class ActiveRun {
 
   private fail(cn: CompiledNode, err: unknown, policy?: StepNode['retry']): void {
     const e = DirigentError.from(err);
-    const located = e.location || cn.node.loc === undefined ? e : new DirigentError(e.code, e.message, { retryable: e.retryable, location: cn.node.loc, ...(e.hint && { hint: e.hint }), ...(e.details && { details: e.details }) });
+    const located =
+      e.location || cn.node.loc === undefined
+        ? e
+        : new DirigentError(e.code, e.message, {
+            retryable: e.retryable,
+            location: cn.node.loc,
+            ...(e.hint && { hint: e.hint }),
+            ...(e.details && { details: e.details }),
+          });
     this.send({ type: `fail:${cn.name}`, error: located.toJSON(), ...(policy && { policy }) });
   }
 
@@ -420,7 +558,10 @@ export class ActiveRun {
       const nested: WaitingStep[] = [];
       for (const [node, inflight] of this.inflight) {
         if (waitingSteps.has(node)) continue;
-        const child = inflight.childRunId === undefined ? undefined : this.engine.activeRun(inflight.childRunId);
+        const child =
+          inflight.childRunId === undefined
+            ? undefined
+            : this.engine.activeRun(inflight.childRunId);
         if (!child?.isWaiting) return; // real work under way
         nested.push(...(child.record.waiting ?? []).map((w) => ({ runId: child.runId, ...w })));
       }
@@ -434,7 +575,8 @@ export class ActiveRun {
 
   private end(final: string, context: RunContext): void {
     if (this.runTimer) clearTimeout(this.runTimer);
-    const status = final === 'completed' ? 'completed' : final === 'cancelled' ? 'cancelled' : 'failed';
+    const status =
+      final === 'completed' ? 'completed' : final === 'cancelled' ? 'cancelled' : 'failed';
     this.record.status = status;
     this.record.endedAt = Date.now();
     delete this.record.waiting;
@@ -447,7 +589,11 @@ export class ActiveRun {
         this.record.error = { code: e.code, message: e.message, step: null };
       }
     } else {
-      this.record.error = context.runError ?? { code: ErrorCode.INTERNAL, message: 'The run failed.', step: null };
+      this.record.error = context.runError ?? {
+        code: ErrorCode.INTERNAL,
+        message: 'The run failed.',
+        step: null,
+      };
     }
     this.engine.observer?.runEnded?.(this.record);
     this.save();
@@ -457,7 +603,11 @@ export class ActiveRun {
     const e = DirigentError.from(err);
     this.record.status = 'failed';
     this.record.endedAt = Date.now();
-    this.record.error = { code: ErrorCode.INTERNAL, message: `The run's state machine failed: ${e.message}`, step: null };
+    this.record.error = {
+      code: ErrorCode.INTERNAL,
+      message: `The run's state machine failed: ${e.message}`,
+      step: null,
+    };
     this.save();
   }
 
@@ -482,7 +632,8 @@ export class ActiveRun {
       for (const e of enders) e(this.record);
       this.engine.unregister(this);
     }
-    if (this.record.status === 'waiting' && this.lineage.parentRunId !== null) this.engine.activeRun(this.lineage.parentRunId)?.queueIdleCheck();
+    if (this.record.status === 'waiting' && this.lineage.parentRunId !== null)
+      this.engine.activeRun(this.lineage.parentRunId)?.queueIdleCheck();
   }
 
   /** Stops timers so the process can exit; a waiting run lives on in the store. */
@@ -509,7 +660,10 @@ function lenientText(text: string, scope: Scope): string {
 
 function dedent(text: string): string {
   const lines = text.split('\n');
-  const indents = lines.slice(1).filter((l) => l.trim() !== '').map((l) => /^\s*/.exec(l)![0].length);
+  const indents = lines
+    .slice(1)
+    .filter((l) => l.trim() !== '')
+    .map((l) => /^\s*/.exec(l)![0].length);
   const cut = indents.length ? Math.min(...indents) : 0;
   return [lines[0]!.trim(), ...lines.slice(1).map((l) => l.slice(cut))].join('\n').trim();
 }

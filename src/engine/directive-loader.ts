@@ -48,7 +48,11 @@ export class DirectiveLoader {
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `Cannot read directive file ${file}: ${(err as Error).message}`, { cause: err });
+      throw DirigentError.fatal(
+        ErrorCode.FILE_NOT_FOUND,
+        `Cannot read directive file ${file}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     return this.fromText(file, text);
   }
@@ -61,10 +65,17 @@ export class DirectiveLoader {
   async resolve(ref: string, fromFile?: string): Promise<string> {
     if (await isFile(resolve(this.projectDir, ref))) return resolve(this.projectDir, ref);
     if (isAbsolute(ref) || ref.split(/[\\/]/).includes('..')) {
-      throw DirigentError.fatal(ErrorCode.UNKNOWN_DIRECTIVE, `Directive "${ref}" not found, and an item id may not be absolute or contain "..".`);
+      throw DirigentError.fatal(
+        ErrorCode.UNKNOWN_DIRECTIVE,
+        `Directive "${ref}" not found, and an item id may not be absolute or contain "..".`,
+      );
     }
     const userSpace = process.env.DIRIGENT_USER_SPACE ?? join(homedir(), '.ai');
-    const roots = [join(this.projectDir, '.ai', 'directives'), join(userSpace, 'directives'), ...(fromFile ? [dirname(fromFile)] : [])];
+    const roots = [
+      join(this.projectDir, '.ai', 'directives'),
+      join(userSpace, 'directives'),
+      ...(fromFile ? [dirname(fromFile)] : []),
+    ];
     const tried: string[] = [];
     for (const root of roots) {
       for (const ext of EXTENSIONS) {
@@ -87,7 +98,12 @@ function parseSource(file: string, text: string): Directive {
 function itemIdOf(file: string, d: Directive): string {
   const marker = `${sep}.ai${sep}directives${sep}`;
   const at = file.lastIndexOf(marker);
-  if (at !== -1) return file.slice(at + marker.length).replace(/\.(md|ya?ml)$/, '').split(sep).join('/');
+  if (at !== -1)
+    return file
+      .slice(at + marker.length)
+      .replace(/\.(md|ya?ml)$/, '')
+      .split(sep)
+      .join('/');
   return d.name;
 }
 

@@ -52,14 +52,22 @@ export class Engine {
    * Validates the inputs (throwing `INVALID_INPUTS` before anything runs) and starts a run.
    * Returns the live run; `settled()` resolves when it ends or waits.
    */
-  start(loaded: LoadedDirective, inputs: Record<string, unknown>, options: StartOptions = {}): ActiveRun {
+  start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: StartOptions = {},
+  ): ActiveRun {
     const valid = validateInputs(loaded.compiled.directive, inputs);
     const maxDepth = loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth;
     return this.launch(loaded, valid, { depth: 0, maxDepth, parentRunId: null }, options.runId);
   }
 
   /** Runs to the end (or to a wait) and returns the run record; invalid inputs reject. */
-  async run(loaded: LoadedDirective, inputs: Record<string, unknown>, options: StartOptions = {}): Promise<RunRecord> {
+  async run(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: StartOptions = {},
+  ): Promise<RunRecord> {
     return this.start(loaded, inputs, options).settled();
   }
 
@@ -68,14 +76,23 @@ export class Engine {
     const run = await this.attach(runId);
     if (!run.isWaiting && run.record.status !== 'running') {
       const record = await run.settled();
-      throw DirigentError.fatal(ErrorCode.RUN_NOT_WAITING, `Run ${runId} is ${record.status}; it no longer waits for signals${record.error ? ` (${record.error.message})` : ''}.`);
+      throw DirigentError.fatal(
+        ErrorCode.RUN_NOT_WAITING,
+        `Run ${runId} is ${record.status}; it no longer waits for signals${record.error ? ` (${record.error.message})` : ''}.`,
+      );
     }
     const target = this.findWaiter(run, name);
     if (target === undefined) {
       const waiting = this.waitingSignals(run);
-      throw DirigentError.fatal(ErrorCode.UNKNOWN_SIGNAL, `Run ${runId} has no step waiting for signal "${name}".`, {
-        hint: waiting.length ? `It waits for: ${waiting.join(', ')}.` : `It is ${run.record.status}, not waiting.`,
-      });
+      throw DirigentError.fatal(
+        ErrorCode.UNKNOWN_SIGNAL,
+        `Run ${runId} has no step waiting for signal "${name}".`,
+        {
+          hint: waiting.length
+            ? `It waits for: ${waiting.join(', ')}.`
+            : `It is ${run.record.status}, not waiting.`,
+        },
+      );
     }
     target.deliver(name, payload);
     return run.settled();
@@ -110,10 +127,13 @@ export class Engine {
       type Args = { context: RunContext; self: unknown };
       m = machine.provide({
         actions: {
-          startStep: ({ context, self }: Args, p: { node: string }) => runOf(self).startStep(context, p.node),
+          startStep: ({ context, self }: Args, p: { node: string }) =>
+            runOf(self).startStep(context, p.node),
           stopStep: ({ self }: Args, p: { node: string }) => runOf(self).stopStep(p.node),
-          stepEnded: ({ context, self }: Args, p: { node: string }) => runOf(self).stepEnded(context, p.node),
-          stepRetrying: ({ context, self }: Args, p: { node: string }) => runOf(self).stepRetrying(context, p.node),
+          stepEnded: ({ context, self }: Args, p: { node: string }) =>
+            runOf(self).stepEnded(context, p.node),
+          stepRetrying: ({ context, self }: Args, p: { node: string }) =>
+            runOf(self).stepRetrying(context, p.node),
         } as never,
       }) as RunMachine;
       this.provided.set(machine, m);
@@ -144,20 +164,38 @@ export class Engine {
   async dispatchWithRetry(call: ToolCall, policy: RetryPolicy | undefined): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dispatcher.dispatch({ ...call, attempt, params: structuredClone(call.params) });
+        return await this.dispatcher.dispatch({
+          ...call,
+          attempt,
+          params: structuredClone(call.params),
+        });
       } catch (err) {
         const e = DirigentError.from(err);
-        if (!e.retryable || policy === undefined || attempt >= policy.attempts || call.signal.aborted) throw e;
+        if (
+          !e.retryable ||
+          policy === undefined ||
+          attempt >= policy.attempts ||
+          call.signal.aborted
+        )
+          throw e;
         await sleep(backoffDelay(policy, attempt), call.signal);
       }
     }
   }
 
-  async startChild(ref: string, inputs: Record<string, unknown>, parent: ActiveRun): Promise<ActiveRun> {
+  async startChild(
+    ref: string,
+    inputs: Record<string, unknown>,
+    parent: ActiveRun,
+  ): Promise<ActiveRun> {
     const file = await this.loader.resolve(ref, parent.loaded.file);
     const loaded = await this.loader.loadFile(file);
     const valid = validateInputs(loaded.compiled.directive, inputs);
-    const lineage: RunLineage = { depth: parent.lineage.depth + 1, maxDepth: parent.lineage.maxDepth, parentRunId: parent.runId };
+    const lineage: RunLineage = {
+      depth: parent.lineage.depth + 1,
+      maxDepth: parent.lineage.maxDepth,
+      parentRunId: parent.runId,
+    };
     return this.launch(loaded, valid, lineage);
   }
 
@@ -185,13 +223,19 @@ export class Engine {
     if (d.returnsState) return context.returned ?? { ...context.state };
     const scope = scopeOf(context, undefined, this.env);
     const out: Record<string, unknown> = {};
-    for (const o of d.outputs) out[o.name] = o.value ? evaluateValue(o.value, scope) : (context.state[o.name] ?? null);
+    for (const o of d.outputs)
+      out[o.name] = o.value ? evaluateValue(o.value, scope) : (context.state[o.name] ?? null);
     return out;
   }
 
   // ---- internals ----
 
-  private launch(loaded: LoadedDirective, inputs: Record<string, unknown>, lineage: RunLineage, runId: string = randomUUID()): ActiveRun {
+  private launch(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    lineage: RunLineage,
+    runId: string = randomUUID(),
+  ): ActiveRun {
     const run = new ActiveRun(this, loaded, lineage, runId, { inputs });
     run.begin();
     return run;
@@ -202,12 +246,22 @@ export class Engine {
     const live = this.active.get(runId);
     if (live) return live;
     const stored = await this.store.load(runId);
-    if (stored === undefined) throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, { hint: 'List runs with `dirigent runs`.' });
+    if (stored === undefined)
+      throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+        hint: 'List runs with `dirigent runs`.',
+      });
     if (stored.record.status !== 'waiting') {
-      throw DirigentError.fatal(ErrorCode.RUN_NOT_WAITING, `Run ${runId} is ${stored.record.status}; only a waiting run can be resumed.`);
+      throw DirigentError.fatal(
+        ErrorCode.RUN_NOT_WAITING,
+        `Run ${runId} is ${stored.record.status}; only a waiting run can be resumed.`,
+      );
     }
     const loaded = this.loader.fromText(stored.source.file, stored.source.text);
-    const lineage: RunLineage = { depth: stored.depth, maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth, parentRunId: stored.parentRunId };
+    const lineage: RunLineage = {
+      depth: stored.depth,
+      maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth,
+      parentRunId: stored.parentRunId,
+    };
     const run = new ActiveRun(this, loaded, lineage, runId, { stored });
     run.begin();
     for (const [node, childId] of Object.entries(stored.children)) {
@@ -239,9 +293,13 @@ export class Engine {
 
 function childError(record: RunRecord): DirigentError {
   const inner = record.error;
-  return DirigentError.fatal(ErrorCode.CHILD_FAILED, `Child directive "${record.directive}" ${record.status}${inner ? `: ${inner.message} [${inner.code}]` : ''}.`, {
-    details: { childRunId: record.runId, error: inner },
-  });
+  return DirigentError.fatal(
+    ErrorCode.CHILD_FAILED,
+    `Child directive "${record.directive}" ${record.status}${inner ? `: ${inner.message} [${inner.code}]` : ''}.`,
+    {
+      details: { childRunId: record.runId, error: inner },
+    },
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -39,7 +39,9 @@ export class FileRunStore implements RunStore {
     } catch {
       return [];
     }
-    const runs = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => this.load(n.slice(0, -5))));
+    const runs = await Promise.all(
+      names.filter((n) => n.endsWith('.json')).map((n) => this.load(n.slice(0, -5))),
+    );
     return runs.flatMap((r) => (r ? [r.record] : [])).sort((a, b) => b.startedAt - a.startedAt);
   }
 

@@ -16,6 +16,10 @@ export class MemoryRunStore implements RunStore {
   }
 
   list(): Promise<RunRecord[]> {
-    return Promise.resolve([...this.runs.values()].map((r) => structuredClone(r.record)).sort((a, b) => b.startedAt - a.startedAt));
+    return Promise.resolve(
+      [...this.runs.values()]
+        .map((r) => structuredClone(r.record))
+        .sort((a, b) => b.startedAt - a.startedAt),
+    );
   }
 }

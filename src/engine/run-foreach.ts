@@ -5,20 +5,33 @@ import type { Scope } from '../expr/scope.js';
 import { evaluateValue } from '../expr/value.js';
 
 /** Runs one item's `<execute>` with the loop variables in scope. */
-export type RunItem = (execute: ExecuteAction, vars: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
+export type RunItem = (
+  execute: ExecuteAction,
+  vars: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<unknown>;
 
 /**
  * Runs a `<foreach>`: at most `parallel` items at a time, results in input order. With
  * `fail_fast` the first failure aborts the items still running and rejects; with `continue` a
  * failed item's slot holds `{ error: { code, message } }` and the others go on.
  */
-export async function runForeach(action: ForeachAction, scope: Scope, signal: AbortSignal, runItem: RunItem): Promise<unknown[]> {
+export async function runForeach(
+  action: ForeachAction,
+  scope: Scope,
+  signal: AbortSignal,
+  runItem: RunItem,
+): Promise<unknown[]> {
   const items = evaluateValue(action.over, scope);
   if (!Array.isArray(items)) {
-    throw DirigentError.fatal(ErrorCode.FOREACH_NOT_ARRAY, `<foreach> needs an array to go over, but got ${describe(items)}.`, {
-      location: action.loc,
-      hint: 'Point "over" at an array, e.g. over="${inputs.files}", or build one with expr="…".',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.FOREACH_NOT_ARRAY,
+      `<foreach> needs an array to go over, but got ${describe(items)}.`,
+      {
+        location: action.loc,
+        hint: 'Point "over" at an array, e.g. over="${inputs.files}", or build one with expr="…".',
+      },
+    );
   }
   const results: unknown[] = new Array(items.length);
   const local = new AbortController();

@@ -27,7 +27,10 @@ function validatorOf(d: Directive): ValidateFunction {
  * run with ajv. Every problem (unknown input, missing required one, wrong type) is reported in
  * one `INVALID_INPUTS` error.
  */
-export function validateInputs(d: Directive, given: Record<string, unknown>): Record<string, unknown> {
+export function validateInputs(
+  d: Directive,
+  given: Record<string, unknown>,
+): Record<string, unknown> {
   const problems: string[] = [];
   const bad = new Set<string>();
   const inputs: Record<string, unknown> = {};
@@ -39,29 +42,41 @@ export function validateInputs(d: Directive, given: Record<string, unknown>): Re
       // Kept as given, so ajv does not also call it missing; its ajv errors are dropped below.
       inputs[name] = raw;
       bad.add(name);
-      problems.push(`input "${name}" must be ${article(decl!.type)} ${decl!.type}, got ${JSON.stringify(raw)}`);
+      problems.push(
+        `input "${name}" must be ${article(decl!.type)} ${decl!.type}, got ${JSON.stringify(raw)}`,
+      );
     }
   }
-  for (const decl of d.inputs) if (!(decl.name in inputs) && decl.hasDefault) inputs[decl.name] = structuredClone(decl.default);
+  for (const decl of d.inputs)
+    if (!(decl.name in inputs) && decl.hasDefault)
+      inputs[decl.name] = structuredClone(decl.default);
   const validate = validatorOf(d);
   if (!validate(inputs)) {
-    for (const e of validate.errors ?? []) if (!bad.has(e.instancePath.split('/')[1] ?? '')) problems.push(describe(e, d));
+    for (const e of validate.errors ?? [])
+      if (!bad.has(e.instancePath.split('/')[1] ?? '')) problems.push(describe(e, d));
   }
   if (problems.length > 0) {
-    const declared = d.inputs.map((i) => `${i.name} (${i.type}${i.required ? ', required' : ''})`).join(', ') || 'none';
+    const declared =
+      d.inputs.map((i) => `${i.name} (${i.type}${i.required ? ', required' : ''})`).join(', ') ||
+      'none';
     const firstBad = d.inputs.find((i) => bad.has(i.name));
-    throw DirigentError.fatal(ErrorCode.INVALID_INPUTS, `Invalid inputs for directive "${d.name}": ${[...new Set(problems)].join('; ')}.`, {
-      hint: `Declared inputs: ${declared}. Pass them with --input name=value or --inputs '{"name": …}'.`,
-      details: { problems },
-      ...(firstBad && { location: firstBad.loc }),
-    });
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_INPUTS,
+      `Invalid inputs for directive "${d.name}": ${[...new Set(problems)].join('; ')}.`,
+      {
+        hint: `Declared inputs: ${declared}. Pass them with --input name=value or --inputs '{"name": …}'.`,
+        details: { problems },
+        ...(firstBad && { location: firstBad.loc }),
+      },
+    );
   }
   return inputs;
 }
 
 function describe(e: ErrorObject, d: Directive): string {
   const name = e.instancePath.split('/')[1] ?? '';
-  if (e.keyword === 'required') return `missing required input "${String(e.params.missingProperty)}"`;
+  if (e.keyword === 'required')
+    return `missing required input "${String(e.params.missingProperty)}"`;
   if (e.keyword === 'additionalProperties') {
     return `unknown input "${String(e.params.additionalProperty)}" (declared: ${d.inputs.map((i) => i.name).join(', ') || 'none'})`;
   }

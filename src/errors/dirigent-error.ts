@@ -65,7 +65,11 @@ export class DirigentError extends Error {
   }
 
   toJSON(): SerializedError {
-    const out: SerializedError = { code: this.code, message: this.message, retryable: this.retryable };
+    const out: SerializedError = {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+    };
     if (this.hint !== undefined) out.hint = this.hint;
     if (this.location !== undefined) out.location = this.location;
     if (this.details !== undefined) out.details = this.details;

@@ -33,7 +33,10 @@ export function evaluateCondition(
   switch (cond.kind) {
     case 'compare': {
       // A `value` may itself be a template (`value="${inputs.limit}"`), read when the condition is.
-      const expected = typeof cond.value === 'string' && hasTemplate(cond.value) ? compileTemplate(cond.value).evaluate(scope) : cond.value;
+      const expected =
+        typeof cond.value === 'string' && hasTemplate(cond.value)
+          ? compileTemplate(cond.value).evaluate(scope)
+          : cond.value;
       return compareValues(resolveConditionPath(cond.path, scope), cond.op, expected);
     }
     case 'any':

@@ -128,7 +128,10 @@ function build(text: string): CompiledTemplate {
       if (close < 0) {
         const snippet =
           text.length - from > 40 ? `${text.slice(from, from + 40)}…` : text.slice(from);
-        throw invalid(snippet, `the "${text.slice(from, open + 1)}" that starts it is never closed with "}"`);
+        throw invalid(
+          snippet,
+          `the "${text.slice(from, open + 1)}" that starts it is never closed with "}"`,
+        );
       }
       const raw = text.slice(from, close + 1);
       const slot = dollar ? parseDollar(raw, text.slice(open + 1, close)) : parseRye(raw);

@@ -135,7 +135,9 @@ describe('RYE leniency is kept: these are warnings, not errors', () => {
       FILE,
     );
     const d = parseDirective(source, FILE);
-    expect(d.warnings.map((w) => ({ code: w.code, loc: w.loc }))).toEqual([{ code: 'PERMISSION_DENIED', loc: marks[0] }]);
+    expect(d.warnings.map((w) => ({ code: w.code, loc: w.loc }))).toEqual([
+      { code: 'PERMISSION_DENIED', loc: marks[0] },
+    ]);
     expect(d.warnings[0]!.message).toContain('rye.execute.tool.dirigent.shell.bash');
   });
 

@@ -53,11 +53,17 @@ describe('golden runs', () => {
 
   it.each(cases)('%s', async (name) => {
     const golden = JSON.parse(readFileSync(join(casesDir, `${name}.json`), 'utf8')) as GoldenCase;
-    const engine = new Engine({ projectDir: project, dispatcher: new BuiltinDispatcher(), loader: new DirectiveLoader(project), env: { GOLDEN_GREETING: 'hi' } });
+    const engine = new Engine({
+      projectDir: project,
+      dispatcher: new BuiltinDispatcher(),
+      loader: new DirectiveLoader(project),
+      env: { GOLDEN_GREETING: 'hi' },
+    });
     const loaded = await engine.loader.loadFile(directiveFile(name));
     const started = Date.now();
     const run = engine.start(loaded, golden.inputs ?? {});
-    if (golden.cancelAfterMs !== undefined) setTimeout(() => void engine.cancelRun(run.runId), golden.cancelAfterMs);
+    if (golden.cancelAfterMs !== undefined)
+      setTimeout(() => void engine.cancelRun(run.runId), golden.cancelAfterMs);
     let record = await (golden.awaitEnd ? run.finished() : run.settled());
     for (const s of golden.signals ?? []) {
       expect(record.status, `${golden.spec}: waits before signal ${s.name}`).toBe('waiting');
@@ -65,11 +71,18 @@ describe('golden runs', () => {
     }
     const elapsed = Date.now() - started;
     engine.release();
-    expect(record.steps.map((s) => `${s.name}:${s.status}:${s.attempts}`), golden.spec).toEqual(golden.steps);
+    expect(
+      record.steps.map((s) => `${s.name}:${s.status}:${s.attempts}`),
+      golden.spec,
+    ).toEqual(golden.steps);
     expect(record.status, golden.spec).toBe(golden.status);
     if (golden.outputs !== undefined) expect(record.outputs, golden.spec).toEqual(golden.outputs);
-    if (golden.error !== undefined) expect({ code: record.error?.code, step: record.error?.step ?? null }, golden.spec).toEqual(golden.error);
+    if (golden.error !== undefined)
+      expect({ code: record.error?.code, step: record.error?.step ?? null }, golden.spec).toEqual(
+        golden.error,
+      );
     else expect(record.error, golden.spec).toBeNull();
-    if (golden.maxMs !== undefined) expect(elapsed, `${golden.spec}: took ${elapsed} ms`).toBeLessThan(golden.maxMs);
+    if (golden.maxMs !== undefined)
+      expect(elapsed, `${golden.spec}: took ${elapsed} ms`).toBeLessThan(golden.maxMs);
   });
 });

@@ -122,31 +122,47 @@ describe('RYE compatibility', () => {
     expect(d.limits.other).toEqual({ turns: 3, tokens: 2048, max_turns: 4 });
     expect(d.metadata.model).toEqual({ tier: 'fast', id: 'some-model' });
     expect(d.successCriteria).toEqual(['The note exists']);
-    expect(d.process.map((n) => (n.kind === 'step' ? `${n.name}:${n.action.type}` : n.name))).toEqual([
+    expect(
+      d.process.map((n) => (n.kind === 'step' ? `${n.name}:${n.action.type}` : n.name)),
+    ).toEqual([
       'validate:instruction',
       'call_echo:execute',
       'show:instruction',
       'example:instruction',
     ]);
     const call = d.process[1]!;
-    expect(call.kind === 'step' && call.action.type === 'execute' && call.action.itemId).toBe('dirigent/util/echo');
-    expect(new Set(d.warnings.map((w) => w.code))).toEqual(new Set(['PROSE_CONDITION', 'LENIENT_XML', 'PROSE_STEP', 'NAME_MISMATCH']));
+    expect(call.kind === 'step' && call.action.type === 'execute' && call.action.itemId).toBe(
+      'dirigent/util/echo',
+    );
+    expect(new Set(d.warnings.map((w) => w.code))).toEqual(
+      new Set(['PROSE_CONDITION', 'LENIENT_XML', 'PROSE_STEP', 'NAME_MISMATCH']),
+    );
   });
 
   it('keeps opaque sections and prose as the instruction text', () => {
     const d = parseDirective(MODERN, 'notes/write_note.md');
     const validate = d.process[0]!;
-    expect(validate.kind === 'step' && validate.action.type === 'instruction' && validate.action.text).toContain('a < b holds');
+    expect(
+      validate.kind === 'step' && validate.action.type === 'instruction' && validate.action.text,
+    ).toContain('a < b holds');
     const example = d.process[3]!;
-    expect(example.kind === 'step' && example.action.type === 'instruction' && example.action.text).toContain('literal <b>markup & stuff');
+    expect(
+      example.kind === 'step' && example.action.type === 'instruction' && example.action.text,
+    ).toContain('literal <b>markup & stuff');
   });
 
   it('reads the legacy layout: name and version in metadata, <steps>, root permissions, named outputs', () => {
     const d = parseDirective(LEGACY, 'legacy_note.md');
-    expect(d).toMatchObject({ name: 'legacy_note', version: '0.1.0', permissions: ['rye.execute.tool.dirigent.util.echo'] });
+    expect(d).toMatchObject({
+      name: 'legacy_note',
+      version: '0.1.0',
+      permissions: ['rye.execute.tool.dirigent.util.echo'],
+    });
     expect(d.outputs.map((o) => o.name)).toEqual(['child_thread_id']);
     expect(d.process.map((n) => n.name)).toEqual(['echo_step']);
-    expect(new Set(d.warnings.map((w) => w.code))).toEqual(new Set(['METADATA_ATTRIBUTE', 'LEGACY_LAYOUT', 'OUTPUT_ELEMENT']));
+    expect(new Set(d.warnings.map((w) => w.code))).toEqual(
+      new Set(['METADATA_ATTRIBUTE', 'LEGACY_LAYOUT', 'OUTPUT_ELEMENT']),
+    );
   });
 
   it('reads front-matter directives as one instruction step', () => {
@@ -157,14 +173,26 @@ describe('RYE compatibility', () => {
   });
 
   it('runs a RYE directive: tool steps by Dirigent, the rest by whoever answers the instructions', async () => {
-    const engine = new Engine({ projectDir: project, dispatcher: new BuiltinDispatcher(), loader: new DirectiveLoader(project) });
+    const engine = new Engine({
+      projectDir: project,
+      dispatcher: new BuiltinDispatcher(),
+      loader: new DirectiveLoader(project),
+    });
     const loaded = engine.loader.fromText(join(project, 'write_note.md'), MODERN);
     const run = engine.start(loaded, { text: 'buy milk' });
     let record = await run.settled();
-    expect(record.waiting).toEqual([expect.objectContaining({ step: 'validate', text: expect.stringContaining('Make sure buy milk is not empty') })]);
+    expect(record.waiting).toEqual([
+      expect.objectContaining({
+        step: 'validate',
+        text: expect.stringContaining('Make sure buy milk is not empty'),
+      }),
+    ]);
     record = await engine.signal(run.runId, 'validate', 'ok');
     expect(record.waiting?.[0]?.step).toBe('show');
-    expect(record.steps.map((s) => `${s.name}:${s.status}`)).toEqual(['validate:completed', 'call_echo:completed']);
+    expect(record.steps.map((s) => `${s.name}:${s.status}`)).toEqual([
+      'validate:completed',
+      'call_echo:completed',
+    ]);
     record = await engine.signal(run.runId, 'show', 'told');
     record = await engine.signal(run.runId, 'example', 'done');
     expect(record.status).toBe('completed');

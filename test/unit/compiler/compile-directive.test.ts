@@ -9,16 +9,23 @@ import { parseDirective } from '../../../src/directive/parse-directive.js';
 const ev = (event: RunEvent) => event as never;
 
 const directive = (process: string, extra = '') =>
-  parseDirective(`# t\n\n\`\`\`xml\n<directive name="t" version="1.0.0">${extra}<process>${process}</process></directive>\n\`\`\`\n`, 't.md');
+  parseDirective(
+    `# t\n\n\`\`\`xml\n<directive name="t" version="1.0.0">${extra}<process>${process}</process></directive>\n\`\`\`\n`,
+    't.md',
+  );
 
 const echo = '<execute item_type="tool" item_id="dirigent/util/echo"/>';
 type Action = { type: string; params?: { node?: string } };
 const effects = (actions: unknown[]) =>
-  (actions as Action[]).filter((a) => ['startStep', 'stopStep', 'stepEnded', 'stepRetrying'].includes(a.type)).map((a) => `${a.type}:${a.params?.node}`);
+  (actions as Action[])
+    .filter((a) => ['startStep', 'stopStep', 'stepEnded', 'stepRetrying'].includes(a.type))
+    .map((a) => `${a.type}:${a.params?.node}`);
 
 describe('compileDirective (pure, driven with xstate transition functions)', () => {
   it('starts the first step and names its effects instead of performing them', () => {
-    const { machine } = compileDirective(directive(`<step name="a">${echo}</step><step name="b">${echo}</step>`));
+    const { machine } = compileDirective(
+      directive(`<step name="a">${echo}</step><step name="b">${echo}</step>`),
+    );
     const [snap, actions] = initialTransition(machine, { inputs: {} });
     expect(snap.value).toEqual({ main: { a: 'run' } });
     expect(effects(actions)).toEqual(['startStep:a']);
@@ -27,18 +34,26 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
 
   it('follows the route index that the engine chose when a step is done', () => {
     const { machine, nodes } = compileDirective(
-      directive(`<step name="a">${echo}<next><when path="state.x" op="eq" value="1" to="c"/><otherwise to="b"/></next></step><step name="b">${echo}</step><step name="c">${echo}</step>`),
+      directive(
+        `<step name="a">${echo}<next><when path="state.x" op="eq" value="1" to="c"/><otherwise to="b"/></next></step><step name="b">${echo}</step><step name="c">${echo}</step>`,
+      ),
     );
     expect(nodes.get('a')!.routes.map((r) => r.to)).toEqual(['c', 'b']);
     const [s0] = initialTransition(machine, { inputs: {} });
-    const [s1, actions] = transition(machine, s0, ev({ type: 'done:a', result: 1, assigned: { x: 1 }, edge: 0 }));
+    const [s1, actions] = transition(
+      machine,
+      s0,
+      ev({ type: 'done:a', result: 1, assigned: { x: 1 }, edge: 0 }),
+    );
     expect(s1.value).toEqual({ main: { c: 'run' } });
     expect(s1.context.state).toEqual({ x: 1 });
     expect(effects(actions)).toEqual(['stopStep:a', 'stepEnded:a', 'startStep:c']);
   });
 
   it('retries a retryable failure under its policy, then fails the run', () => {
-    const { machine } = compileDirective(directive(`<step name="a">${echo}<retry attempts="2" backoff="fixed" delay_ms="50"/></step>`));
+    const { machine } = compileDirective(
+      directive(`<step name="a">${echo}<retry attempts="2" backoff="fixed" delay_ms="50"/></step>`),
+    );
     const [s0] = initialTransition(machine, { inputs: {} });
     const error = { code: 'COMMAND_FAILED', message: 'exit 1', retryable: true };
     const [s1, a1] = transition(machine, s0, ev({ type: 'fail:a', error }));
@@ -46,7 +61,9 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     expect(s1.context.steps.a!.retryDelayMs).toBe(50);
     expect(effects(a1)).toEqual(['stopStep:a', 'stepRetrying:a']);
     // The backoff is a delayed event the caller schedules (in process: a timer; on a queue: a delayed job).
-    const raise = (a1 as { type: string; params?: { event: { type: string }; delay: number } }[]).find((a) => a.type === 'xstate.raise');
+    const raise = (
+      a1 as { type: string; params?: { event: { type: string }; delay: number } }[]
+    ).find((a) => a.type === 'xstate.raise');
     expect(raise?.params?.delay).toBe(50);
     const s2 = getNextSnapshot(machine, s1, raise!.params!.event as never);
     expect(s2.value).toEqual({ main: { a: 'run' } });
@@ -57,9 +74,17 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
   });
 
   it('never retries a fatal failure and sends it to on_error with the error in context', () => {
-    const { machine } = compileDirective(directive(`<step name="a" on_error="r">${echo}<retry attempts="5"/></step><step name="b">${echo}</step><step name="r">${echo}</step>`));
+    const { machine } = compileDirective(
+      directive(
+        `<step name="a" on_error="r">${echo}<retry attempts="5"/></step><step name="b">${echo}</step><step name="r">${echo}</step>`,
+      ),
+    );
     const [s0] = initialTransition(machine, { inputs: {} });
-    const [s1] = transition(machine, s0, ev({ type: 'fail:a', error: { code: 'INVALID_PARAMS', message: 'bad', retryable: false } }));
+    const [s1] = transition(
+      machine,
+      s0,
+      ev({ type: 'fail:a', error: { code: 'INVALID_PARAMS', message: 'bad', retryable: false } }),
+    );
     expect(s1.value).toEqual({ main: { r: 'run' } });
     expect(s1.context.error).toMatchObject({ code: 'INVALID_PARAMS' });
     expect(s1.context.steps.a).toMatchObject({ status: 'failed', attempts: 1 });
@@ -67,12 +92,22 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
 
   it('runs parallel branches as regions and settles the block once every branch ends', () => {
     const { machine } = compileDirective(
-      directive(`<parallel name="p"><branch name="x"><step name="x1">${echo}</step></branch><branch name="y"><step name="y1">${echo}</step></branch></parallel>`),
+      directive(
+        `<parallel name="p"><branch name="x"><step name="x1">${echo}</step></branch><branch name="y"><step name="y1">${echo}</step></branch></parallel>`,
+      ),
     );
     const [s0, a0] = initialTransition(machine, { inputs: {} });
     expect(effects(a0)).toEqual(['startStep:x1', 'startStep:y1']);
-    const [s1] = transition(machine, s0, ev({ type: 'done:x1', result: 1, assigned: null, edge: 0 }));
-    const [s2, a2] = transition(machine, s1, ev({ type: 'done:y1', result: 2, assigned: null, edge: 0 }));
+    const [s1] = transition(
+      machine,
+      s0,
+      ev({ type: 'done:x1', result: 1, assigned: null, edge: 0 }),
+    );
+    const [s2, a2] = transition(
+      machine,
+      s1,
+      ev({ type: 'done:y1', result: 2, assigned: null, edge: 0 }),
+    );
     expect(s2.value).toEqual({ main: { p: 'settle' } });
     expect(effects(a2)).toContain('startStep:p');
     expect(s2.context.steps.x).toMatchObject({ status: 'completed' });
@@ -80,7 +115,9 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
 
   it('cancels every running step when the run is cancelled', () => {
     const { machine } = compileDirective(
-      directive(`<parallel name="p"><branch name="x"><step name="x1">${echo}</step></branch><branch name="y"><step name="y1">${echo}</step></branch></parallel>`),
+      directive(
+        `<parallel name="p"><branch name="x"><step name="x1">${echo}</step></branch><branch name="y"><step name="y1">${echo}</step></branch></parallel>`,
+      ),
     );
     const [s0] = initialTransition(machine, { inputs: {} });
     const [s1, a1] = transition(machine, s0, { type: 'run.cancel' });
@@ -97,7 +134,10 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
 
   it('draws the machine as a Mermaid flowchart with conditions and on_error edges', () => {
     const compiled = compileDirective(
-      directive(`<step name="a" on_error="r">${echo}<next><when path="inputs.n" op="gt" value="2" to="$end"/></next></step><step name="r">${echo}</step>`, '<inputs><input name="n" type="integer"/></inputs>'),
+      directive(
+        `<step name="a" on_error="r">${echo}<next><when path="inputs.n" op="gt" value="2" to="$end"/></next></step><step name="r">${echo}</step>`,
+        '<inputs><input name="n" type="integer"/></inputs>',
+      ),
     );
     const text = toMermaid(compiled);
     expect(text).toContain('flowchart TD');

@@ -14,11 +14,20 @@ beforeEach(() => {
 afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 /** A fresh engine over the same project folder, as a second process would have. */
-const engineFor = () => new Engine({ projectDir: project, dispatcher: new BuiltinDispatcher(), loader: new DirectiveLoader(project), store: new FileRunStore(project) });
+const engineFor = () =>
+  new Engine({
+    projectDir: project,
+    dispatcher: new BuiltinDispatcher(),
+    loader: new DirectiveLoader(project),
+    store: new FileRunStore(project),
+  });
 
 function write(name: string, xml: string): string {
   const file = join(project, `${name}.md`);
-  writeFileSync(file, `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`);
+  writeFileSync(
+    file,
+    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`,
+  );
   return file;
 }
 
@@ -44,16 +53,28 @@ describe('Engine: waiting runs, signals and cancellation', () => {
   it('refuses a signal nothing waits for and says what the run waits for', async () => {
     const engine = engineFor();
     const record = await engine.run(await engine.loader.loadFile(write('waiter', waiter)), {});
-    await expect(engine.signal(record.runId, 'nope', null)).rejects.toMatchObject({ code: 'UNKNOWN_SIGNAL', hint: 'It waits for: ask.' });
+    await expect(engine.signal(record.runId, 'nope', null)).rejects.toMatchObject({
+      code: 'UNKNOWN_SIGNAL',
+      hint: 'It waits for: ask.',
+    });
     engine.release();
   });
 
   it('refuses unknown runs and runs that are not waiting', async () => {
     const engine = engineFor();
-    await expect(engine.signal('no-such-run', 'x', null)).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
-    const done = await engine.run(await engine.loader.loadFile(write('quick', '<process><step name="a"><render>x</render></step></process>')), {});
+    await expect(engine.signal('no-such-run', 'x', null)).rejects.toMatchObject({
+      code: 'RUN_NOT_FOUND',
+    });
+    const done = await engine.run(
+      await engine.loader.loadFile(
+        write('quick', '<process><step name="a"><render>x</render></step></process>'),
+      ),
+      {},
+    );
     expect(done.status).toBe('completed');
-    await expect(engineFor().signal(done.runId, 'a', null)).rejects.toMatchObject({ code: 'RUN_NOT_WAITING' });
+    await expect(engineFor().signal(done.runId, 'a', null)).rejects.toMatchObject({
+      code: 'RUN_NOT_WAITING',
+    });
   });
 
   it('cancels a waiting run from another engine', async () => {
@@ -64,11 +85,16 @@ describe('Engine: waiting runs, signals and cancellation', () => {
     const cancelled = await engineFor().cancelRun(record.runId, 'no longer needed');
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.error).toEqual({ code: 'CANCELLED', message: 'no longer needed', step: null });
-    expect(cancelled.steps).toEqual([expect.objectContaining({ name: 'ask', status: 'cancelled' })]);
+    expect(cancelled.steps).toEqual([
+      expect.objectContaining({ name: 'ask', status: 'cancelled' }),
+    ]);
   });
 
   it('fails a wait whose deadline passed while the run was stored', async () => {
-    const file = write('timed', '<process><step name="hold" on_error="late"><wait signal="go" timeout_seconds="0.05"/></step><step name="late"><render>${error.code}</render></step></process>');
+    const file = write(
+      'timed',
+      '<process><step name="hold" on_error="late"><wait signal="go" timeout_seconds="0.05"/></step><step name="late"><render>${error.code}</render></step></process>',
+    );
     const first = engineFor();
     const run = first.start(await first.loader.loadFile(file), {});
     const record = await run.settled();
@@ -76,15 +102,26 @@ describe('Engine: waiting runs, signals and cancellation', () => {
     first.release();
     await new Promise((r) => setTimeout(r, 80));
     const second = engineFor();
-    await expect(second.signal(record.runId, 'go', null)).rejects.toMatchObject({ code: 'RUN_NOT_WAITING' });
+    await expect(second.signal(record.runId, 'go', null)).rejects.toMatchObject({
+      code: 'RUN_NOT_WAITING',
+    });
     const stored = await second.store.load(record.runId);
     expect(stored?.record).toMatchObject({ status: 'completed' });
-    expect(stored?.record.steps.map((s) => `${s.name}:${s.status}`)).toEqual(['hold:failed', 'late:completed']);
+    expect(stored?.record.steps.map((s) => `${s.name}:${s.status}`)).toEqual([
+      'hold:failed',
+      'late:completed',
+    ]);
   });
 
   it('delivers a signal to the child directive that waits for it', async () => {
-    write('kid', '<process><step name="confirm"><wait signal="confirm"/></step></process><outputs><output name="said" value="${steps.confirm.result}"/></outputs>');
-    const parent = write('parent', '<process><step name="call"><execute item_type="directive" item_id="kid"/></step></process><outputs><output name="kid" value="${steps.call.result.said}"/></outputs>');
+    write(
+      'kid',
+      '<process><step name="confirm"><wait signal="confirm"/></step></process><outputs><output name="said" value="${steps.confirm.result}"/></outputs>',
+    );
+    const parent = write(
+      'parent',
+      '<process><step name="call"><execute item_type="directive" item_id="kid"/></step></process><outputs><output name="kid" value="${steps.call.result.said}"/></outputs>',
+    );
     const engine = engineFor();
     const run = engine.start(await engine.loader.loadFile(parent), {});
     await new Promise((r) => setTimeout(r, 50));
@@ -93,21 +130,37 @@ describe('Engine: waiting runs, signals and cancellation', () => {
   });
 
   it('reports a run as waiting while its child directive waits, and resumes the tree in another engine', async () => {
-    write('kid', '<process><step name="confirm"><wait signal="confirm"/></step></process><outputs><output name="said" value="${steps.confirm.result}"/></outputs>');
-    const parent = write('parent', '<process><step name="call"><execute item_type="directive" item_id="kid"/></step><step name="after"><render>${steps.call.result.said}!</render></step></process><outputs><output name="text" value="${steps.after.result}"/></outputs>');
+    write(
+      'kid',
+      '<process><step name="confirm"><wait signal="confirm"/></step></process><outputs><output name="said" value="${steps.confirm.result}"/></outputs>',
+    );
+    const parent = write(
+      'parent',
+      '<process><step name="call"><execute item_type="directive" item_id="kid"/></step><step name="after"><render>${steps.call.result.said}!</render></step></process><outputs><output name="text" value="${steps.after.result}"/></outputs>',
+    );
     const first = engineFor();
     const record = await first.run(await first.loader.loadFile(parent), {});
     expect(record.status).toBe('waiting');
-    expect(record.waiting).toEqual([{ step: 'confirm', signal: 'confirm', runId: expect.any(String) }]);
+    expect(record.waiting).toEqual([
+      { step: 'confirm', signal: 'confirm', runId: expect.any(String) },
+    ]);
     first.release();
     const done = await engineFor().signal(record.runId, 'confirm', 'yes');
     expect(done).toMatchObject({ status: 'completed', outputs: { text: 'yes!' } });
-    expect(done.steps.map((s) => `${s.name}:${s.status}`)).toEqual(['call:completed', 'after:completed']);
+    expect(done.steps.map((s) => `${s.name}:${s.status}`)).toEqual([
+      'call:completed',
+      'after:completed',
+    ]);
   });
 
   it('rejects invalid inputs before anything runs, reporting each problem once at its <input>', async () => {
     const engine = engineFor();
-    const loaded = await engine.loader.loadFile(write('typed', '<inputs><input name="count" type="integer" required="true"/></inputs><process><step name="a"><render>x</render></step></process>'));
+    const loaded = await engine.loader.loadFile(
+      write(
+        'typed',
+        '<inputs><input name="count" type="integer" required="true"/></inputs><process><step name="a"><render>x</render></step></process>',
+      ),
+    );
     const err = await engine.run(loaded, { count: 'abc', extra: 1 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'INVALID_INPUTS', location: { line: 4 } });
     expect((err as { details: { problems: string[] } }).details.problems).toEqual([
@@ -118,9 +171,18 @@ describe('Engine: waiting runs, signals and cancellation', () => {
 
   it('keeps the location of a failure about the directive in the run record', async () => {
     const engine = engineFor();
-    const loaded = await engine.loader.loadFile(write('each', '<process><step name="each"><foreach expr="{}" as="x"><execute item_type="tool" item_id="dirigent/util/echo"/></foreach></step></process>'));
+    const loaded = await engine.loader.loadFile(
+      write(
+        'each',
+        '<process><step name="each"><foreach expr="{}" as="x"><execute item_type="tool" item_id="dirigent/util/echo"/></foreach></step></process>',
+      ),
+    );
     const record = await engine.run(loaded, {});
-    expect(record.error).toMatchObject({ code: 'FOREACH_NOT_ARRAY', step: 'each', location: { line: 4 } });
+    expect(record.error).toMatchObject({
+      code: 'FOREACH_NOT_ARRAY',
+      step: 'each',
+      location: { line: 4 },
+    });
     expect(record.steps[0]?.error?.location?.line).toBe(4);
   });
 });

@@ -132,7 +132,11 @@ describe('runaway expressions', () => {
 
   it('deep recursion is stopped at the depth limit', () => {
     // A generous time limit, so that only the depth limit can stop it on a loaded machine.
-    const err = thrown(() => compileExpression('($f := function($n){ 1 + $f($n + 1) }; $f(0))').evaluate(scope, { timeoutMs: 30_000 }));
+    const err = thrown(() =>
+      compileExpression('($f := function($n){ 1 + $f($n + 1) }; $f(0))').evaluate(scope, {
+        timeoutMs: 30_000,
+      }),
+    );
     expect(err.code).toBe(ErrorCode.EXPRESSION_FAILED);
     expect(err.message).toContain('recursed deeper than 200 levels');
   });

@@ -221,7 +221,10 @@ describe('env templates', () => {
 describe('malformed templates', () => {
   it.each([
     ['${state.x', 'invalid template ${state.x: the "${" that starts it is never closed with "}"'],
-    ['abc ${state.x', 'invalid template ${state.x: the "${" that starts it is never closed with "}"'],
+    [
+      'abc ${state.x',
+      'invalid template ${state.x: the "${" that starts it is never closed with "}"',
+    ],
     ['a ${}', 'the path is empty'],
     ['${ ? }', 'the path is empty'],
     ['${state.x || }', 'the path is empty'],
@@ -231,7 +234,10 @@ describe('malformed templates', () => {
     ['${state.a b}', 'is not a valid path segment'],
     ['{input:}', 'expected {input:name}'],
     ['{input:a b}', 'expected {input:name}'],
-    ['{input:name', 'invalid template {input:name: the "{" that starts it is never closed with "}"'],
+    [
+      '{input:name',
+      'invalid template {input:name: the "{" that starts it is never closed with "}"',
+    ],
     ['{env:A.B}', 'is not a variable name'],
   ])('%s throws INVALID_TEMPLATE at compile time', (text, reason) => {
     const err = thrown(() => compileTemplate(text));
