@@ -2,7 +2,7 @@ import { closest } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import type { Diagnostics } from './diagnostics.js';
-import type { XmlElement } from './xml-tree.js';
+import type { XmlElement } from './xml-element.js';
 
 /**
  * Reads attributes of one element against the set it may have: unknown ones are errors with a

@@ -11,7 +11,8 @@ import { readNodes } from './read-process.js';
 import { frontMatterOf, readFrontMatterDirective } from './read-frontmatter.js';
 import { splitMarkdown } from './split-markdown.js';
 import { validateDirective } from './validate-directive.js';
-import { elementsOf, parseXmlFragment, type XmlElement } from './xml-tree.js';
+import { elementsOf, type XmlElement } from './xml-element.js';
+import { parseXmlFragment } from './xml-tree.js';
 
 /** SHA-256 of a file's text, hex: the key of the compile cache and of stored runs. */
 export function contentHash(text: string): string {

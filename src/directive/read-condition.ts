@@ -3,7 +3,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { COMPARE_OPS, type CompareOp, type Condition } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
-import { elementsOf, type XmlElement } from './xml-tree.js';
+import { elementsOf, type XmlElement } from './xml-element.js';
 
 /** Elements that are conditions. */
 export const CONDITION_TAGS = ['condition', 'any', 'all', 'not'] as const;

@@ -13,7 +13,7 @@ import { attrLoc, ElementReader } from './element-reader.js';
 import { readMetadata, readPermissions, type MetadataParts } from './read-metadata.js';
 import { readNodes } from './read-process.js';
 import { readValue } from './read-value.js';
-import { elementsOf, textOf, type XmlElement } from './xml-tree.js';
+import { elementsOf, textOf, type XmlElement } from './xml-element.js';
 
 /** What the `<directive>` element yields. */
 export interface DirectiveParts extends MetadataParts {

@@ -3,7 +3,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { Limits } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { ElementReader } from './element-reader.js';
-import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-tree.js';
+import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-element.js';
 
 /** What `<metadata>` yields. */
 export interface MetadataParts {

@@ -3,8 +3,9 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { Branch, ParallelNode, ProcessNode } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
-import { checkName, readControl, readStep } from './read-step.js';
-import { elementsOf, type XmlElement } from './xml-tree.js';
+import { readControl } from './read-control.js';
+import { checkName, readStep } from './read-step.js';
+import { elementsOf, type XmlElement } from './xml-element.js';
 
 const NODE_TAGS = ['step', 'parallel'];
 

@@ -3,7 +3,7 @@ import { hasTemplate } from '../expr/template.js';
 import type { ValueSpec } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc } from './element-reader.js';
-import { textOf, type XmlElement } from './xml-tree.js';
+import { textOf, type XmlElement } from './xml-element.js';
 
 /** A string that may hold templates: a template spec if it does, else a literal. */
 export function templateOrLiteral(text: string): ValueSpec {
