@@ -8,8 +8,13 @@ import { elementsOf, type XmlElement } from './xml-element.js';
 /** Elements that are conditions. */
 export const CONDITION_TAGS = ['condition', 'any', 'all', 'not'] as const;
 
+/** How every JSON text starts, after white space. */
+const JSON_START = /^\s*[-0-9[{"tfn]/;
+
 /** A condition's `value`: JSON when it parses as JSON (`10`, `true`, `["a"]`), else the string. */
 export function readJsonish(raw: string): unknown {
+  // Most values are words, on which JSON.parse throws, and a throw costs far more than this test.
+  if (!JSON_START.test(raw)) return raw;
   try {
     return JSON.parse(raw);
   } catch {
