@@ -1,18 +1,20 @@
 /**
  * Compiles a directive's AST into an xstate machine config. Pure: same AST in, same machine out.
  *
- * Shape: `main` holds one compound state per node (`id: "s:NAME"`) with substates `run` (the
- * attempt: `startStep` on entry, `stopStep` on exit) and `backoff` (a named delay before a
- * retry). Parallel blocks hold one region per branch. Step timeouts, wait timeouts and the run
- * timeout are not machine timers: they belong to whoever runs the work (the engine in process,
- * the worker on a queue), which aborts it and reports a failure event. The engine settles each
- * step (result, assignments, chosen route) and sends `done:NAME` with the route's index, or
- * `fail:NAME` with an error that retries, goes to `on_error`, or fails the run.
+ * Shape: `main` holds one state per node (`id: "s:NAME"`): entering it runs `startStep`, leaving
+ * it runs `stopStep`. Parallel blocks hold one region per branch, then settle. The engine settles
+ * each step (result, assignments, chosen route) and sends `done:NAME` with the route's index, or
+ * `fail:NAME`, which goes to `on_error` or fails the enclosing block or the run.
+ *
+ * The machine routes; it does not time. Retries with backoff, step and wait timeouts and the run
+ * timeout belong to whoever runs the work (the engine in process, BullMQ attempts and delayed jobs
+ * on a queue), which reports the final outcome as one event. That keeps one state and at most two
+ * context updates per step, and a snapshot that never holds a timer.
  */
 import type { Directive, ParallelNode, ProcessNode, StepNode } from '../directive/ast.js';
 import type { CompiledDirective, CompiledNode, Route } from './compiled-directive.js';
 import { runMachineSetup, type RunMachineConfig } from './machine-logic.js';
-import type { RunContext } from './run-context.js';
+import type { RunContext, RunInput } from './run-context.js';
 
 type Action = { type: string; params?: Record<string, unknown> };
 interface Transition {
@@ -23,8 +25,8 @@ interface Transition {
 }
 type StateConfig = Record<string, unknown>;
 
-/** Where a node's failure goes when it has no `on_error`: returns the transition's tail. */
-type FailSink = (node: string) => { target: string; actions: Action[] };
+/** Where a node's failure goes when it has no `on_error`. */
+type FailSink = (node: string) => Transition;
 
 interface Seq {
   endId: string;
@@ -35,7 +37,6 @@ interface Seq {
 /** Compiles `directive` (see the module comment). */
 export function compileDirective(directive: Directive): CompiledDirective {
   const nodes = new Map<string, CompiledNode>();
-  const delays: Record<string, (args: { context: RunContext }) => number> = {};
   const topSink: FailSink = (node) => ({
     target: '#run.failed',
     actions: [{ type: 'setRunError', params: { node } }],
@@ -44,103 +45,85 @@ export function compileDirective(directive: Directive): CompiledDirective {
     directive.process,
     { endId: 'end:', sink: topSink, parallel: null },
     nodes,
-    delays,
   );
   const first = directive.process[0];
-  const main: StateConfig = {
-    initial: first ? first.name : '__end',
-    states: { ...states, __end: { id: 'end:', type: 'final' } },
-    onDone: 'completed',
-    on: {
-      'run.cancel': { target: 'cancelled', actions: ['cancelRun'] },
-      'run.fail': { target: 'failed', actions: ['failRun'] },
-    },
-  };
   const config = {
     id: 'run',
     initial: 'main',
-    context: ({
-      input,
-    }: {
-      input: { inputs: Record<string, unknown>; state?: Record<string, unknown> };
-    }): RunContext => ({
+    context: ({ input }: { input: RunInput }): RunContext => ({
       inputs: input.inputs,
       state: { ...directive.initialState, ...input.state },
-      steps: {},
       error: null,
       transitions: 0,
       runError: null,
       returned: null,
     }),
     states: {
-      main,
+      main: {
+        initial: first ? first.name : '__end',
+        states: { ...states, __end: { id: 'end:', type: 'final' } },
+        onDone: 'completed',
+        on: {
+          'run.cancel': { target: 'cancelled', actions: ['cancelRun'] },
+          'run.fail': { target: 'failed', actions: ['failRun'] },
+        },
+      },
       completed: { type: 'final' },
       failed: { type: 'final' },
       cancelled: { type: 'final' },
     },
   } as unknown as RunMachineConfig;
-  const machine = runMachineSetup(delays).createMachine(config);
-  return { directive, machine, config, nodes };
+  return { directive, machine: runMachineSetup.createMachine(config), config, nodes };
 }
 
 function compileSequence(
   seq: ProcessNode[],
   ctx: Seq,
   nodes: Map<string, CompiledNode>,
-  delays: Record<string, (a: { context: RunContext }) => number>,
 ): Record<string, StateConfig> {
   const out: Record<string, StateConfig> = {};
   seq.forEach((node, i) => {
     const after = seq[i + 1];
-    const routes: Route[] = [...(node.next ?? [])].map((e) => ({ when: e.when, to: e.to }));
+    const routes: Route[] = (node.next ?? []).map((e) => ({ when: e.when, to: e.to }));
     if (!routes.some((r) => r.when === undefined))
       routes.push({ when: undefined, to: after ? after.name : '$end' });
     const target = (to: string) => (to === '$end' ? `#${ctx.endId}` : `#s:${to}`);
+    // `recordDone` writes state, so it is left out where a step assigns nothing.
+    const records =
+      node.assigns.length > 0 ||
+      (node.kind === 'step' &&
+        (node.action.type === 'return' ||
+          (node.action.type === 'foreach' && node.action.collect !== undefined)));
+    const doneActions: Action[] = [
+      ...(records ? [{ type: 'recordDone' }] : []),
+      { type: 'stepEnded', params: { node: node.name } },
+    ];
     const done = routes.map((r, index) => ({
       ...(routes.length > 1 && { guard: { type: 'edge', params: { index } } }),
       target: target(r.to),
       reenter: true,
-      actions: [
-        { type: 'recordDone', params: { node: node.name } },
-        { type: 'stepEnded', params: { node: node.name } },
-      ],
+      actions: doneActions,
     }));
     nodes.set(node.name, { name: node.name, node, routes, parallel: ctx.parallel });
     out[node.name] =
       node.kind === 'step'
-        ? compileStep(node, done, ctx, target, delays)
-        : compileParallel(node, done, ctx, target, nodes, delays);
+        ? compileStep(node, done, ctx, target)
+        : compileParallel(node, done, ctx, target, nodes);
   });
   return out;
 }
 
-function failureTransitions(
+/** A failed node records its error and goes to its `on_error` step, or to the sink. */
+function failure(
   node: string,
   onError: string | undefined,
   ctx: Seq,
   target: (to: string) => string,
-  policy?: unknown,
-): Transition[] {
-  const params = { node, ...(policy !== undefined && { policy }) };
-  const out: Transition[] = [];
-  out.push({
-    guard: { type: 'canRetry', params },
-    target: 'backoff',
-    actions: [
-      { type: 'recordRetry', params },
-      { type: 'stepRetrying', params: { node } },
-    ],
-  });
-  const failed: Action[] = [
-    { type: 'recordFailed', params },
-    { type: 'stepEnded', params: { node } },
-  ];
-  if (onError !== undefined) out.push({ target: target(onError), reenter: true, actions: failed });
-  else {
-    const sink = ctx.sink(node);
-    out.push({ target: sink.target, actions: [...failed, ...sink.actions] });
-  }
-  return out;
+): Transition {
+  const failed: Action[] = [{ type: 'recordFailed' }, { type: 'stepEnded', params: { node } }];
+  if (onError !== undefined) return { target: target(onError), reenter: true, actions: failed };
+  const sink = ctx.sink(node);
+  return { ...sink, actions: [...failed, ...sink.actions] };
 }
 
 function compileStep(
@@ -148,27 +131,16 @@ function compileStep(
   done: unknown[],
   ctx: Seq,
   target: (to: string) => string,
-  delays: Record<string, (a: { context: RunContext }) => number>,
 ): StateConfig {
   const node = step.name;
-  const run: StateConfig = {
-    entry: [
-      { type: 'beginAttempt', params: { node } },
-      { type: 'startStep', params: { node } },
-    ],
+  return {
+    id: `s:${node}`,
+    entry: [{ type: 'enterNode' }, { type: 'startStep', params: { node } }],
     exit: [{ type: 'stopStep', params: { node } }],
     on: {
       [`done:${node}`]: done,
-      [`fail:${node}`]: failureTransitions(node, step.onError, ctx, target, step.retry),
+      [`fail:${node}`]: failure(node, step.onError, ctx, target),
     },
-  };
-  const retryDelay = `retry:${node}`;
-  delays[retryDelay] = ({ context }) => context.steps[node]?.retryDelayMs ?? 0;
-  return {
-    id: `s:${node}`,
-    entry: [{ type: 'enterNode', params: { node } }],
-    initial: 'run',
-    states: { run, backoff: { after: { [retryDelay]: 'run' } } },
   };
 }
 
@@ -178,61 +150,40 @@ function compileParallel(
   ctx: Seq,
   target: (to: string) => string,
   nodes: Map<string, CompiledNode>,
-  delays: Record<string, (a: { context: RunContext }) => number>,
 ): StateConfig {
   const node = p.name;
-  const ownFailure: FailSink = () => {
-    const params = { node };
-    const failed: Action[] = [
-      { type: 'recordFailed', params },
-      { type: 'stepEnded', params: { node } },
-    ];
-    if (p.onError !== undefined) return { target: target(p.onError), actions: failed };
-    const outer = ctx.sink(node);
-    return { target: outer.target, actions: [...failed, ...outer.actions] };
-  };
+  // fail_fast: a branch's failure is the block's, and leaving the block stops the other branches.
+  const blockFails: FailSink = () => failure(node, p.onError, ctx, target);
   const regions: Record<string, StateConfig> = {};
   for (const b of p.branches) {
     const sink: FailSink =
-      p.onFailure === 'fail_fast' ? ownFailure : () => ({ target: `#fail:${b.name}`, actions: [] });
+      p.onFailure === 'fail_fast' ? blockFails : () => ({ target: `#fail:${b.name}`, actions: [] });
     const states = compileSequence(
       b.nodes,
       { endId: `end:${b.name}`, sink, parallel: node },
       nodes,
-      delays,
     );
+    const branchEnded = (status: string) => [
+      { type: 'branchEnded', params: { node: b.name, status } },
+    ];
     regions[b.name] = {
       initial: b.nodes[0]!.name,
       states: {
         ...states,
-        __end: {
-          id: `end:${b.name}`,
-          type: 'final',
-          entry: [{ type: 'recordBranch', params: { node: b.name, status: 'completed' } }],
-        },
-        __failed: {
-          id: `fail:${b.name}`,
-          type: 'final',
-          entry: [{ type: 'recordBranch', params: { node: b.name, status: 'failed' } }],
-        },
+        __end: { id: `end:${b.name}`, type: 'final', entry: branchEnded('completed') },
+        __failed: { id: `fail:${b.name}`, type: 'final', entry: branchEnded('failed') },
       },
     };
   }
   return {
     id: `s:${node}`,
-    entry: [
-      { type: 'enterNode', params: { node } },
-      { type: 'beginAttempt', params: { node } },
-    ],
+    entry: [{ type: 'enterNode' }, { type: 'nodeEntered', params: { node } }],
     initial: 'run',
     states: {
       run: { type: 'parallel', states: regions, onDone: 'settle' },
       settle: {
         entry: [{ type: 'startStep', params: { node } }],
-        on: {
-          [`done:${node}`]: done,
-          [`fail:${node}`]: [{ ...ownFailure(node), reenter: true }],
-        },
+        on: { [`done:${node}`]: done, [`fail:${node}`]: failure(node, p.onError, ctx, target) },
       },
     },
   };

@@ -1,20 +1,16 @@
 /**
  * The data a compiled machine carries (its xstate context) and the events that advance it.
  * Everything here is plain JSON so that snapshots can be stored and restored anywhere.
+ *
+ * Step records are not in the context: a transition must write O(1) data, and copying a record
+ * per step into every snapshot grows with the run. They live beside the snapshot (the engine's
+ * {@link StepRecord} table, a per-run hash in Redis), and the machine only routes.
  */
-import type { RetryPolicy } from '../directive/ast.js';
 import type { SerializedError } from '../errors/dirigent-error.js';
 import type { SourceLocation } from '../errors/source-location.js';
 
 /** Status of one step (or parallel block, or branch) in a run. */
-export type StepStatus =
-  | 'pending'
-  | 'running'
-  | 'waiting'
-  | 'completed'
-  | 'failed'
-  | 'skipped'
-  | 'cancelled';
+export type StepStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
 /** The latest execution of a step, as templates see it (`${steps.NAME.result}`). */
 export interface StepRecord {
@@ -24,8 +20,6 @@ export interface StepRecord {
   attempts: number;
   startedAt: number | null;
   endedAt: number | null;
-  /** Delay before the next retry, set when a retryable failure is to be retried. */
-  retryDelayMs?: number;
 }
 
 /** Why a run failed or was cancelled. */
@@ -41,7 +35,6 @@ export interface RunError {
 export interface RunContext {
   inputs: Record<string, unknown>;
   state: Record<string, unknown>;
-  steps: Record<string, StepRecord>;
   /** The last step error (`${error.message}` in an `on_error` target). */
   error: SerializedError | null;
   /** Node entries so far, checked against `max_steps`. */
@@ -57,29 +50,23 @@ export interface RunInput {
   state?: Record<string, unknown>;
 }
 
-/** The engine settled a step: its result, the assignments it made, and the edge it takes. */
+/** The engine settled a step: its result, the assignments it made, and the route it takes. */
 export interface StepDoneEvent {
   type: `done:${string}`;
   result: unknown;
-  /** `state` keys written by the step's `<assign>`s, already evaluated. */
+  /** `state` keys written by the step's `<assign>`s (and a foreach's `collect`), evaluated. */
   assigned: Record<string, unknown> | null;
-  /** Index of the outgoing edge taken (see `CompiledNode.targets`). */
+  /** Index of the route taken (see `CompiledNode.routes`). */
   edge: number;
   skipped?: boolean;
   /** Outputs of a RYE graph's return node. */
   returned?: Record<string, unknown>;
-  startedAt?: number;
-  endedAt?: number;
 }
 
-/** A step attempt failed. */
+/** A step failed for good: its retries, if any, are spent. */
 export interface StepFailedEvent {
   type: `fail:${string}`;
   error: SerializedError;
-  /** The retry policy in force (a step's `<retry>` wins over it). */
-  policy?: RetryPolicy;
-  startedAt?: number;
-  endedAt?: number;
 }
 
 /** Every event a run machine accepts. */

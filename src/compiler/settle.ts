@@ -8,22 +8,28 @@ import { evaluateCondition } from '../expr/condition.js';
 import type { Scope } from '../expr/scope.js';
 import { evaluateValue } from '../expr/value.js';
 import type { CompiledNode } from './compiled-directive.js';
-import type { RunContext, StepDoneEvent } from './run-context.js';
+import type { RunContext, StepDoneEvent, StepRecord } from './run-context.js';
+
+/** What a run's templates, conditions and expressions read, apart from the machine context. */
+export interface RunData {
+  steps: Record<string, StepRecord>;
+  env: Record<string, string | undefined> | undefined;
+}
 
 /** The scope templates see inside a step of a run. */
 export function scopeOf(
   context: RunContext,
+  data: RunData,
   result?: unknown,
-  env?: Record<string, string | undefined>,
   vars?: Record<string, unknown>,
 ): Scope {
   return {
     inputs: context.inputs,
     state: context.state,
-    steps: context.steps,
+    steps: data.steps,
     result,
     error: context.error,
-    env,
+    env: data.env,
     vars,
   };
 }
@@ -35,15 +41,14 @@ export function scopeOf(
 export function settle(
   node: CompiledNode,
   context: RunContext,
+  data: RunData,
   result: unknown,
-  env: Record<string, string | undefined> | undefined,
   extra?: Record<string, unknown>,
 ): StepDoneEvent {
-  const assigns = node.node.assigns;
   let assigned: Record<string, unknown> | null = extra ?? null;
-  let scope = scopeOf(context, result, env);
+  let scope = scopeOf(context, data, result);
   if (assigned !== null) scope = { ...scope, state: { ...context.state, ...assigned } };
-  for (const a of assigns) {
+  for (const a of node.node.assigns) {
     const value = evaluateValue(a.value, scope);
     assigned = { ...assigned, [a.name]: value };
     scope = { ...scope, state: { ...scope.state, [a.name]: value } };
@@ -55,13 +60,13 @@ export function settle(
 export function settleSkipped(
   node: CompiledNode,
   context: RunContext,
-  env: Record<string, string | undefined> | undefined,
+  data: RunData,
 ): StepDoneEvent {
   return {
     type: `done:${node.name}`,
     result: null,
     assigned: null,
-    edge: chooseRoute(node, scopeOf(context, null, env)),
+    edge: chooseRoute(node, scopeOf(context, data, null)),
     skipped: true,
   };
 }

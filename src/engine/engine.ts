@@ -4,15 +4,13 @@
  * run records with a Redis store and a BullMQ dispatcher.
  */
 import { randomUUID } from 'node:crypto';
-import type { Directive, RetryPolicy, StepNode } from '../directive/ast.js';
+import type { Directive } from '../directive/ast.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
-import type { RunContext } from '../compiler/run-context.js';
-import { backoffDelay } from '../compiler/backoff.js';
-import { scopeOf } from '../compiler/settle.js';
+import type { RunContext, RunEvent } from '../compiler/run-context.js';
+import { scopeOf, type RunData } from '../compiler/settle.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { evaluateValue } from '../expr/value.js';
-import type { ToolCall } from '../tools/tool-call.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import { ActiveRun, type RunLineage } from './active-run.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
@@ -124,16 +122,16 @@ export class Engine {
     let m = this.provided.get(machine);
     if (m === undefined) {
       const runOf = (self: unknown) => this.byActor.get(self as object)!;
-      type Args = { context: RunContext; self: unknown };
+      type Args = { context: RunContext; event: RunEvent; self: unknown };
+      type P = { node: string };
       m = machine.provide({
         actions: {
-          startStep: ({ context, self }: Args, p: { node: string }) =>
-            runOf(self).startStep(context, p.node),
-          stopStep: ({ self }: Args, p: { node: string }) => runOf(self).stopStep(p.node),
-          stepEnded: ({ context, self }: Args, p: { node: string }) =>
-            runOf(self).stepEnded(context, p.node),
-          stepRetrying: ({ context, self }: Args, p: { node: string }) =>
-            runOf(self).stepRetrying(context, p.node),
+          startStep: ({ context, self }: Args, p: P) => runOf(self).startStep(context, p.node),
+          stopStep: ({ self }: Args, p: P) => runOf(self).stopStep(p.node),
+          stepEnded: ({ event, self }: Args, p: P) => runOf(self).stepEnded(event, p.node),
+          nodeEntered: ({ self }: Args, p: P) => runOf(self).nodeEntered(p.node),
+          branchEnded: ({ self }: Args, p: P & { status: 'completed' | 'failed' }) =>
+            runOf(self).branchEnded(p.node, p.status),
         } as never,
       }) as RunMachine;
       this.provided.set(machine, m);
@@ -146,41 +144,13 @@ export class Engine {
     this.byActor.set(run.actor, run);
   }
 
-  unregister(run: ActiveRun): void {
-    this.active.delete(run.runId);
+  unregister(runId: string): void {
+    this.active.delete(runId);
   }
 
   /** A run live in this process. */
   activeRun(runId: string): ActiveRun | undefined {
     return this.active.get(runId);
-  }
-
-  /** A step's `<retry>`, else the tool's own policy, else one attempt. */
-  toolPolicy(itemId: string, step: StepNode): RetryPolicy | undefined {
-    return step.retry ?? this.dispatcher.describe(itemId)?.retry;
-  }
-
-  /** Dispatches with in-process retries (used for foreach items, which retry one by one). */
-  async dispatchWithRetry(call: ToolCall, policy: RetryPolicy | undefined): Promise<unknown> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.dispatcher.dispatch({
-          ...call,
-          attempt,
-          params: structuredClone(call.params),
-        });
-      } catch (err) {
-        const e = DirigentError.from(err);
-        if (
-          !e.retryable ||
-          policy === undefined ||
-          attempt >= policy.attempts ||
-          call.signal.aborted
-        )
-          throw e;
-        await sleep(backoffDelay(policy, attempt), call.signal);
-      }
-    }
   }
 
   async startChild(
@@ -215,13 +185,14 @@ export class Engine {
       depth: run.lineage.depth,
       parentRunId: run.lineage.parentRunId,
       children: run.children,
+      steps: run.steps,
     });
   }
 
   /** Evaluates the declared outputs when a run completes (graphs: the return output or the state). */
-  outputsOf(d: Directive, context: RunContext): Record<string, unknown> {
+  outputsOf(d: Directive, context: RunContext, data: RunData): Record<string, unknown> {
     if (d.returnsState) return context.returned ?? { ...context.state };
-    const scope = scopeOf(context, undefined, this.env);
+    const scope = scopeOf(context, data);
     const out: Record<string, unknown> = {};
     for (const o of d.outputs)
       out[o.name] = o.value ? evaluateValue(o.value, scope) : (context.state[o.name] ?? null);
@@ -300,19 +271,4 @@ function childError(record: RunRecord): DirigentError {
       details: { childRunId: record.runId, error: inner },
     },
   );
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

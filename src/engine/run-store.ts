@@ -1,3 +1,4 @@
+import type { StepRecord } from '../compiler/run-context.js';
 import type { RunRecord } from './run-record.js';
 
 /** Everything needed to resume a run in another process. */
@@ -13,6 +14,8 @@ export interface StoredRun {
   parentRunId: string | null;
   /** Child runs started by this run, by the step that started them. */
   children: Record<string, string>;
+  /** Step records, kept beside the snapshot. */
+  steps: Record<string, StepRecord>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getNextSnapshot, initialTransition, transition } from 'xstate';
+import { initialTransition, transition } from 'xstate';
 import { compileDirective } from '../../../src/compiler/compile-directive.js';
 import { toMermaid } from '../../../src/compiler/to-mermaid.js';
 import type { RunEvent } from '../../../src/compiler/run-context.js';
@@ -18,7 +18,9 @@ const echo = '<execute item_type="tool" item_id="dirigent/util/echo"/>';
 type Action = { type: string; params?: { node?: string } };
 const effects = (actions: unknown[]) =>
   (actions as Action[])
-    .filter((a) => ['startStep', 'stopStep', 'stepEnded', 'stepRetrying'].includes(a.type))
+    .filter((a) =>
+      ['startStep', 'stopStep', 'stepEnded', 'nodeEntered', 'branchEnded'].includes(a.type),
+    )
     .map((a) => `${a.type}:${a.params?.node}`);
 
 describe('compileDirective (pure, driven with xstate transition functions)', () => {
@@ -27,15 +29,15 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
       directive(`<step name="a">${echo}</step><step name="b">${echo}</step>`),
     );
     const [snap, actions] = initialTransition(machine, { inputs: {} });
-    expect(snap.value).toEqual({ main: { a: 'run' } });
+    expect(snap.value).toEqual({ main: 'a' });
     expect(effects(actions)).toEqual(['startStep:a']);
-    expect(snap.context.steps.a).toMatchObject({ status: 'running', attempts: 1 });
+    expect(snap.context.transitions).toBe(1);
   });
 
   it('follows the route index that the engine chose when a step is done', () => {
     const { machine, nodes } = compileDirective(
       directive(
-        `<step name="a">${echo}<next><when path="state.x" op="eq" value="1" to="c"/><otherwise to="b"/></next></step><step name="b">${echo}</step><step name="c">${echo}</step>`,
+        `<step name="a">${echo}<assign name="x" expr="1"/><next><when path="state.x" op="eq" value="1" to="c"/><otherwise to="b"/></next></step><step name="b">${echo}</step><step name="c">${echo}</step>`,
       ),
     );
     expect(nodes.get('a')!.routes.map((r) => r.to)).toEqual(['c', 'b']);
@@ -45,35 +47,25 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
       s0,
       ev({ type: 'done:a', result: 1, assigned: { x: 1 }, edge: 0 }),
     );
-    expect(s1.value).toEqual({ main: { c: 'run' } });
+    expect(s1.value).toEqual({ main: 'c' });
     expect(s1.context.state).toEqual({ x: 1 });
     expect(effects(actions)).toEqual(['stopStep:a', 'stepEnded:a', 'startStep:c']);
   });
 
-  it('retries a retryable failure under its policy, then fails the run', () => {
+  it('has no timers: a failure event is final, and fails the run without on_error', () => {
     const { machine } = compileDirective(
-      directive(`<step name="a">${echo}<retry attempts="2" backoff="fixed" delay_ms="50"/></step>`),
+      directive(`<step name="a">${echo}<retry attempts="3"/><timeout seconds="5"/></step>`),
     );
-    const [s0] = initialTransition(machine, { inputs: {} });
+    const [s0, a0] = initialTransition(machine, { inputs: {} });
+    expect((a0 as Action[]).some((a) => a.type === 'xstate.raise')).toBe(false);
     const error = { code: 'COMMAND_FAILED', message: 'exit 1', retryable: true };
     const [s1, a1] = transition(machine, s0, ev({ type: 'fail:a', error }));
-    expect(s1.value).toEqual({ main: { a: 'backoff' } });
-    expect(s1.context.steps.a!.retryDelayMs).toBe(50);
-    expect(effects(a1)).toEqual(['stopStep:a', 'stepRetrying:a']);
-    // The backoff is a delayed event the caller schedules (in process: a timer; on a queue: a delayed job).
-    const raise = (
-      a1 as { type: string; params?: { event: { type: string }; delay: number } }[]
-    ).find((a) => a.type === 'xstate.raise');
-    expect(raise?.params?.delay).toBe(50);
-    const s2 = getNextSnapshot(machine, s1, raise!.params!.event as never);
-    expect(s2.value).toEqual({ main: { a: 'run' } });
-    expect(s2.context.steps.a!.attempts).toBe(2);
-    const [s3] = transition(machine, s2, ev({ type: 'fail:a', error }));
-    expect(s3.value).toBe('failed');
-    expect(s3.context.runError).toEqual({ code: 'COMMAND_FAILED', message: 'exit 1', step: 'a' });
+    expect(s1.value).toBe('failed');
+    expect(s1.context.runError).toEqual({ code: 'COMMAND_FAILED', message: 'exit 1', step: 'a' });
+    expect(effects(a1)).toEqual(['stopStep:a', 'stepEnded:a']);
   });
 
-  it('never retries a fatal failure and sends it to on_error with the error in context', () => {
+  it('sends a failure to on_error with the error in context', () => {
     const { machine } = compileDirective(
       directive(
         `<step name="a" on_error="r">${echo}<retry attempts="5"/></step><step name="b">${echo}</step><step name="r">${echo}</step>`,
@@ -85,9 +77,8 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
       s0,
       ev({ type: 'fail:a', error: { code: 'INVALID_PARAMS', message: 'bad', retryable: false } }),
     );
-    expect(s1.value).toEqual({ main: { r: 'run' } });
+    expect(s1.value).toEqual({ main: 'r' });
     expect(s1.context.error).toMatchObject({ code: 'INVALID_PARAMS' });
-    expect(s1.context.steps.a).toMatchObject({ status: 'failed', attempts: 1 });
   });
 
   it('runs parallel branches as regions and settles the block once every branch ends', () => {
@@ -97,8 +88,8 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
       ),
     );
     const [s0, a0] = initialTransition(machine, { inputs: {} });
-    expect(effects(a0)).toEqual(['startStep:x1', 'startStep:y1']);
-    const [s1] = transition(
+    expect(effects(a0)).toEqual(['nodeEntered:p', 'startStep:x1', 'startStep:y1']);
+    const [s1, a1] = transition(
       machine,
       s0,
       ev({ type: 'done:x1', result: 1, assigned: null, edge: 0 }),
@@ -110,7 +101,7 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     );
     expect(s2.value).toEqual({ main: { p: 'settle' } });
     expect(effects(a2)).toContain('startStep:p');
-    expect(s2.context.steps.x).toMatchObject({ status: 'completed' });
+    expect(effects(a1)).toEqual(['stopStep:x1', 'stepEnded:x1', 'branchEnded:x']);
   });
 
   it('cancels every running step when the run is cancelled', () => {

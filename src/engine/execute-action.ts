@@ -1,0 +1,81 @@
+import type { ExecuteAction } from '../directive/ast.js';
+import { isGranted, requiredCapability } from '../directive/capabilities.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { Scope } from '../expr/scope.js';
+import { compileTemplate } from '../expr/template.js';
+import { evaluateValue } from '../expr/value.js';
+import type { ActiveRun } from './active-run.js';
+import { ENGINE_DEFAULTS } from './engine-options.js';
+
+/**
+ * One try of an `<execute>`: a tool through the dispatcher, or a child directive run to its end.
+ * Checks the directive's permissions for the interpolated item id first. Aborting `signal` stops
+ * the tool's work, or cancels the child run.
+ */
+export async function executeAction(
+  run: ActiveRun,
+  action: ExecuteAction,
+  scope: Scope,
+  node: string,
+  attempt: number,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const itemId = String(compileTemplate(action.itemId).evaluate(scope));
+  const perms = run.directive.permissions;
+  if (perms !== undefined && !isGranted(perms, requiredCapability(action.itemType, itemId))) {
+    throw DirigentError.fatal(
+      ErrorCode.PERMISSION_DENIED,
+      `The directive's <permissions> do not grant executing ${action.itemType} "${itemId}".`,
+      {
+        location: action.loc,
+        hint: `Add <execute><${action.itemType}>${itemId.replaceAll('/', '.')}</${action.itemType}></execute> to <permissions>.`,
+      },
+    );
+  }
+  const params: Record<string, unknown> = {};
+  for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
+  if (action.itemType === 'directive') return runChild(run, itemId, params, node, signal);
+  const engine = run.engine;
+  return engine.dispatcher.dispatch({
+    itemId,
+    params,
+    projectDir: engine.projectDir,
+    runId: run.runId,
+    step: node,
+    attempt,
+    signal,
+  });
+}
+
+async function runChild(
+  run: ActiveRun,
+  itemId: string,
+  params: Record<string, unknown>,
+  node: string,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const { depth, maxDepth } = run.lineage;
+  if (depth + 1 > maxDepth) {
+    throw DirigentError.fatal(
+      ErrorCode.DEPTH_EXCEEDED,
+      `Starting directive "${itemId}" would nest ${depth + 1} levels deep; the limit is ${maxDepth} (<limits depth>).`,
+    );
+  }
+  const limit = run.directive.limits.spawns ?? ENGINE_DEFAULTS.spawns;
+  if (!run.reserveSpawn(limit)) {
+    throw DirigentError.fatal(
+      ErrorCode.SPAWNS_EXCEEDED,
+      `This run already started ${limit} child directives, its limit (<limits spawns>).`,
+    );
+  }
+  const child = await run.engine.startChild(itemId, params, run);
+  run.children[node] = child.runId;
+  const onAbort = () => run.engine.cancel(child.runId, `Parent step "${node}" was stopped.`);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await run.engine.awaitChild(child);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The life of a run record: running, waiting, ended; stored at each of those points before
+ * anyone waiting on the run hears of it. {@link ActiveRun} adds the machine and the work.
+ */
+import type { RunContext } from '../compiler/run-context.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { Engine } from './engine.js';
+import type { RunRecord, WaitingStep } from './run-record.js';
+
+type Waiter = (record: RunRecord) => void;
+
+export abstract class RunTracker {
+  private waiters: Waiter[] = [];
+  private enders: Waiter[] = [];
+  /** The latest store write; settled() resolves only after it. */
+  private stored: Promise<void> = Promise.resolve();
+  private idleCheckQueued = false;
+
+  protected constructor(
+    readonly engine: Engine,
+    readonly record: RunRecord,
+  ) {}
+
+  get runId(): string {
+    return this.record.runId;
+  }
+
+  /** True while this run waits for a signal, itself or through a child directive. */
+  get isWaiting(): boolean {
+    return this.record.status === 'waiting';
+  }
+
+  /** Resolves when the run ends or waits for a signal, once that state is stored. */
+  settled(): Promise<RunRecord> {
+    if (this.record.status !== 'running') return this.stored.then(() => this.record);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Resolves when the run ends (completed, failed or cancelled), however long it waits. */
+  finished(): Promise<RunRecord> {
+    if (this.isOver()) return this.stored.then(() => this.record);
+    return new Promise((resolve) => this.enders.push(resolve));
+  }
+
+  /** Marks this run (and the parents waiting through it) as running again. */
+  resumeRunning(): void {
+    if (this.record.status !== 'waiting') return;
+    this.record.status = 'running';
+    delete this.record.waiting;
+    const parent = this.parentRunId();
+    if (parent !== null) this.engine.activeRun(parent)?.resumeRunning();
+  }
+
+  /** Soon after the current event: does the run now only wait for signals? */
+  queueIdleCheck(): void {
+    if (this.idleCheckQueued) return;
+    this.idleCheckQueued = true;
+    queueMicrotask(() => {
+      this.idleCheckQueued = false;
+      if (this.record.status !== 'running') return;
+      const waiting = this.waitingSteps();
+      if (waiting === undefined || waiting.length === 0) return;
+      this.record.status = 'waiting';
+      this.record.waiting = waiting;
+      this.engine.observer?.runWaiting?.(this.runId, waiting);
+      this.save();
+    });
+  }
+
+  /** The machine reached a final state: record the outcome and the outputs. */
+  protected end(final: string, context: RunContext): void {
+    const status =
+      final === 'completed' ? 'completed' : final === 'cancelled' ? 'cancelled' : 'failed';
+    this.record.status = status;
+    this.record.endedAt = Date.now();
+    delete this.record.waiting;
+    if (status === 'completed') {
+      try {
+        this.record.outputs = this.outputs(context);
+      } catch (err) {
+        const e = DirigentError.from(err);
+        this.record.status = 'failed';
+        this.record.error = {
+          code: e.code,
+          message: `An output could not be computed: ${e.message}`,
+          step: null,
+        };
+      }
+    } else {
+      this.record.error = context.runError ?? {
+        code: ErrorCode.INTERNAL,
+        message: 'The run failed.',
+        step: null,
+      };
+    }
+    this.engine.observer?.runEnded?.(this.record);
+    this.save();
+  }
+
+  protected crash(err: unknown): void {
+    const e = DirigentError.from(err);
+    this.record.status = 'failed';
+    this.record.endedAt = Date.now();
+    this.record.error = {
+      code: ErrorCode.INTERNAL,
+      message: `The run's state machine failed: ${e.message}`,
+      step: null,
+    };
+    this.save();
+  }
+
+  /** Stores the run, then tells whoever waits for it; a store failure is reported, not swallowed. */
+  private save(): void {
+    this.stored = this.persist().then(
+      () => this.notify(),
+      (err: unknown) => {
+        this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err));
+        this.notify();
+      },
+    );
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w(this.record);
+    if (this.isOver()) {
+      const enders = this.enders;
+      this.enders = [];
+      for (const e of enders) e(this.record);
+      this.engine.unregister(this.runId);
+    }
+    const parent = this.parentRunId();
+    if (this.record.status === 'waiting' && parent !== null)
+      this.engine.activeRun(parent)?.queueIdleCheck();
+  }
+
+  private isOver(): boolean {
+    return this.record.status !== 'running' && this.record.status !== 'waiting';
+  }
+
+  /** The steps this run waits on, or undefined while work is under way. */
+  protected abstract waitingSteps(): WaitingStep[] | undefined;
+  /** The declared outputs, evaluated when the run completes. */
+  protected abstract outputs(context: RunContext): Record<string, unknown>;
+  /** Writes the run to the store. */
+  protected abstract persist(): Promise<void>;
+  protected abstract parentRunId(): string | null;
+}
