@@ -54,7 +54,6 @@ export function compileDirective(directive: Directive): CompiledDirective {
       inputs: input.inputs,
       state: { ...directive.initialState, ...input.state },
       error: null,
-      transitions: 0,
       runError: null,
       returned: null,
     }),
@@ -135,7 +134,7 @@ function compileStep(
   const node = step.name;
   return {
     id: `s:${node}`,
-    entry: [{ type: 'enterNode' }, { type: 'startStep', params: { node } }],
+    entry: [{ type: 'startStep', params: { node } }],
     exit: [{ type: 'stopStep', params: { node } }],
     on: {
       [`done:${node}`]: done,
@@ -177,7 +176,7 @@ function compileParallel(
   }
   return {
     id: `s:${node}`,
-    entry: [{ type: 'enterNode' }, { type: 'nodeEntered', params: { node } }],
+    entry: [{ type: 'nodeEntered', params: { node } }],
     initial: 'run',
     states: {
       run: { type: 'parallel', states: regions, onDone: 'settle' },

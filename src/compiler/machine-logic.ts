@@ -39,7 +39,6 @@ export const runMachineSetup = setup({
     stepEnded: noop as (args: unknown, params: NodeParams) => void,
     nodeEntered: noop as (args: unknown, params: NodeParams) => void,
     branchEnded: noop as (args: unknown, params: BranchParams) => void,
-    enterNode: assign(({ context }) => ({ transitions: context.transitions + 1 })),
     recordDone: assign(({ context, event }) => {
       if (!('edge' in event)) return {};
       return {

@@ -37,8 +37,6 @@ export interface RunContext {
   state: Record<string, unknown>;
   /** The last step error (`${error.message}` in an `on_error` target). */
   error: SerializedError | null;
-  /** Node entries so far, checked against `max_steps`. */
-  transitions: number;
   runError: RunError | null;
   /** Outputs set by a RYE graph's return node. */
   returned: Record<string, unknown> | null;

@@ -45,6 +45,8 @@ export class ActiveRun extends RunTracker {
   readonly actor: Actor<RunMachine>;
   /** Step records, beside the snapshot (see run-context.ts). */
   readonly steps: Record<string, StepRecord>;
+  /** Node entries so far, checked against `max_steps`; kept beside the snapshot like `steps`. */
+  readonly counters: { transitions: number };
   readonly inflight = new Map<string, Inflight>();
   readonly waiting = new Map<string, WaitingStep>();
   /** Child runs started by this run, by the step that started them. */
@@ -54,6 +56,7 @@ export class ActiveRun extends RunTracker {
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
   private stopped: StepEntry[] = [];
+  private readonly restoredChildren: boolean;
   private readonly data: RunData;
 
   constructor(
@@ -78,7 +81,9 @@ export class ActiveRun extends RunTracker {
       },
     );
     this.steps = stored?.steps ?? {};
+    this.counters = stored?.counters ?? { transitions: 0 };
     this.children = { ...stored?.children };
+    this.restoredChildren = Object.keys(this.children).length > 0;
     for (const w of this.record.waiting ?? [])
       if (w.runId === undefined) this.waiting.set(w.signal, w);
     this.data = { steps: this.steps, env: engine.env };
@@ -90,6 +95,11 @@ export class ActiveRun extends RunTracker {
         });
     engine.register(this);
     this.actor.subscribe({ next: () => this.onSnapshot(), error: (err) => this.crash(err) });
+  }
+
+  /** Whether a child run (which may wait) was ever started; spares the idle check otherwise. */
+  private get hasChildren(): boolean {
+    return this.spawns > 0 || this.restoredChildren;
   }
 
   get directive() {
@@ -156,7 +166,7 @@ export class ActiveRun extends RunTracker {
   startStep(context: RunContext, node: string): void {
     const cn = this.node(node);
     const maxSteps = this.directive.limits.maxSteps ?? ENGINE_DEFAULTS.maxSteps;
-    if (context.transitions > maxSteps) {
+    if (cn.node.kind === 'step' && ++this.counters.transitions > maxSteps) {
       const message = `The run took more than ${maxSteps} steps (<limits max_steps>); is a loop missing its exit?`;
       this.send({
         type: 'run.fail',
@@ -195,6 +205,7 @@ export class ActiveRun extends RunTracker {
 
   /** `nodeEntered`: a parallel block starts. */
   nodeEntered(node: string): void {
+    this.counters.transitions++;
     this.steps[node] = {
       status: 'running',
       result: null,
@@ -468,7 +479,7 @@ export class ActiveRun extends RunTracker {
     if (snap.status === 'done') {
       if (this.runTimer) clearTimeout(this.runTimer);
       this.end(snap.value as unknown as string, snap.context);
-    } else this.queueIdleCheck();
+    } else if (this.waiting.size > 0 || this.hasChildren) this.queueIdleCheck();
   }
 
   /** The steps this run waits on, or undefined while real work is under way. */

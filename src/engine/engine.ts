@@ -186,6 +186,7 @@ export class Engine {
       parentRunId: run.lineage.parentRunId,
       children: run.children,
       steps: run.steps,
+      counters: run.counters,
     });
   }
 

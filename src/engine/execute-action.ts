@@ -13,7 +13,7 @@ import { ENGINE_DEFAULTS } from './engine-options.js';
  * Checks the directive's permissions for the interpolated item id first. Aborting `signal` stops
  * the tool's work, or cancels the child run.
  */
-export async function executeAction(
+export function executeAction(
   run: ActiveRun,
   action: ExecuteAction,
   scope: Scope,
@@ -21,7 +21,7 @@ export async function executeAction(
   attempt: number,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const itemId = String(compileTemplate(action.itemId).evaluate(scope));
+  const itemId = action.itemId.includes('{') ? String(compileTemplate(action.itemId).evaluate(scope)) : action.itemId;
   const perms = run.directive.permissions;
   if (perms !== undefined && !isGranted(perms, requiredCapability(action.itemType, itemId))) {
     throw DirigentError.fatal(
