@@ -182,14 +182,7 @@ export class ActiveRun extends RunTracker {
       return;
     }
     const step = cn.node;
-    this.steps[node] = {
-      status: 'running',
-      result: null,
-      error: null,
-      attempts: 1,
-      startedAt: Date.now(),
-      endedAt: null,
-    };
+    this.steps[node] = runningRecord();
     try {
       if (step.condition && !evaluateCondition(step.condition, scopeOf(context, this.data))) {
         this.steps[node]!.attempts = 0;
@@ -206,14 +199,7 @@ export class ActiveRun extends RunTracker {
   /** `nodeEntered`: a parallel block starts. */
   nodeEntered(node: string): void {
     this.counters.transitions++;
-    this.steps[node] = {
-      status: 'running',
-      result: null,
-      error: null,
-      attempts: 1,
-      startedAt: Date.now(),
-      endedAt: null,
-    };
+    this.steps[node] = runningRecord();
   }
 
   /** `branchEnded`: a branch of a parallel block reached its end or failed. */
@@ -515,4 +501,16 @@ export class ActiveRun extends RunTracker {
     for (const inflight of this.inflight.values()) if (inflight.timer) clearTimeout(inflight.timer);
     this.actor.stop();
   }
+}
+
+/** The record of a step that has just started its first attempt. */
+function runningRecord(): StepRecord {
+  return {
+    status: 'running',
+    result: null,
+    error: null,
+    attempts: 1,
+    startedAt: Date.now(),
+    endedAt: null,
+  };
 }

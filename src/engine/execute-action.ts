@@ -21,7 +21,9 @@ export function executeAction(
   attempt: number,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const itemId = action.itemId.includes('{') ? String(compileTemplate(action.itemId).evaluate(scope)) : action.itemId;
+  const itemId = action.itemId.includes('{')
+    ? String(compileTemplate(action.itemId).evaluate(scope))
+    : action.itemId;
   const perms = run.directive.permissions;
   if (perms !== undefined && !isGranted(perms, requiredCapability(action.itemType, itemId))) {
     throw DirigentError.fatal(

@@ -31,7 +31,13 @@ describe('compileDirective (pure, driven with xstate transition functions)', () 
     const [snap, actions] = initialTransition(machine, { inputs: {} });
     expect(snap.value).toEqual({ main: 'a' });
     expect(effects(actions)).toEqual(['startStep:a']);
-    expect(snap.context).toEqual({ inputs: {}, state: {}, error: null, runError: null, returned: null });
+    expect(snap.context).toEqual({
+      inputs: {},
+      state: {},
+      error: null,
+      runError: null,
+      returned: null,
+    });
   });
 
   it('follows the route index that the engine chose when a step is done', () => {

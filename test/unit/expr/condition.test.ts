@@ -1,6 +1,7 @@
+import { thrown } from '../../support/thrown.js';
 import { describe, expect, it } from 'vitest';
 import type { CompareOp, Condition } from '../../../src/directive/ast.js';
-import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
+import { ErrorCode } from '../../../src/errors/index.js';
 import {
   compareValues,
   evaluateCondition,
@@ -9,16 +10,6 @@ import {
   resolveConditionPath,
   type Scope,
 } from '../../../src/expr/index.js';
-
-function thrown(fn: () => unknown): DirigentError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DirigentError) return err;
-    throw err;
-  }
-  throw new Error('expected a DirigentError, but nothing was thrown');
-}
 
 const scope: Scope = {
   inputs: { mode: 'full', limit: 10, tags: ['a', 'b'] },

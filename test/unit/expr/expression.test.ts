@@ -1,16 +1,7 @@
+import { thrown } from '../../support/thrown.js';
 import { describe, expect, it } from 'vitest';
-import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
+import { ErrorCode } from '../../../src/errors/index.js';
 import { compileExpression, evaluateValue, type Scope } from '../../../src/expr/index.js';
-
-function thrown(fn: () => unknown): DirigentError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DirigentError) return err;
-    throw err;
-  }
-  throw new Error('expected a DirigentError, but nothing was thrown');
-}
 
 const scope: Scope = {
   inputs: { n: 3, words: ['a', 'bb', 'ccc'] },

@@ -1,3 +1,4 @@
+import { thrown } from '../../support/thrown.js';
 import { describe, expect, it } from 'vitest';
 import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
 import {
@@ -6,16 +7,6 @@ import {
   interpolateDeep,
   type Scope,
 } from '../../../src/expr/index.js';
-
-function thrown(fn: () => unknown): DirigentError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof DirigentError) return err;
-    throw err;
-  }
-  throw new Error('expected a DirigentError, but nothing was thrown');
-}
 
 const scope: Scope = {
   inputs: { name: 'world', count: 3, tags: ['a', 'b'], flag: false, nothing: null },
