@@ -1,0 +1,89 @@
+/**
+ * In a terminal, `dirigent run` asks the person for the answer to an instruction step instead of
+ * leaving the run waiting. `script` (util-linux) gives the CLI a real pseudo-terminal.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const MAIN = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'dist',
+  'src',
+  'cli',
+  'main.js',
+);
+
+const ASK = `# Ask
+
+\`\`\`xml
+<directive name="ask" version="1.0.0">
+  <process>
+    <step name="name_it"><instruction>What should the release be called?</instruction></step>
+    <step name="say"><render>Release: \${steps.name_it.result}</render></step>
+  </process>
+  <outputs><output name="text" value="\${steps.say.result}"/></outputs>
+</directive>
+\`\`\`
+`;
+
+let project: string;
+beforeEach(async () => {
+  project = await mkdtemp(join(tmpdir(), 'dirigent-tty-'));
+  await writeFile(join(project, 'ask.md'), ASK);
+});
+afterEach(() => rm(project, { recursive: true, force: true }));
+
+/** Runs `command` in a pseudo-terminal, typing `answer` once `prompt` appears. */
+function inTerminal(
+  command: string,
+  prompt: string,
+  answer: string,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: project });
+    let output = '';
+    let answered = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!answered && output.includes(prompt)) {
+        answered = true;
+        child.stdin.write(`${answer}\n`);
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, output: output.replaceAll('\r', '') });
+    });
+  });
+}
+
+describe('dirigent run in a terminal', () => {
+  it('asks for the answer to an instruction and continues the run with it', async () => {
+    const { code, output } = await inTerminal(
+      `node ${MAIN} run ask.md`,
+      'answer (JSON or text) >',
+      '"Aurora"',
+    );
+    expect(output).toContain('What should the release be called?');
+    expect(output).toContain('text: Release: Aurora');
+    expect(code).toBe(0);
+  });
+
+  it('leaves the run waiting with --no-interactive', async () => {
+    const { code, output } = await inTerminal(
+      `node ${MAIN} run ask.md --no-interactive`,
+      'never',
+      '',
+    );
+    expect(output).toMatch(/waiting for signal "name_it": dirigent signal \S+ name_it/);
+    expect(code).toBe(3);
+  });
+});
