@@ -4,7 +4,8 @@ import { closest, DirigentError, ErrorCode } from '../errors/index.js';
 import { BUILTIN_TOOLS } from './builtin/index.js';
 import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
 import type { ToolCall } from './tool-call.js';
-import { abortError, type ToolDefinition } from './tool-definition.js';
+import { abortError } from './abort-error.js';
+import { type ToolDefinition } from './tool-definition.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 
 /** Everything a call needs, prepared once per tool so that dispatch allocates nothing of its own. */

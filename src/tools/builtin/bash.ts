@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
-import { abortError, resolveInProject, type ToolDefinition } from '../tool-definition.js';
+import { abortError } from '../abort-error.js';
+import { resolveInProject } from '../resolve-in-project.js';
+import { type ToolDefinition } from '../tool-definition.js';
 
 /** Bytes kept of each of stdout and stderr; the rest is drained (so the child never blocks). */
 const MAX_OUTPUT = 1024 * 1024;

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
-import { abortError, resolveInProject, type ToolDefinition } from '../tool-definition.js';
+import { abortError } from '../abort-error.js';
+import { resolveInProject } from '../resolve-in-project.js';
+import { type ToolDefinition } from '../tool-definition.js';
 
 /** Encodings a file may be read with; binary files come back as base64 or hex. */
 const ENCODINGS = ['utf8', 'utf-8', 'base64', 'hex', 'latin1', 'ascii', 'utf16le'] as const;

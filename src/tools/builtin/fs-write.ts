@@ -1,7 +1,9 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
-import { abortError, resolveInProject, type ToolDefinition } from '../tool-definition.js';
+import { abortError } from '../abort-error.js';
+import { resolveInProject } from '../resolve-in-project.js';
+import { type ToolDefinition } from '../tool-definition.js';
 
 /**
  * `dirigent/fs/write`: writes (or appends) text to a file of the project and resolves

@@ -1,4 +1,5 @@
-import { abortError, type ToolDefinition } from '../tool-definition.js';
+import { abortError } from '../abort-error.js';
+import { type ToolDefinition } from '../tool-definition.js';
 
 /**
  * `dirigent/util/sleep`: waits `ms` milliseconds and resolves `{ slept: ms }`. An abort of the

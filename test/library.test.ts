@@ -1,0 +1,25 @@
+/** The library entry point: what an application embedding Dirigent imports. */
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('import from "dirigent"', () => {
+  it('runs a directive from code with the exported engine, loader and built-in tools', () => {
+    // A separate Node process resolves the package by its name, through package.json "exports".
+    const script = `
+      import { BuiltinDispatcher, DirectiveLoader, Engine } from 'dirigent';
+      const engine = new Engine({ projectDir: process.cwd(), dispatcher: new BuiltinDispatcher(), loader: new DirectiveLoader(process.cwd()) });
+      const record = await engine.run(await engine.loader.loadFile(${JSON.stringify(join(ROOT, 'directives', 'hello.md'))}), { name: 'Ada' });
+      console.log(JSON.stringify(record));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const record = JSON.parse(out) as { status: string; outputs: unknown };
+    expect(record).toMatchObject({ status: 'completed', outputs: { greeting: 'Hello, Ada!' } });
+  });
+});
