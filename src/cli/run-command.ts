@@ -54,7 +54,7 @@ export async function runCommand(target: string, opts: RunOptions): Promise<numb
   } catch (err) {
     return reportInvalid(err, opts);
   }
-  return finish(engine, record, opts);
+  return await finish(engine, record, opts);
 }
 
 /** `dirigent signal`: resumes a waiting run and prints its outcome. */
@@ -65,7 +65,7 @@ export async function signalCommand(
 ): Promise<number> {
   const engine = makeEngine(opts);
   try {
-    return finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
+    return await finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
   } catch (err) {
     return reportInvalid(err, opts);
   }
@@ -75,7 +75,11 @@ export async function signalCommand(
 export async function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
   const engine = makeEngine(opts);
   try {
-    return finish(engine, await engine.cancelRun(runId, 'Cancelled with `dirigent cancel`.'), opts);
+    return await finish(
+      engine,
+      await engine.cancelRun(runId, 'Cancelled with `dirigent cancel`.'),
+      opts,
+    );
   } catch (err) {
     return reportInvalid(err, opts);
   }
@@ -104,8 +108,9 @@ async function promptWhileWaiting(
   return current;
 }
 
-function finish(engine: Engine, record: RunRecord, opts: CommonOptions): number {
+async function finish(engine: Engine, record: RunRecord, opts: CommonOptions): Promise<number> {
   engine.release();
+  await engine.drain(); // cancelled work (a process group) is stopped before the process exits
   if (opts.json) out(JSON.stringify(record));
   else printOutcome(record, out);
   return exitCodeOf(record.status);

@@ -357,7 +357,7 @@ export class ActiveRun extends RunTracker {
         `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s.`,
         { location: step.loc },
       );
-    void runAttempts(
+    const done = runAttempts(
       (attempt, signal) => {
         rec.attempts = attempt;
         if (attempt > 1) this.engine.observer?.stepStarted?.(this.runId, node, attempt);
@@ -377,6 +377,7 @@ export class ActiveRun extends RunTracker {
       if (outcome.ok) this.finish(cn, this.actor.getSnapshot().context, outcome.value, collect);
       else this.fail(cn, outcome.error);
     });
+    this.engine.trackWork(done);
   }
 
   /**

@@ -36,6 +36,7 @@ export class Engine {
   private readonly active = new Map<string, ActiveRun>();
   private readonly provided = new WeakMap<RunMachine, RunMachine>();
   private readonly byActor = new WeakMap<object, ActiveRun>();
+  private readonly work = new Set<Promise<unknown>>();
 
   constructor(options: EngineOptions) {
     this.projectDir = options.projectDir;
@@ -107,6 +108,21 @@ export class Engine {
   /** Fire-and-forget cancel of an active run (used for child runs). */
   cancel(runId: string, reason?: string): void {
     this.active.get(runId)?.cancel(reason);
+  }
+
+  /**
+   * Resolves once every piece of step work this engine started has finished, stopped work
+   * included: a cancelled shell command's process group is gone by then. Call it before the
+   * process exits, so that no work outlives the run that owned it.
+   */
+  async drain(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  }
+
+  /** Records step work for {@link drain}. */
+  trackWork(work: Promise<unknown>): void {
+    this.work.add(work);
+    void work.finally(() => this.work.delete(work));
   }
 
   /** Stops timers of runs that wait, so the process can exit; they live on in the store. */

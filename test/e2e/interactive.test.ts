@@ -3,7 +3,8 @@
  * leaving the run waiting. `script` (util-linux) gives the CLI a real pseudo-terminal.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +67,29 @@ function inTerminal(
 }
 
 describe('dirigent run in a terminal', () => {
+  it('cancels the run and its running work on Ctrl-C (SIGINT), exiting 1', async () => {
+    await writeFile(
+      join(project, 'slow.md'),
+      '# Slow\n\n```xml\n<directive name="slow" version="1.0.0"><process><step name="nap"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo $$ > nap.pid; sleep 30"/></execute></step></process></directive>\n```\n',
+    );
+    const child = spawn(process.execPath, [MAIN, 'run', 'slow.md', '--json'], { cwd: project });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const pidFile = join(project, 'nap.pid');
+    for (let i = 0; i < 100 && !(await exists(pidFile)); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const shellPid = Number((await readFile(pidFile, 'utf8')).trim());
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.on('close', r));
+    expect(code).toBe(1);
+    expect(JSON.parse(out)).toMatchObject({
+      status: 'cancelled',
+      steps: [{ name: 'nap', status: 'cancelled' }],
+      error: { code: 'CANCELLED' },
+    });
+    expect(alive(shellPid), 'the shell running `sleep 30` is gone').toBe(false);
+  });
+
   it('asks for the answer to an instruction and continues the run with it', async () => {
     const { code, output } = await inTerminal(
       `node ${MAIN} run ask.md`,
@@ -87,3 +111,24 @@ describe('dirigent run in a terminal', () => {
     expect(code).toBe(3);
   });
 });
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Whether a process runs (a zombie awaiting its reaper counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\S+ \(\S+\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
