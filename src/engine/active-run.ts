@@ -41,22 +41,21 @@ interface Inflight {
 
 type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
 
+/** A run live in this process (see the module comment). */
 export class ActiveRun extends RunTracker {
   readonly actor: Actor<RunMachine>;
   /** Step records, beside the snapshot (see run-context.ts). */
   readonly steps: Record<string, StepRecord>;
-  /** Node entries so far, checked against `max_steps`; kept beside the snapshot like `steps`. */
-  readonly counters: { transitions: number };
+  /** Node entries (for `max_steps`) and child runs started (for `spawns`), beside the snapshot. */
+  readonly counters: { transitions: number; spawns: number };
   readonly inflight = new Map<string, Inflight>();
   readonly waiting = new Map<string, WaitingStep>();
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
-  private spawns = 0;
   private runTimer: NodeJS.Timeout | undefined;
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
   private stopped: StepEntry[] = [];
-  private readonly restoredChildren: boolean;
   private readonly data: RunData;
 
   constructor(
@@ -81,9 +80,8 @@ export class ActiveRun extends RunTracker {
       },
     );
     this.steps = stored?.steps ?? {};
-    this.counters = stored?.counters ?? { transitions: 0 };
+    this.counters = { transitions: 0, spawns: 0, ...stored?.counters };
     this.children = { ...stored?.children };
-    this.restoredChildren = Object.keys(this.children).length > 0;
     for (const w of this.record.waiting ?? [])
       if (w.runId === undefined) this.waiting.set(w.signal, w);
     this.data = { steps: this.steps, env: engine.env };
@@ -99,7 +97,7 @@ export class ActiveRun extends RunTracker {
 
   /** Whether a child run (which may wait) was ever started; spares the idle check otherwise. */
   private get hasChildren(): boolean {
-    return this.spawns > 0 || this.restoredChildren;
+    return this.counters.spawns > 0;
   }
 
   get directive() {
@@ -151,8 +149,8 @@ export class ActiveRun extends RunTracker {
 
   /** Counts one more child run against `limit`; false when the limit is reached. */
   reserveSpawn(limit: number): boolean {
-    if (this.spawns >= limit) return false;
-    this.spawns++;
+    if (this.counters.spawns >= limit) return false;
+    this.counters.spawns++;
     return true;
   }
 
@@ -295,12 +293,7 @@ export class ActiveRun extends RunTracker {
           runForeach(action, scope, signal, async (exec, vars, itemSignal) => {
             const outcome = await runAttempts(
               (n, s) => executeAction(this, exec, { ...scope, vars }, cn.name, n, s),
-              {
-                policy: itemPolicy,
-                timeoutMs: undefined,
-                timeoutError: () => DirigentError.fatal(ErrorCode.INTERNAL, 'unused'),
-                signal: itemSignal,
-              },
+              { policy: itemPolicy, signal: itemSignal },
             );
             if (!outcome.ok) throw outcome.error;
             return outcome.value;

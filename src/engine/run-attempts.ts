@@ -1,14 +1,15 @@
 import type { RetryPolicy } from '../directive/ast.js';
 import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import { backoffDelay } from './backoff-delay.js';
 
 /** How one unit of work is tried. */
 export interface AttemptOptions {
   /** Retryable failures are tried again under this policy; undefined means one attempt. */
   policy: RetryPolicy | undefined;
-  /** Each attempt is aborted with `timeoutError()` when it runs longer. */
-  timeoutMs: number | undefined;
-  timeoutError: () => DirigentError;
+  /** Each attempt is aborted with `timeoutError()` when it runs longer than this. */
+  timeoutMs?: number | undefined;
+  timeoutError?: () => DirigentError;
   /** Stops everything: the running attempt and the wait before the next. */
   signal: AbortSignal;
   /** Called before the wait that precedes a retry. */
@@ -58,7 +59,14 @@ async function timed<T>(
   const controller = new AbortController();
   const onStop = () => controller.abort(o.signal.reason);
   o.signal.addEventListener('abort', onStop, { once: true });
-  const timer = setTimeout(() => controller.abort(o.timeoutError()), o.timeoutMs);
+  const timeoutError =
+    o.timeoutError ??
+    (() =>
+      DirigentError.retryable(
+        ErrorCode.STEP_TIMEOUT,
+        `The work ran longer than ${o.timeoutMs} ms.`,
+      ));
+  const timer = setTimeout(() => controller.abort(timeoutError()), o.timeoutMs);
   try {
     return await work(attempt, controller.signal);
   } catch (err) {

@@ -16,8 +16,8 @@ export interface StoredRun {
   children: Record<string, string>;
   /** Step records, kept beside the snapshot. */
   steps: Record<string, StepRecord>;
-  /** Node entries so far (for `max_steps`). */
-  counters: { transitions: number };
+  /** Node entries so far (for `max_steps`) and child runs started (for `spawns`). */
+  counters: { transitions: number; spawns: number };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { RunRecord, WaitingStep } from './run-record.js';
 
 type Waiter = (record: RunRecord) => void;
 
+/** A run record's life cycle; subclasses supply the work, the outputs and the store. */
 export abstract class RunTracker {
   private waiters: Waiter[] = [];
   private enders: Waiter[] = [];
