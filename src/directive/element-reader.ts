@@ -129,7 +129,7 @@ export function labelOf(el: XmlElement, except?: string): string {
 
 /** Where attribute `name` of `el` is written, else where the element starts. */
 export function attrLoc(el: XmlElement, name: string): SourceLocation {
-  return el.attrLocs?.[name] ?? el.loc;
+  return el.attrAt?.(name) ?? el.loc;
 }
 
 function article(word: string): string {

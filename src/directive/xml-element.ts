@@ -8,8 +8,8 @@ export interface XmlElement {
   children: XmlChild[];
   /** Where the element's `<` is. */
   loc: SourceLocation;
-  /** Where each attribute's name is, so that errors about one attribute point at it. */
-  attrLocs?: Record<string, SourceLocation>;
+  /** Where attribute `name` is written (computed on demand, for messages). */
+  attrAt?: (name: string) => SourceLocation | undefined;
 }
 
 /** A child of an element: another element or a run of text. */

@@ -116,16 +116,17 @@ function convert(node: RawNode, src: Source): XmlChild {
       kids = node[key] as RawNode[];
     }
   }
-  const attrLocs: Record<string, SourceLocation> = {};
-  for (const [name, at] of Object.entries(attributeOffsets(src.text, offset - src.base))) {
-    if (name in attrs) attrLocs[name] = src.lines.at(Math.max(0, src.base + at));
-  }
+  // Attribute places are only needed for messages, so the tag is scanned when one is asked for.
+  const attrAt = (name: string): SourceLocation | undefined => {
+    const at = name in attrs ? attributeOffsets(src.text, offset - src.base)[name] : undefined;
+    return at === undefined ? undefined : src.lines.at(Math.max(0, src.base + at));
+  };
   return {
     tag,
     attrs,
     children: kids.map((k) => convert(k, src)),
     loc: src.lines.at(Math.max(0, offset)),
-    attrLocs,
+    attrAt,
   };
 }
 
@@ -183,6 +184,7 @@ function restore(text: string): string {
 function maskOpaque(text: string): string {
   let out = text;
   for (const tag of OPAQUE_TAGS) {
+    if (!out.includes(`<${tag}`)) continue;
     out = out.replace(
       new RegExp(`(<${tag}(?:\\s[^>]*)?>)([\\s\\S]*?)(</${tag}>)`, 'g'),
       (_m, open, body, close) => {
