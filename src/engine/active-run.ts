@@ -7,7 +7,7 @@ import { createActor, type Actor } from 'xstate';
 import type { StepNode } from '../directive/ast.js';
 import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
-import type { RunContext, RunEvent, StepRecord } from '../compiler/run-context.js';
+import type { RunContext, RunEvent } from '../compiler/run-context.js';
 import { scopeOf, settle, settleSkipped, type RunData } from '../compiler/settle.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -21,9 +21,9 @@ import { executeAction } from './execute-action.js';
 import { instructionText } from './instruction-text.js';
 import { runAttempts } from './run-attempts.js';
 import { runForeach } from './run-foreach.js';
-import type { StepEntry, WaitingStep } from './run-record.js';
+import type { WaitingStep } from './run-record.js';
 import type { StoredRun } from './run-store.js';
-import { RunTracker } from './run-tracker.js';
+import { StepBook } from './step-book.js';
 
 /** How a run was started: its place in a tree of child directives. */
 export interface RunLineage {
@@ -42,12 +42,8 @@ interface Inflight {
 type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
 
 /** A run live in this process (see the module comment). */
-export class ActiveRun extends RunTracker {
+export class ActiveRun extends StepBook {
   readonly actor: Actor<RunMachine>;
-  /** Step records, beside the snapshot (see run-context.ts). */
-  readonly steps: Record<string, StepRecord>;
-  /** Node entries (for `max_steps`) and child runs started (for `spawns`), beside the snapshot. */
-  readonly counters: { transitions: number; spawns: number };
   readonly inflight = new Map<string, Inflight>();
   readonly waiting = new Map<string, WaitingStep>();
   /** Child runs started by this run, by the step that started them. */
@@ -55,7 +51,6 @@ export class ActiveRun extends RunTracker {
   private runTimer: NodeJS.Timeout | undefined;
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
-  private stopped: StepEntry[] = [];
   private readonly data: RunData;
 
   constructor(
@@ -78,9 +73,9 @@ export class ActiveRun extends RunTracker {
         startedAt: Date.now(),
         endedAt: null,
       },
+      stored?.steps,
+      stored?.counters,
     );
-    this.steps = stored?.steps ?? {};
-    this.counters = { transitions: 0, spawns: 0, ...stored?.counters };
     this.children = { ...stored?.children };
     for (const w of this.record.waiting ?? [])
       if (w.runId === undefined) this.waiting.set(w.signal, w);
@@ -180,7 +175,7 @@ export class ActiveRun extends RunTracker {
       return;
     }
     const step = cn.node;
-    this.steps[node] = runningRecord();
+    this.stepStarted(node);
     try {
       if (step.condition && !evaluateCondition(step.condition, scopeOf(context, this.data))) {
         this.steps[node]!.attempts = 0;
@@ -194,24 +189,6 @@ export class ActiveRun extends RunTracker {
     }
   }
 
-  /** `nodeEntered`: a parallel block starts. */
-  nodeEntered(node: string): void {
-    this.counters.transitions++;
-    this.steps[node] = runningRecord();
-  }
-
-  /** `branchEnded`: a branch of a parallel block reached its end or failed. */
-  branchEnded(node: string, status: 'completed' | 'failed'): void {
-    this.steps[node] = {
-      status,
-      result: null,
-      error: null,
-      attempts: 1,
-      startedAt: null,
-      endedAt: Date.now(),
-    };
-  }
-
   /** `stopStep`: the machine left the step; stop whatever still runs for it. */
   stopStep(node: string): void {
     let wasWaiting = false;
@@ -223,49 +200,7 @@ export class ActiveRun extends RunTracker {
     inflight?.controller?.abort(
       DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
     );
-    const rec = this.steps[node];
-    if (rec) rec.status = 'cancelled';
-    // Recorded after the transition that stopped it, so the cause comes first in the record.
-    this.stopped.push({
-      name: node,
-      status: 'cancelled',
-      attempts: rec?.attempts ?? 1,
-      durationMs: rec?.startedAt ? Date.now() - rec.startedAt : 0,
-    });
-  }
-
-  /** `stepEnded`: the step's outcome goes into its record and the run record. */
-  stepEnded(event: RunEvent, node: string): void {
-    const rec = (this.steps[node] ??= {
-      status: 'running',
-      result: null,
-      error: null,
-      attempts: 1,
-      startedAt: null,
-      endedAt: null,
-    });
-    rec.endedAt = Date.now();
-    if ('edge' in event) {
-      rec.status = event.skipped ? 'skipped' : 'completed';
-      rec.result = event.result;
-      rec.error = null;
-    } else if ('error' in event && 'retryable' in event.error) {
-      rec.status = 'failed';
-      rec.error = event.error;
-    }
-    const entry: StepEntry = {
-      name: node,
-      status:
-        rec.status === 'failed' ? 'failed' : rec.status === 'skipped' ? 'skipped' : 'completed',
-      attempts: rec.attempts,
-      durationMs: rec.startedAt ? rec.endedAt - rec.startedAt : 0,
-    };
-    if (rec.status === 'failed' && rec.error) {
-      const { code, message, location } = rec.error;
-      entry.error = { code, message, ...(location && { location }) };
-    }
-    this.record.steps.push(entry);
-    this.engine.observer?.stepEnded?.(this.runId, entry);
+    this.stepStopped(node);
   }
 
   // ---- actions ----
@@ -448,13 +383,7 @@ export class ActiveRun extends RunTracker {
   // ---- lifecycle ----
 
   private onSnapshot(): void {
-    if (this.stopped.length > 0) {
-      for (const entry of this.stopped) {
-        this.record.steps.push(entry);
-        this.engine.observer?.stepEnded?.(this.runId, entry);
-      }
-      this.stopped = [];
-    }
+    this.flushStopped();
     const snap = this.actor.getSnapshot();
     if (snap.status === 'done') {
       if (this.runTimer) clearTimeout(this.runTimer);
@@ -495,16 +424,4 @@ export class ActiveRun extends RunTracker {
     for (const inflight of this.inflight.values()) if (inflight.timer) clearTimeout(inflight.timer);
     this.actor.stop();
   }
-}
-
-/** The record of a step that has just started its first attempt. */
-function runningRecord(): StepRecord {
-  return {
-    status: 'running',
-    result: null,
-    error: null,
-    attempts: 1,
-    startedAt: Date.now(),
-    endedAt: null,
-  };
 }

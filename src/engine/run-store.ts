@@ -1,5 +1,6 @@
 import type { StepRecord } from '../compiler/run-context.js';
 import type { RunRecord } from './run-record.js';
+import type { RunCounters } from './step-book.js';
 
 /** Everything needed to resume a run in another process. */
 export interface StoredRun {
@@ -17,7 +18,7 @@ export interface StoredRun {
   /** Step records, kept beside the snapshot. */
   steps: Record<string, StepRecord>;
   /** Node entries so far (for `max_steps`) and child runs started (for `spawns`). */
-  counters: { transitions: number; spawns: number };
+  counters: RunCounters;
 }
 
 /**

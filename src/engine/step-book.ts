@@ -1,0 +1,124 @@
+/**
+ * A run's book of steps: the step records templates read (`steps.NAME`), the counters kept beside
+ * the snapshot, and the run record's list of step outcomes, in the order steps ended.
+ */
+import type { RunEvent, StepRecord } from '../compiler/run-context.js';
+import type { Engine } from './engine.js';
+import type { RunRecord, StepEntry } from './run-record.js';
+import { RunTracker } from './run-tracker.js';
+
+/** Node entries (for `max_steps`) and child runs started (for `spawns`). */
+export interface RunCounters {
+  transitions: number;
+  spawns: number;
+}
+
+/** Keeps step records and step entries; {@link ActiveRun} runs the steps. */
+export abstract class StepBook extends RunTracker {
+  /** Step records, beside the snapshot (see run-context.ts). */
+  readonly steps: Record<string, StepRecord>;
+  readonly counters: RunCounters;
+  /** Steps stopped during the current transition, recorded once it is over. */
+  private stopped: StepEntry[] = [];
+
+  protected constructor(
+    engine: Engine,
+    record: RunRecord,
+    steps: Record<string, StepRecord> | undefined,
+    counters: Partial<RunCounters> | undefined,
+  ) {
+    super(engine, record);
+    this.steps = steps ?? {};
+    this.counters = { transitions: 0, spawns: 0, ...counters };
+  }
+
+  /** A step starts its first attempt. */
+  protected stepStarted(node: string): StepRecord {
+    const rec: StepRecord = {
+      status: 'running',
+      result: null,
+      error: null,
+      attempts: 1,
+      startedAt: Date.now(),
+      endedAt: null,
+    };
+    this.steps[node] = rec;
+    return rec;
+  }
+
+  /** `nodeEntered`: a parallel block starts. */
+  nodeEntered(node: string): void {
+    this.counters.transitions++;
+    this.stepStarted(node);
+  }
+
+  /** `branchEnded`: a branch of a parallel block reached its end or failed. */
+  branchEnded(node: string, status: 'completed' | 'failed'): void {
+    this.steps[node] = {
+      status,
+      result: null,
+      error: null,
+      attempts: 1,
+      startedAt: null,
+      endedAt: Date.now(),
+    };
+  }
+
+  /** `stepEnded`: the step's outcome goes into its record and the run record. */
+  stepEnded(event: RunEvent, node: string): void {
+    const rec = (this.steps[node] ??= {
+      status: 'running',
+      result: null,
+      error: null,
+      attempts: 1,
+      startedAt: null,
+      endedAt: null,
+    });
+    rec.endedAt = Date.now();
+    if ('edge' in event) {
+      rec.status = event.skipped ? 'skipped' : 'completed';
+      rec.result = event.result;
+      rec.error = null;
+    } else if ('error' in event && 'retryable' in event.error) {
+      rec.status = 'failed';
+      rec.error = event.error;
+    }
+    const status =
+      rec.status === 'failed' ? 'failed' : rec.status === 'skipped' ? 'skipped' : 'completed';
+    const entry: StepEntry = {
+      name: node,
+      status,
+      attempts: rec.attempts,
+      durationMs: rec.startedAt ? rec.endedAt - rec.startedAt : 0,
+    };
+    if (status === 'failed' && rec.error) {
+      const { code, message, location } = rec.error;
+      entry.error = { code, message, ...(location && { location }) };
+    }
+    this.addEntry(entry);
+  }
+
+  /** A step was stopped before it ended; it is recorded after the transition that stopped it. */
+  protected stepStopped(node: string): void {
+    const rec = this.steps[node];
+    if (rec) rec.status = 'cancelled';
+    this.stopped.push({
+      name: node,
+      status: 'cancelled',
+      attempts: rec?.attempts ?? 1,
+      durationMs: rec?.startedAt ? Date.now() - rec.startedAt : 0,
+    });
+  }
+
+  /** Records the steps stopped by the transition just taken, after its cause. */
+  protected flushStopped(): void {
+    if (this.stopped.length === 0) return;
+    for (const entry of this.stopped) this.addEntry(entry);
+    this.stopped = [];
+  }
+
+  private addEntry(entry: StepEntry): void {
+    this.record.steps.push(entry);
+    this.engine.observer?.stepEnded?.(this.runId, entry);
+  }
+}
