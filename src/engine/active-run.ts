@@ -19,7 +19,7 @@ import type { Engine } from './engine.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import { executeAction } from './execute-action.js';
 import { instructionText } from './instruction-text.js';
-import { runAttempts } from './run-attempts.js';
+import { runAttempts, type AttemptOutcome } from './run-attempts.js';
 import { runForeach } from './run-foreach.js';
 import type { WaitingStep } from './run-record.js';
 import type { StoredRun } from './run-store.js';
@@ -37,6 +37,8 @@ export interface RunLineage {
 interface Inflight {
   controller: AbortController | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** Settles once the work has finished (or, when stopped, has actually stopped). */
+  done?: Promise<void> | undefined;
 }
 
 type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
@@ -197,6 +199,8 @@ export class ActiveRun extends StepBook {
     const inflight = this.inflight.get(node);
     if (inflight === undefined && !wasWaiting) return;
     this.clearInflight(node);
+    // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
+    if (inflight?.done) this.engine.trackWork(inflight.done);
     inflight?.controller?.abort(
       DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
     );
@@ -276,16 +280,36 @@ export class ActiveRun extends StepBook {
     collect: string | undefined,
   ): void {
     const node = cn.name;
-    const inflight: Inflight = { controller: this.controllerFor(cn), timer: undefined };
+    const controller = this.controllerFor(cn);
+    const inflight: Inflight = { controller, timer: undefined, done: undefined };
     this.inflight.set(node, inflight);
-    const rec = this.steps[node]!;
-    const timeoutError = () =>
-      DirigentError.retryable(
-        ErrorCode.STEP_TIMEOUT,
-        `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s.`,
-        { location: step.loc },
+    const settleWith = (outcome: AttemptOutcome<unknown>) => {
+      if (this.inflight.get(node) !== inflight) return; // the step was stopped meanwhile
+      this.inflight.delete(node);
+      if (outcome.ok) this.finish(cn, this.actor.getSnapshot().context, outcome.value, collect);
+      else this.fail(cn, outcome.error);
+    };
+    if ((policy?.attempts ?? 1) <= 1 && step.timeoutMs === undefined) {
+      // One untimed try, the common case, without the retry loop's layers (every step pays them).
+      let work1: Promise<unknown>;
+      try {
+        work1 = work(1, controller.signal);
+      } catch (err) {
+        work1 = Promise.reject(err);
+      }
+      inflight.done = work1.then(
+        (value) => settleWith({ ok: true, value, attempts: 1 }),
+        (err: unknown) =>
+          settleWith({
+            ok: false,
+            error: DirigentError.from(controller.signal.aborted ? controller.signal.reason : err),
+            attempts: 1,
+          }),
       );
-    const done = runAttempts(
+      return;
+    }
+    const rec = this.steps[node]!;
+    inflight.done = runAttempts(
       (attempt, signal) => {
         rec.attempts = attempt;
         if (attempt > 1) this.engine.observer?.stepStarted?.(this.runId, node, attempt);
@@ -294,18 +318,17 @@ export class ActiveRun extends StepBook {
       {
         policy,
         timeoutMs: step.timeoutMs,
-        timeoutError,
-        signal: inflight.controller!.signal,
+        timeoutError: () =>
+          DirigentError.retryable(
+            ErrorCode.STEP_TIMEOUT,
+            `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s.`,
+            { location: step.loc },
+          ),
+        signal: controller.signal,
         onRetry: (error, _attempt, delayMs) =>
           this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs),
       },
-    ).then((outcome) => {
-      if (this.inflight.get(node) !== inflight) return; // the step was stopped meanwhile
-      this.inflight.delete(node);
-      if (outcome.ok) this.finish(cn, this.actor.getSnapshot().context, outcome.value, collect);
-      else this.fail(cn, outcome.error);
-    });
-    this.engine.trackWork(done);
+    ).then(settleWith);
   }
 
   /**

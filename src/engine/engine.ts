@@ -111,15 +111,15 @@ export class Engine {
   }
 
   /**
-   * Resolves once every piece of step work this engine started has finished, stopped work
-   * included: a cancelled shell command's process group is gone by then. Call it before the
-   * process exits, so that no work outlives the run that owned it.
+   * Resolves once all step work that was stopped (by a cancel, the run's timeout, a failed
+   * sibling) has actually stopped: a cancelled shell command's process group is gone by then.
+   * Call it before the process exits, so that no work outlives the run that owned it.
    */
   async drain(): Promise<void> {
     while (this.work.size > 0) await Promise.allSettled([...this.work]);
   }
 
-  /** Records step work for {@link drain}. */
+  /** Records stopped step work for {@link drain}. */
   trackWork(work: Promise<unknown>): void {
     this.work.add(work);
     void work.finally(() => this.work.delete(work));

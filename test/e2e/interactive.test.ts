@@ -76,7 +76,7 @@ describe('dirigent run in a terminal', () => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const pidFile = join(project, 'nap.pid');
-    for (let i = 0; i < 100 && !(await exists(pidFile)); i++)
+    for (let i = 0; i < 300 && !(await exists(pidFile)); i++)
       await new Promise((r) => setTimeout(r, 50));
     const shellPid = Number((await readFile(pidFile, 'utf8')).trim());
     child.kill('SIGINT');
