@@ -92,7 +92,7 @@ export async function compileBench(options: RoundOptions): Promise<BenchSection>
         'changed file, not of every run.',
       'Why the goal of 5,000/s is not met: fast-xml-parser alone (the parser the project uses) ' +
         'validates and parses this fence at the rate in the last row, well under 5,000/s, before ' +
-        'any of Dirigent\'s own reading, checking and compiling. It reports no positions, so ' +
+        "any of Dirigent's own reading, checking and compiling. It reports no positions, so " +
         'Dirigent validates first (for located errors) and marks each start tag with its offset. ' +
         'A parser with positions of its own (saxes parsed this fence in about 130 µs against ' +
         'about 540 µs for validate + parse, measured once on this machine) would remove both ' +
