@@ -24,6 +24,7 @@ import { runForeach } from './run-foreach.js';
 import type { WaitingStep } from './run-record.js';
 import type { StoredRun } from './run-store.js';
 import { StepBook } from './step-book.js';
+import { StepWaits } from './step-waits.js';
 
 /** How a run was started: its place in a tree of child directives. */
 export interface RunLineage {
@@ -33,10 +34,9 @@ export interface RunLineage {
   parentRunId: string | null;
 }
 
-/** Work under way for one step, or a wait's timer. */
+/** Work under way for one step. */
 interface Inflight {
-  controller: AbortController | undefined;
-  timer: NodeJS.Timeout | undefined;
+  controller: AbortController;
   /** Settles once the work has finished (or, when stopped, has actually stopped). */
   done?: Promise<void> | undefined;
 }
@@ -47,7 +47,15 @@ type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
 export class ActiveRun extends StepBook {
   readonly actor: Actor<RunMachine>;
   readonly inflight = new Map<string, Inflight>();
-  readonly waiting = new Map<string, WaitingStep>();
+  readonly waiting = new StepWaits((w) =>
+    this.fail(
+      this.node(w.step),
+      DirigentError.fatal(
+        ErrorCode.WAIT_TIMEOUT,
+        `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`,
+      ),
+    ),
+  );
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
   private runTimer: NodeJS.Timeout | undefined;
@@ -79,8 +87,6 @@ export class ActiveRun extends StepBook {
       stored?.counters,
     );
     this.children = { ...stored?.children };
-    for (const w of this.record.waiting ?? [])
-      if (w.runId === undefined) this.waiting.set(w.signal, w);
     this.data = { steps: this.steps, env: engine.env };
     const machine = engine.providedMachine(loaded.compiled.machine);
     this.actor = stored
@@ -118,7 +124,7 @@ export class ActiveRun extends StepBook {
     }
     this.actor.start();
     // After start: a restored wait whose deadline passed while stored fails right here.
-    for (const w of [...this.waiting.values()]) this.armWaitTimer(w);
+    for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.add(w);
     this.queueIdleCheck();
   }
 
@@ -128,10 +134,8 @@ export class ActiveRun extends StepBook {
 
   /** Delivers a signal to the step waiting for it; false when none waits for `name`. */
   deliver(name: string, payload: unknown): boolean {
-    const w = this.waiting.get(name);
+    const w = this.waiting.take(name);
     if (w === undefined) return false;
-    this.waiting.delete(name);
-    this.clearInflight(w.step);
     this.resumeRunning();
     this.finish(this.node(w.step), this.actor.getSnapshot().context, payload);
     return true;
@@ -193,15 +197,13 @@ export class ActiveRun extends StepBook {
 
   /** `stopStep`: the machine left the step; stop whatever still runs for it. */
   stopStep(node: string): void {
-    let wasWaiting = false;
-    for (const [name, w] of this.waiting)
-      if (w.step === node) wasWaiting = this.waiting.delete(name);
+    const wasWaiting = this.waiting.dropStep(node);
     const inflight = this.inflight.get(node);
     if (inflight === undefined && !wasWaiting) return;
-    this.clearInflight(node);
+    this.inflight.delete(node);
     // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
     if (inflight?.done) this.engine.trackWork(inflight.done);
-    inflight?.controller?.abort(
+    inflight?.controller.abort(
       DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
     );
     this.stepStopped(node);
@@ -248,8 +250,7 @@ export class ActiveRun extends StepBook {
         const w: WaitingStep = { step: cn.name, signal: action.signal };
         if (action.type === 'instruction') w.text = instructionText(action.text, scope);
         if (action.timeoutMs !== undefined) w.deadline = Date.now() + action.timeoutMs;
-        this.waiting.set(action.signal, w);
-        this.armWaitTimer(w);
+        this.waiting.add(w);
         return;
       }
       case 'return': {
@@ -281,7 +282,7 @@ export class ActiveRun extends StepBook {
   ): void {
     const node = cn.name;
     const controller = this.controllerFor(cn);
-    const inflight: Inflight = { controller, timer: undefined, done: undefined };
+    const inflight: Inflight = { controller, done: undefined };
     this.inflight.set(node, inflight);
     const settleWith = (outcome: AttemptOutcome<unknown>) => {
       if (this.inflight.get(node) !== inflight) return; // the step was stopped meanwhile
@@ -345,32 +346,6 @@ export class ActiveRun extends StepBook {
     return this.shared;
   }
 
-  private clearInflight(node: string): void {
-    const inflight = this.inflight.get(node);
-    if (inflight?.timer) clearTimeout(inflight.timer);
-    this.inflight.delete(node);
-  }
-
-  private armWaitTimer(w: WaitingStep): void {
-    if (w.deadline === undefined) return;
-    const expire = () => {
-      this.waiting.delete(w.signal);
-      this.clearInflight(w.step);
-      this.fail(
-        this.node(w.step),
-        DirigentError.fatal(
-          ErrorCode.WAIT_TIMEOUT,
-          `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`,
-        ),
-      );
-    };
-    const inflight: Inflight = { controller: undefined, timer: undefined };
-    this.inflight.set(w.step, inflight);
-    const remaining = w.deadline - Date.now();
-    if (remaining <= 0) expire();
-    else inflight.timer = setTimeout(expire, remaining);
-  }
-
   /** Settles `cn` with `result` against `context` (the context the step ran in, or the current one). */
   private finish(cn: CompiledNode, context: RunContext, result: unknown, collect?: string): void {
     this.finishWith(cn, () =>
@@ -418,9 +393,8 @@ export class ActiveRun extends StepBook {
   protected waitingSteps(): WaitingStep[] | undefined {
     if (this.actor.getSnapshot().status !== 'active') return undefined;
     const nested: WaitingStep[] = [];
+    // Work in flight is either real work or a child directive that itself waits.
     for (const node of this.inflight.keys()) {
-      if (this.waiting.size > 0 && [...this.waiting.values()].some((w) => w.step === node))
-        continue;
       const childId = this.children[node];
       const child = childId === undefined ? undefined : this.engine.activeRun(childId);
       if (!child?.isWaiting) return undefined; // real work under way
@@ -444,7 +418,7 @@ export class ActiveRun extends StepBook {
   /** Stops timers so the process can exit; a waiting run lives on in the store. */
   release(): void {
     if (this.runTimer) clearTimeout(this.runTimer);
-    for (const inflight of this.inflight.values()) if (inflight.timer) clearTimeout(inflight.timer);
+    this.waiting.release();
     this.actor.stop();
   }
 }

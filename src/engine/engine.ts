@@ -270,7 +270,7 @@ export class Engine {
   }
 
   private waitingSignals(run: ActiveRun): string[] {
-    const own = [...run.waiting.keys()];
+    const own = run.waiting.values().map((w) => w.signal);
     const nested = Object.values(run.children).flatMap((id) => {
       const child = this.active.get(id);
       return child ? this.waitingSignals(child) : [];
