@@ -1,12 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type { Directive } from '../directive/ast.js';
 import { contentHash, parseDirective } from '../directive/parse-directive.js';
 import { compileDirective } from '../compiler/compile-directive.js';
 import type { CompiledDirective } from '../compiler/compiled-directive.js';
 import { readGraph } from '../compiler/read-graph.js';
 import { DirigentError } from '../errors/dirigent-error.js';
+import { KIND_EXTENSIONS } from '../items/item-kind.js';
+import { checkItemId, ItemResolver } from '../items/item-resolver.js';
+import { defaultSpaces } from '../items/space.js';
 import { ErrorCode } from '../errors/error-codes.js';
 
 /** A directive ready to run, with the text it was compiled from. */
@@ -18,7 +20,6 @@ export interface LoadedDirective {
   itemId: string;
 }
 
-const EXTENSIONS = ['.md', '.yaml', '.yml'];
 const CACHE_LIMIT = 500;
 
 /**
@@ -28,7 +29,12 @@ const CACHE_LIMIT = 500;
 export class DirectiveLoader {
   private readonly cache = new Map<string, CompiledDirective>();
 
-  constructor(readonly projectDir: string) {}
+  /** Where item ids resolve: the project's, the user's and the system space. */
+  readonly items: ItemResolver;
+
+  constructor(readonly projectDir: string) {
+    this.items = new ItemResolver(defaultSpaces(projectDir));
+  }
 
   /** Parses and compiles `text` as the content of `file` (no I/O). */
   fromText(file: string, text: string): LoadedDirective {
@@ -63,29 +69,25 @@ export class DirectiveLoader {
    * `fromFile` (the calling directive).
    */
   async resolve(ref: string, fromFile?: string): Promise<string> {
-    if (await isFile(resolve(this.projectDir, ref))) return resolve(this.projectDir, ref);
-    if (isAbsolute(ref) || ref.split(/[\\/]/).includes('..')) {
-      throw DirigentError.fatal(
-        ErrorCode.UNKNOWN_DIRECTIVE,
-        `Directive "${ref}" not found, and an item id may not be absolute or contain "..".`,
-      );
+    // A trigger may name a file; a directive's <execute> names an item id only.
+    if (fromFile === undefined && (await isFile(resolve(this.projectDir, ref))))
+      return resolve(this.projectDir, ref);
+    checkItemId(ref);
+    let notFound: DirigentError;
+    try {
+      return (await this.items.resolve('directive', ref)).file;
+    } catch (err) {
+      if (!(err instanceof DirigentError) || err.code !== ErrorCode.UNKNOWN_DIRECTIVE) throw err;
+      notFound = err;
     }
-    const userSpace = process.env.DIRIGENT_USER_SPACE ?? join(homedir(), '.ai');
-    const roots = [
-      join(this.projectDir, '.ai', 'directives'),
-      join(userSpace, 'directives'),
-      ...(fromFile ? [dirname(fromFile)] : []),
-    ];
-    const tried: string[] = [];
-    for (const root of roots) {
-      for (const ext of EXTENSIONS) {
-        const candidate = join(root, ref + ext);
-        tried.push(relative(this.projectDir, candidate) || candidate);
-        if (await isFile(candidate)) return candidate;
+    if (fromFile !== undefined) {
+      for (const ext of KIND_EXTENSIONS.directive) {
+        const beside = join(dirname(fromFile), ref + ext);
+        if (await isFile(beside)) return beside;
       }
     }
     throw DirigentError.fatal(ErrorCode.UNKNOWN_DIRECTIVE, `Directive "${ref}" not found.`, {
-      hint: `Looked for ${tried.join(', ')}. Give a file path, or put the directive under .ai/directives/.`,
+      hint: `${notFound.hint ?? ''}${fromFile ? ` Also looked beside ${relative(this.projectDir, fromFile) || fromFile}.` : ' Give a file path, or put the directive under .ai/directives/.'}`,
     });
   }
 }

@@ -221,7 +221,7 @@ export const RUN_FAILURES: RunFailure[] = [
     says: ['"helpers/not_there" not found'],
   },
   {
-    spec: 'a child directive path that climbs out with .. fails with UNKNOWN_DIRECTIVE',
+    spec: 'a child directive id that climbs out with .. is refused with INVALID_ITEM_ID',
     name: 'escaping_child',
     text: directive(
       `
@@ -233,7 +233,7 @@ export const RUN_FAILURES: RunFailure[] = [
     `,
       'escaping_child',
     ),
-    code: ErrorCode.UNKNOWN_DIRECTIVE,
+    code: ErrorCode.INVALID_ITEM_ID,
     step: 'delegate',
     says: ['"../../elsewhere"', '".."'],
   },
