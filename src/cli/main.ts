@@ -2,6 +2,7 @@
 /** The `dirigent` command. */
 import { Command } from 'commander';
 import { runCommand, signalCommand, cancelCommand } from './run-command.js';
+import { toolRunCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -51,6 +52,16 @@ program
   .argument('<files...>')
   .option('--json', 'print the results as JSON')
   .action((files: string[], opts) => process.exit(validateCommand(files, opts)));
+
+const tool = program.command('tool').description('Work with tools directly.');
+tool
+  .command('run')
+  .description('Run one tool with parameters and print its result.')
+  .argument('<item_id>', 'the tool, e.g. dirigent/util/echo')
+  .option('--params <json|@file>', 'the parameters as a JSON object, or @file holding one')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print {ok, result} or {ok, error} as JSON')
+  .action(async (itemId: string, opts) => process.exit(await toolRunCommand(itemId, opts)));
 
 program
   .command('graph')

@@ -2,29 +2,41 @@ import { readFileSync } from 'node:fs';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 
+/**
+ * A JSON-object option given inline or as `@file` (`--inputs`, `--params`); undefined when absent.
+ * Errors name the option and show an example.
+ */
+export function parseJsonOption(
+  value: string | undefined,
+  option: string,
+): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  const text = value.startsWith('@') ? readInputsFile(value.slice(1)) : value;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_INPUTS,
+      `${option} is not valid JSON: ${(err as Error).message}`,
+      {
+        hint: `Example: ${option} '{"name": "Ada"}' or ${option} @file.json.`,
+      },
+    );
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_INPUTS,
+      `${option} must be a JSON object of names to values.`,
+    );
+  }
+  return parsed as Record<string, unknown>;
+}
+
 /** `--input name=value` (repeatable) and `--inputs <json | @file>`, merged; `--input` wins. */
 export function parseInputs(pairs: string[], json: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (json !== undefined) {
-    const text = json.startsWith('@') ? readInputsFile(json.slice(1)) : json;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_INPUTS,
-        `--inputs is not valid JSON: ${(err as Error).message}`,
-        { hint: `Example: --inputs '{"name": "Ada"}' or --inputs @inputs.json.` },
-      );
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_INPUTS,
-        '--inputs must be a JSON object of input names to values.',
-      );
-    }
-    Object.assign(out, parsed);
-  }
+  Object.assign(out, parseJsonOption(json, '--inputs'));
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0)
@@ -42,7 +54,7 @@ function readInputsFile(path: string): string {
   } catch (err) {
     throw DirigentError.fatal(
       ErrorCode.FILE_NOT_FOUND,
-      `Cannot read --inputs file ${path}: ${(err as Error).message}`,
+      `Cannot read ${path}: ${(err as Error).message}`,
     );
   }
 }

@@ -1,0 +1,73 @@
+/** `dirigent tool run`: one tool, run directly, in a real process. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const MAIN = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'dist',
+  'src',
+  'cli',
+  'main.js',
+);
+let project: string;
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-tool-'));
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+function tool(...args: string[]) {
+  const r = spawnSync(process.execPath, [MAIN, 'tool', 'run', ...args, '--project', project], {
+    encoding: 'utf8',
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('dirigent tool run', () => {
+  it('runs a tool with its params and prints the result (params coerced to the schema)', () => {
+    const r = tool(
+      'dirigent/fs/write',
+      '--params',
+      '{"file_path": "notes/a.txt", "content": "hi"}',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, result: { bytes: 2 } });
+    expect(readFileSync(join(project, 'notes', 'a.txt'), 'utf8')).toBe('hi');
+    const sleep = tool('dirigent/util/sleep', '--params', '{"ms": "5"}');
+    expect(JSON.parse(sleep.stdout)).toEqual({ slept: 5 });
+  });
+
+  it('reads params from a file with @', () => {
+    writeFileSync(join(project, 'p.json'), '{"command": "echo from-file"}');
+    const r = tool('dirigent/shell/bash', '--params', `@${join(project, 'p.json')}`);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ stdout: 'from-file\n', exit_code: 0 });
+  });
+
+  it('exits 1 with the error when the tool fails', () => {
+    const r = tool('dirigent/shell/bash', '--params', '{"command": "exit 4"}', '--json');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'COMMAND_FAILED', retryable: true },
+    });
+  });
+
+  it('exits 2 for an unknown tool, invalid params, or params that are not JSON', () => {
+    const unknown = tool('dirigent/util/ecoh');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Did you mean "dirigent/util/echo"?');
+    const invalid = tool('dirigent/util/sleep', '--params', '{"ms": "soon"}');
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('/ms must be integer');
+    const notJson = tool('dirigent/util/echo', '--params', '{oops');
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('--params is not valid JSON');
+  });
+});
