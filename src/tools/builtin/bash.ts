@@ -1,15 +1,12 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
+import { stat } from 'node:fs/promises';
+import { Capture } from '../../runtimes/output-capture.js';
+import { killGroup } from '../../runtimes/process-group.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';
 import { type ToolDefinition } from '../tool-definition.js';
 
-/** Bytes kept of each of stdout and stderr; the rest is drained (so the child never blocks). */
-const MAX_OUTPUT = 1024 * 1024;
-/** Time a process group gets to exit after SIGTERM before SIGKILL. */
-const KILL_GRACE_MS = 2000;
 /**
  * Time the pipes get to close after bash exits. A background child (`server &`) inherits them and
  * would otherwise hold the step open until it ends.
@@ -128,75 +125,6 @@ function run(command: string, cwd: string, timeoutMs: number, signal: AbortSigna
     });
     child.on('close', complete);
   });
-}
-
-/** Kills a whole process group: SIGTERM, then SIGKILL if any member outlives the grace. */
-async function killGroup(pgid: number): Promise<void> {
-  if (!signalGroup(pgid, 'SIGTERM')) return;
-  if (await groupGone(pgid, KILL_GRACE_MS)) return;
-  signalGroup(pgid, 'SIGKILL');
-  await groupGone(pgid, 1000);
-}
-
-/** False when the group no longer exists (ESRCH). */
-function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pgid, sig);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function groupGone(pgid: number, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (await groupAlive(pgid)) {
-    if (Date.now() >= deadline) return false;
-    await delay(25);
-  }
-  return true;
-}
-
-/**
- * Whether a live process is left in the group. Zombies do not count: they are dead and only wait
- * for init to reap them, which in some containers takes seconds.
- */
-async function groupAlive(pgid: number): Promise<boolean> {
-  if (!signalGroup(pgid, 0)) return false;
-  if (process.platform !== 'linux') return true;
-  const pids = await readdir('/proc').catch(() => undefined);
-  if (pids === undefined) return true; // no /proc to tell zombies apart: trust kill()
-  for (const pid of pids) {
-    if (pid.charCodeAt(0) > 57) continue; // not a process directory
-    const line = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    // Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
-    const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
-    if (fields[2] === String(pgid) && fields[0] !== 'Z') return true;
-  }
-  return false;
-}
-
-/** Collects one output stream up to {@link MAX_OUTPUT} bytes and notes what it dropped. */
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  private dropped = 0;
-  constructor(private readonly name: string) {}
-
-  push(chunk: Buffer): void {
-    const room = MAX_OUTPUT - this.size;
-    if (chunk.length > room) this.dropped += chunk.length - room;
-    if (room <= 0) return;
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.chunks.push(kept);
-    this.size += kept.length;
-  }
-
-  text(): string {
-    const text = Buffer.concat(this.chunks, this.size).toString('utf8');
-    if (this.dropped === 0) return text;
-    return `${text}\n[dirigent: ${this.name} truncated at ${MAX_OUTPUT} bytes; ${this.dropped} more dropped]`;
-  }
 }
 
 /** The last few lines of stderr, indented, for an error message a person reads. */
