@@ -21,3 +21,6 @@ export {
 } from './engine/run-record.js';
 export * from './errors/index.js';
 export * from './tools/index.js';
+export { ItemDispatcher } from './tools/item-dispatcher.js';
+export { ItemResolver, type Resolution } from './items/item-resolver.js';
+export { defaultSpaces, type Space, type SpaceName } from './items/space.js';

@@ -2,12 +2,13 @@ import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
+import type { ActiveRun } from '../engine/active-run.js';
 import { Engine } from '../engine/engine.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import { FileRunStore } from '../engine/file-run-store.js';
 import { exitCodeOf, type RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
+import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from './validate-command.js';
@@ -27,10 +28,11 @@ const out = (line: string) => process.stdout.write(line + '\n');
 function makeEngine(opts: CommonOptions): Engine {
   const projectDir = resolve(opts.project);
   const observer: EngineObserver | undefined = opts.json ? undefined : progressPrinter(out);
+  const loader = new DirectiveLoader(projectDir);
   return new Engine({
     projectDir,
-    dispatcher: new BuiltinDispatcher(),
-    loader: new DirectiveLoader(projectDir),
+    dispatcher: new ItemDispatcher(loader.items),
+    loader,
     store: new FileRunStore(projectDir),
     ...(observer && { observer }),
   });
@@ -40,19 +42,30 @@ function makeEngine(opts: CommonOptions): Engine {
 export async function runCommand(target: string, opts: RunOptions): Promise<number> {
   const engine = makeEngine(opts);
   let record: RunRecord;
+  // Listening before the run starts: a Ctrl-C that comes while the first step spawns its work
+  // must cancel the run, not kill this process and orphan that work.
+  const reason = 'Cancelled from the terminal (SIGINT).';
+  let run: ActiveRun | undefined;
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+    run?.cancel(reason);
+  };
+  process.on('SIGINT', onSigint);
   try {
     const inputs = parseInputs(opts.input, opts.inputs);
-    const file = await engine.loader.resolve(target);
-    for (const w of (await engine.loader.loadFile(file)).compiled.directive.warnings)
-      if (!opts.json) process.stderr.write(formatDiagnostic(w) + '\n');
-    const run = engine.start(await engine.loader.loadFile(file), inputs);
-    const onSigint = () => run.cancel('Cancelled from the terminal (SIGINT).');
-    process.once('SIGINT', onSigint);
+    const loaded = await engine.loader.loadFile(await engine.loader.resolve(target));
+    if (!opts.json)
+      for (const w of loaded.compiled.directive.warnings)
+        process.stderr.write(formatDiagnostic(w) + '\n');
+    run = engine.start(loaded, inputs);
+    if (interrupted) run.cancel(reason);
     record = await run.settled();
     record = await promptWhileWaiting(engine, record, opts);
-    process.off('SIGINT', onSigint);
   } catch (err) {
     return reportInvalid(err, opts);
+  } finally {
+    process.off('SIGINT', onSigint);
   }
   return await finish(engine, record, opts);
 }

@@ -2,12 +2,15 @@ import { resolve } from 'node:path';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
+import { ItemResolver } from '../items/item-resolver.js';
+import { defaultSpaces } from '../items/space.js';
+import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { parseJsonOption } from './parse-inputs.js';
 import { diagnosticsOf } from './validate-command.js';
 
 /** Errors that mean the call itself is wrong (exit 2), not that the tool failed (exit 1). */
 const INVALID_CALL: string[] = [
+  ErrorCode.INVALID_TOOL,
   ErrorCode.UNKNOWN_TOOL,
   ErrorCode.INVALID_PARAMS,
   ErrorCode.INVALID_ITEM_ID,
@@ -30,7 +33,7 @@ export async function toolRunCommand(
   process.once('SIGINT', onSigint);
   try {
     const params = parseJsonOption(opts.params, '--params') ?? {};
-    const dispatcher = new BuiltinDispatcher();
+    const dispatcher = new ItemDispatcher(new ItemResolver(defaultSpaces(resolve(opts.project))));
     const result = await dispatcher.dispatch({
       itemId,
       params,

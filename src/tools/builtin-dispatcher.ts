@@ -61,12 +61,21 @@ export class BuiltinDispatcher implements ToolDispatcher {
     return this.entries.get(itemId)?.description;
   }
 
+  /** The item ids of the tools this dispatcher runs, sorted. */
+  itemIds(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
   dispatch(call: ToolCall): Promise<unknown> {
     const entry = this.entries.get(call.itemId);
     if (entry === undefined) return Promise.reject(this.unknownTool(call.itemId));
     if (!entry.validate(call.params)) {
       return Promise.reject(
-        invalidParams(call.itemId, entry.validate.errors ?? [], entry.description.paramsSchema),
+        describeInvalidParams(
+          call.itemId,
+          entry.validate.errors ?? [],
+          entry.description.paramsSchema,
+        ),
       );
     }
     if (call.signal.aborted) return Promise.reject(abortError(call.signal, `tool ${call.itemId}`));
@@ -120,7 +129,8 @@ function toToolError(itemId: string, err: unknown): DirigentError {
 }
 
 /** One fatal error listing every failing path, e.g. `/timeout must be integer; /command is required`. */
-function invalidParams(
+/** `INVALID_PARAMS` listing every failing path of `errors` (ajv) for a call of `itemId`. */
+export function describeInvalidParams(
   itemId: string,
   errors: readonly ErrorObject[],
   schema: object,

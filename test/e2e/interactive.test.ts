@@ -74,14 +74,16 @@ describe('dirigent run in a terminal', () => {
     );
     const child = spawn(process.execPath, [MAIN, 'run', 'slow.md', '--json'], { cwd: project });
     let out = '';
+    let errOut = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (errOut += c.toString()));
     const pidFile = join(project, 'nap.pid');
     for (let i = 0; i < 300 && !(await exists(pidFile)); i++)
       await new Promise((r) => setTimeout(r, 50));
     const shellPid = Number((await readFile(pidFile, 'utf8')).trim());
     child.kill('SIGINT');
     const code = await new Promise((r) => child.on('close', r));
-    expect(code).toBe(1);
+    expect(code, `exit status; stdout: ${out}; stderr: ${errOut}`).toBe(1);
     expect(JSON.parse(out)).toMatchObject({
       status: 'cancelled',
       steps: [{ name: 'nap', status: 'cancelled' }],

@@ -1,0 +1,124 @@
+/**
+ * The subprocess primitive: runs a program (no shell) as the leader of its own process group,
+ * captures its output with a size cap, and on timeout or abort kills the whole group before it
+ * settles, so no process of a step outlives it.
+ */
+import { spawn } from 'node:child_process';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { abortError } from '../tools/abort-error.js';
+import { Capture } from './output-capture.js';
+import { killGroup } from './process-group.js';
+
+/** What to run. */
+export interface ProcessSpec {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  /** The whole environment of the child (filter it before: nothing is inherited). */
+  env: Record<string, string>;
+  /** Written to stdin, which is then closed. */
+  input?: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** How messages name the process (`python tool rye/x`). */
+  label: string;
+}
+
+/** How the process ended. A non-zero exit is not an error here: callers decide what it means. */
+export interface ProcessResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  killedBy: NodeJS.Signals | null;
+}
+
+/** Time the pipes get to close after the process exits (a background child may hold them). */
+const PIPE_GRACE_MS = 200;
+
+/** Runs `spec`; rejects on timeout (retryable `STEP_TIMEOUT`), abort, or when it cannot start. */
+export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    if (spec.signal.aborted) return reject(abortError(spec.signal, spec.label));
+    const child = spawn(spec.file, [...spec.args], {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out = new Capture('stdout');
+    const err = new Capture('stderr');
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stdin.on('error', () => undefined); // a child that exits without reading stdin
+    child.stdin.end(spec.input ?? '');
+    let settled = false;
+    let killing = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let pipeTimer: NodeJS.Timeout | undefined;
+    const finish = (error?: DirigentError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(pipeTimer);
+      spec.signal.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else
+        resolve({
+          stdout: out.text(),
+          stderr: err.text(),
+          exitCode: exit?.code ?? null,
+          killedBy: exit?.signal ?? null,
+        });
+    };
+    const stop = (error: () => DirigentError) => {
+      if (killing || settled) return;
+      killing = true;
+      void (child.pid === undefined ? Promise.resolve() : killGroup(child.pid)).then(() =>
+        finish(error()),
+      );
+    };
+    const onAbort = () => stop(() => abortError(spec.signal, spec.label));
+    const timer = setTimeout(
+      () =>
+        stop(() =>
+          DirigentError.retryable(
+            ErrorCode.STEP_TIMEOUT,
+            `${spec.label} timed out after ${spec.timeoutMs / 1000} s.`,
+            { details: { stderr: err.text() } },
+          ),
+        ),
+      spec.timeoutMs,
+    );
+    spec.signal.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (e) =>
+      finish(
+        DirigentError.fatal(
+          ErrorCode.RUNTIME_UNAVAILABLE,
+          `Could not start ${spec.label}: ${e.message}`,
+          { cause: e },
+        ),
+      ),
+    );
+    const complete = () => {
+      if (!killing && exit !== undefined) finish();
+    };
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      pipeTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        complete();
+      }, PIPE_GRACE_MS);
+    });
+    child.on('close', complete);
+  });
+}
+
+/** The environment a tool process gets: the basics only, plus what the caller adds. */
+export function toolEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER'];
+  const env: Record<string, string> = {};
+  for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
+  return { ...env, ...extra };
+}
