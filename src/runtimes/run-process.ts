@@ -85,7 +85,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
           DirigentError.retryable(
             ErrorCode.STEP_TIMEOUT,
             `${spec.label} timed out after ${spec.timeoutMs / 1000} s.`,
-            { details: { stderr: err.text() } },
+            { details: { stdout: out.text(), stderr: err.text(), exit_code: null } },
           ),
         ),
       spec.timeoutMs,

@@ -1,17 +1,9 @@
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { Capture } from '../../runtimes/output-capture.js';
-import { killGroup } from '../../runtimes/process-group.js';
+import { runProcess } from '../../runtimes/run-process.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';
 import { type ToolDefinition } from '../tool-definition.js';
-
-/**
- * Time the pipes get to close after bash exits. A background child (`server &`) inherits them and
- * would otherwise hold the step open until it ends.
- */
-const PIPE_GRACE_MS = 200;
 
 /**
  * `dirigent/shell/bash`: runs `bash -c command` in the project directory (or `working_dir`, which
@@ -54,77 +46,32 @@ async function workingDir(projectDir: string, dir: string): Promise<string> {
   return path;
 }
 
-function run(command: string, cwd: string, timeoutMs: number, signal: AbortSignal) {
-  return new Promise<{ stdout: string; stderr: string; exit_code: number }>((resolve, reject) => {
-    // detached: setsid(), so the command and everything it forks form one group we can kill.
-    const child = spawn('bash', ['-c', command], {
-      cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out = new Capture('stdout');
-    const err = new Capture('stderr');
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    let settled = false;
-    let killing = false;
-    let pipeTimer: NodeJS.Timeout | undefined;
-    const finish = (error: DirigentError | undefined) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(pipeTimer);
-      signal.removeEventListener('abort', onAbort);
-      if (error) reject(error);
-      else resolve({ stdout: out.text(), stderr: err.text(), exit_code: 0 });
-    };
-    // Settle only once the group is gone, so no process of the step outlives its failure.
-    const stop = (error: () => DirigentError) => {
-      if (killing || settled) return;
-      killing = true;
-      const pid = child.pid;
-      void (pid === undefined ? Promise.resolve() : killGroup(pid)).then(() => finish(error()));
-    };
-    const onAbort = () => stop(() => abortError(signal, 'bash command'));
-    const timer = setTimeout(() => {
-      stop(() =>
-        DirigentError.retryable(
-          ErrorCode.STEP_TIMEOUT,
-          `bash command ${quote(command)} timed out after ${timeoutMs / 1000} s`,
-          { details: { stdout: out.text(), stderr: err.text(), exit_code: null } },
-        ),
-      );
-    }, timeoutMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-
-    child.on('error', (e) => {
-      const message = `could not run bash: ${e.message}`;
-      finish(DirigentError.fatal(ErrorCode.TOOL_FAILED, message, { cause: e }));
-    });
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    const complete = () => {
-      if (killing || settled || exit === undefined) return;
-      const { code, signal: killedBy } = exit;
-      if (code === 0) return finish(undefined);
-      const stdout = out.text();
-      const stderr = err.text();
-      const how = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
-      const tail = lastLines(stderr);
-      const message = `bash command ${quote(command)} ${how}${tail ? `; stderr ends:\n${tail}` : ''}`;
-      const details = { stdout, stderr, exit_code: code, ...(killedBy && { signal: killedBy }) };
-      finish(DirigentError.retryable(ErrorCode.COMMAND_FAILED, message, { details }));
-    };
-    child.on('exit', (code, killedBy) => {
-      exit = { code, signal: killedBy };
-      pipeTimer = setTimeout(() => {
-        // A background child still holds the pipes: stop reading and report what we have.
-        child.stdout.destroy();
-        child.stderr.destroy();
-        complete();
-      }, PIPE_GRACE_MS);
-    });
-    child.on('close', complete);
+/** Runs the command through the subprocess primitive; a non-zero exit is a retryable failure. */
+async function run(command: string, cwd: string, timeoutMs: number, signal: AbortSignal) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const r = await runProcess({
+    file: 'bash',
+    args: ['-c', command],
+    cwd,
+    env,
+    timeoutMs,
+    signal,
+    label: `bash command ${quote(command)}`,
   });
+  if (r.exitCode === 0) return { stdout: r.stdout, stderr: r.stderr, exit_code: 0 };
+  const how =
+    r.exitCode === null ? `was killed by ${r.killedBy}` : `exited with code ${r.exitCode}`;
+  const tail = lastLines(r.stderr);
+  const message = `bash command ${quote(command)} ${how}${tail ? `; stderr ends:\n${tail}` : ''}`;
+  const details = {
+    stdout: r.stdout,
+    stderr: r.stderr,
+    exit_code: r.exitCode,
+    ...(r.killedBy && { signal: r.killedBy }),
+  };
+  throw DirigentError.retryable(ErrorCode.COMMAND_FAILED, message, { details });
 }
 
 /** The last few lines of stderr, indented, for an error message a person reads. */
