@@ -3,7 +3,8 @@
  * directives produce, so graphs compile into the same machine and run with the same semantics.
  */
 import { basename, extname } from 'node:path';
-import { isMap, isScalar, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { parseDocument } from 'yaml';
+import { locateYamlKey } from '../directive/yaml-location.js';
 import {
   COMPARE_OPS,
   type Action,
@@ -58,7 +59,7 @@ export function readGraph(text: string, file: string): Directive {
   }
   const root = doc.toJS() as Obj | null;
   const diag = new Diagnostics();
-  const at = (...path: string[]) => locate(doc, path, lines);
+  const at = (...path: string[]) => locateYamlKey(doc, path, lines);
   if (root === null || typeof root !== 'object' || root.tool_type !== 'graph') {
     throw DirigentError.fatal(
       ErrorCode.INVALID_GRAPH,
@@ -274,15 +275,3 @@ function readInputs(schema: Obj, loc: SourceLocation): InputDecl[] {
   }));
 }
 
-function locate(doc: Document, path: string[], lines: LineIndex): SourceLocation {
-  let node: unknown = doc.contents;
-  let offset = 0;
-  for (const key of path) {
-    if (!isMap(node)) break;
-    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
-    if (!pair) break;
-    offset = (pair.key as YamlNode).range?.[0] ?? offset;
-    node = pair.value;
-  }
-  return lines.at(offset);
-}

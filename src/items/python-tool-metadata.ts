@@ -21,6 +21,13 @@ export interface PythonToolMetadata {
   description: string | undefined;
   /** JSON Schema of the parameters (`CONFIG_SCHEMA` or `parameters`). */
   paramsSchema: Record<string, unknown> | undefined;
+  /** JSON Schema of the result (`OUTPUT_SCHEMA` or `output_schema`). */
+  outputSchema: Record<string, unknown> | undefined;
+  /** `REQUIRED_SECRETS` (or `required_secrets`): names of the secrets the tool needs. */
+  requiredSecrets: string[];
+  /** RYE's `CONFIG` and `ENV_CONFIG` dicts. */
+  config: Record<string, unknown> | undefined;
+  envConfig: Record<string, unknown> | undefined;
   /** `name` of the seed format. */
   name: string | undefined;
   execute: { async: boolean; params: string[] } | undefined;
@@ -99,11 +106,34 @@ export async function readPythonToolMetadata(
     description: str(rye ? '__tool_description__' : 'description'),
     paramsSchema:
       (v[rye ? 'CONFIG_SCHEMA' : 'parameters'] as Record<string, unknown> | undefined) ?? undefined,
+    outputSchema: dict(v.OUTPUT_SCHEMA ?? v.output_schema),
+    requiredSecrets: secretNames(file, v.REQUIRED_SECRETS ?? v.required_secrets),
+    config: dict(v.CONFIG),
+    envConfig: dict(v.ENV_CONFIG),
     name: str('name'),
     execute: raw.execute ?? undefined,
   };
   cache.set(key, meta);
   return meta;
+}
+
+function dict(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
+}
+
+function secretNames(file: string, v: unknown): string[] {
+  if (v === undefined) return [];
+  if (Array.isArray(v) && v.every((n) => typeof n === 'string')) return v as string[];
+  throw DirigentError.fatal(
+    ErrorCode.INVALID_TOOL,
+    `Python tool ${file}: REQUIRED_SECRETS must be a list of variable names.`,
+    {
+      location: { file, line: 1, column: 1 },
+      hint: 'Write e.g. REQUIRED_SECRETS = ["API_TOKEN"].',
+    },
+  );
 }
 
 interface ReaderOutput {

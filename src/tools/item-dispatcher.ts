@@ -1,24 +1,47 @@
 /**
  * The tool dispatcher over items: the built-in tools, then tools resolved in the project, user and
- * system spaces. Python tools (RYE's formats and the self-registered one) run through the Python
- * runtimes; other formats report which runtime they need.
+ * system spaces and run through their executor chain. Per call: build the chain (tool → runtimes →
+ * primitive), verify each link's signature, validate the parameters against the tool's schema,
+ * resolve its declared secrets, build the config and environment down the chain, run the
+ * primitive, check the result against the tool's output schema, and scrub secrets from whatever
+ * comes back.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { extname } from 'node:path';
+import { dirname } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { ItemResolver } from '../items/item-resolver.js';
-import { readPythonToolMetadata } from '../items/python-tool-metadata.js';
+import { readToolItem } from '../items/read-tool-item.js';
+import { TrustStore } from '../items/signing/trust-store.js';
+import { verifyItem } from '../items/signing/verify-item.js';
+import type { ChainLink } from '../items/tool-item.js';
+import { buildChain } from '../runtimes/build-chain.js';
+import { chainEnvironment, mergeChainConfig, templateConfig } from '../runtimes/chain-config.js';
+import { PrimitiveRegistry } from '../runtimes/primitive-registry.js';
 import { resolvePython } from '../runtimes/python-interpreter.js';
-import { runPythonTool } from '../runtimes/python-tool-runner.js';
+import { toolEnvironment } from '../runtimes/run-process.js';
+import { redactSecrets, resolveSecrets } from '../runtimes/secrets.js';
 import { BuiltinDispatcher, describeInvalidParams } from './builtin-dispatcher.js';
 import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 
-/** Per call, unless the tool says otherwise (RYE's runtimes use 600 s for graphs, 120 s here). */
-const DEFAULT_TIMEOUT_MS = 120_000;
+/** RYE's runtime default when no link sets `config.timeout`. */
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+/** Options of an {@link ItemDispatcher}. */
+export interface ItemDispatcherOptions {
+  builtins?: BuiltinDispatcher;
+  /** Refuse unsigned items and untrusted keys (tampered items are always refused). Default: `$DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true`. */
+  requireSignatures?: boolean;
+  /** Where declared secrets come from besides the environment (default `$DIRIGENT_SECRETS_FILE` or `~/.config/dirigent/secrets.env`). */
+  secretsFile?: string;
+  /** The environment secrets are read from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** The primitives (and their warm pools); shared between dispatchers if given. */
+  primitives?: PrimitiveRegistry;
+}
 
 /** A {@link ToolDispatcher} over the built-in tools and the tools of the project's spaces. */
 export class ItemDispatcher implements ToolDispatcher {
@@ -29,14 +52,33 @@ export class ItemDispatcher implements ToolDispatcher {
     allErrors: true,
     strict: false,
   });
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly outputAjv = new Ajv({ allErrors: true, strict: false });
+  private readonly validators = new WeakMap<object, ValidateFunction>();
+  private readonly outputValidators = new WeakMap<object, ValidateFunction>();
   private readonly described = new Map<string, ToolDescription>();
+  private readonly trust: TrustStore;
+  private readonly requireSignatures: boolean;
+  private readonly env: Record<string, string | undefined>;
+  /** `{user_space}` and `{system_space}` of RYE's templates: the folders holding `.ai`. */
+  private readonly spaceRoots: Record<string, string>;
+  /** The primitives this dispatcher runs; {@link close} ends their warm processes. */
+  readonly primitives: PrimitiveRegistry;
 
   constructor(
     private readonly items: ItemResolver,
-    builtins: BuiltinDispatcher = new BuiltinDispatcher(),
+    private readonly options: ItemDispatcherOptions = {},
   ) {
-    this.builtins = builtins;
+    this.builtins = options.builtins ?? new BuiltinDispatcher();
+    this.env = options.env ?? process.env;
+    this.trust = new TrustStore(items.spaces);
+    this.requireSignatures =
+      options.requireSignatures ?? /^(1|true)$/i.test(this.env.DIRIGENT_REQUIRE_SIGNATURES ?? '');
+    this.primitives = options.primitives ?? new PrimitiveRegistry(items);
+    this.spaceRoots = Object.fromEntries(
+      items.spaces
+        .filter((s) => s.name !== 'project')
+        .map((s) => [`${s.name}_space`, dirname(s.root)]),
+    );
   }
 
   /** Built-ins are known at once; item tools once they have been run (their files are read then). */
@@ -44,48 +86,109 @@ export class ItemDispatcher implements ToolDispatcher {
     return this.builtins.describe(itemId) ?? this.described.get(itemId);
   }
 
+  /**
+   * The executor chain of `itemId`, tool first, each link verified; what `dispatch` runs. Throws
+   * the chain's errors (`UNKNOWN_TOOL`, `EXECUTOR_NOT_FOUND`, `CHAIN_*`, signature failures).
+   */
+  async chainOf(itemId: string, projectDir: string): Promise<ChainLink[]> {
+    const chain = await buildChain(this.items, itemId, (r) => readToolItem(r, projectDir)).catch(
+      (err: unknown) => {
+        throw this.unknown(itemId, err);
+      },
+    );
+    for (const link of chain) {
+      await verifyItem(link.file, 'tool', {
+        trust: this.trust,
+        requireSignatures: this.requireSignatures,
+      });
+    }
+    return chain;
+  }
+
   async dispatch(call: ToolCall): Promise<unknown> {
     if (this.builtins.describe(call.itemId) !== undefined) return this.builtins.dispatch(call);
-    const resolution = await this.items.resolve('tool', call.itemId).catch((err: unknown) => {
-      throw this.unknown(call.itemId, err);
-    });
-    if (extname(resolution.file) !== '.py') {
-      throw DirigentError.fatal(
-        ErrorCode.RUNTIME_UNAVAILABLE,
-        `Tool "${call.itemId}" (${resolution.file}) needs a runtime for ${extname(resolution.file)} files, which this version does not have yet.`,
-        {
-          hint: 'Python tools and the built-in dirigent/* tools run today.',
-        },
-      );
-    }
-    const python = await resolvePython(call.projectDir);
-    const meta = await readPythonToolMetadata(resolution.file, python);
-    const schema = meta.paramsSchema ?? { type: 'object' };
+    const chain = await this.chainOf(call.itemId, call.projectDir);
+    const tool = chain[0]!.item;
+    const primitive = this.primitives.get(chain[chain.length - 1]!);
     const params = structuredClone(call.params);
-    const validate = this.validatorFor(resolution.file, schema);
-    if (!validate(params)) throw describeInvalidParams(call.itemId, validate.errors ?? [], schema);
+    const validate = this.compile(this.ajv, this.validators, tool.paramsSchema);
+    if (!validate(params))
+      throw describeInvalidParams(call.itemId, validate.errors ?? [], tool.paramsSchema);
     this.described.set(call.itemId, {
       itemId: call.itemId,
-      description: meta.description ?? '',
-      paramsSchema: schema,
+      description: tool.description,
+      paramsSchema: tool.paramsSchema,
       retry: DEFAULT_RETRY_POLICY,
     });
-    return runPythonTool({
-      python,
-      file: resolution.file,
-      itemId: call.itemId,
-      meta,
-      params,
+    const secrets = await resolveSecrets(call.itemId, tool.requiredSecrets, {
+      env: this.env,
       projectDir: call.projectDir,
-      signal: call.signal,
-      timeoutMs: DEFAULT_TIMEOUT_MS,
+      ...(this.options.secretsFile !== undefined && { file: this.options.secretsFile }),
     });
+    try {
+      const env = chainEnvironment(chain, {
+        ...toolEnvironment(),
+        RYE_PYTHON: await resolvePython(call.projectDir),
+        RYE_NODE: process.execPath,
+        ...secrets,
+      });
+      const { config: merged, scope } = mergeChainConfig(chain);
+      const config = templateConfig(
+        merged,
+        env,
+        {
+          ...params,
+          tool_path: tool.file,
+          tool_dir: dirname(tool.file),
+          project_path: call.projectDir,
+          ...this.spaceRoots,
+          params_json: JSON.stringify(params),
+        },
+        scope,
+      );
+      const result = await primitive({
+        itemId: call.itemId,
+        chain,
+        params,
+        config,
+        env,
+        secrets,
+        projectDir: call.projectDir,
+        signal: call.signal,
+        timeoutMs: timeoutOf(config, tool.limits.timeoutMs),
+      });
+      if (tool.outputSchema !== undefined) this.checkOutput(call.itemId, tool.outputSchema, result);
+      return redactSecrets(result, secrets);
+    } catch (err) {
+      throw redactSecrets(DirigentError.from(err), secrets);
+    }
+  }
+
+  /** Ends the warm processes (Python hosts, Deno sandboxes, MCP clients) this dispatcher started. */
+  close(): Promise<void> {
+    return this.primitives.close();
+  }
+
+  private checkOutput(itemId: string, schema: Record<string, unknown>, result: unknown): void {
+    const validate = this.compile(this.outputAjv, this.outputValidators, schema);
+    if (validate(result)) return;
+    const problems = (validate.errors ?? []).map(
+      (e) => `${e.instancePath || '(result)'} ${e.message ?? 'is invalid'}`,
+    );
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_OUTPUT,
+      `Tool "${itemId}" returned a result that does not match its output_schema: ${problems.join('; ')}.`,
+      {
+        hint: 'Fix the tool so that it returns what its output_schema declares (or correct the schema).',
+        details: { problems },
+      },
+    );
   }
 
   /** An unknown tool's error, with a "did you mean" among the built-ins. */
   private unknown(itemId: string, err: unknown): unknown {
     const e = DirigentError.from(err);
-    if (e.code !== ErrorCode.UNKNOWN_TOOL) return err;
+    if (e.code !== ErrorCode.UNKNOWN_TOOL || e.details?.itemId !== itemId) return err;
     const builtins = this.builtins.itemIds();
     return DirigentError.fatal(
       ErrorCode.UNKNOWN_TOOL,
@@ -97,13 +200,34 @@ export class ItemDispatcher implements ToolDispatcher {
     );
   }
 
-  private validatorFor(file: string, schema: object): ValidateFunction {
-    const key = `${file}\0${JSON.stringify(schema)}`;
-    let v = this.validators.get(key);
+  private compile(
+    ajv: Ajv,
+    cache: WeakMap<object, ValidateFunction>,
+    schema: object,
+  ): ValidateFunction {
+    let v = cache.get(schema);
     if (v === undefined) {
-      v = this.ajv.compile(schema);
-      this.validators.set(key, v);
+      try {
+        v = ajv.compile(schema);
+      } catch (err) {
+        throw DirigentError.fatal(
+          ErrorCode.INVALID_TOOL,
+          `A schema of the tool is not valid JSON Schema: ${(err as Error).message}`,
+          {
+            hint: "Fix the tool's parameter or output schema.",
+          },
+        );
+      }
+      cache.set(schema, v);
     }
     return v;
   }
+}
+
+/** The tool's time budget: `config.timeout` (seconds, RYE) and a declared `limits.timeout_ms`. */
+function timeoutOf(config: Record<string, unknown>, limitMs: number | undefined): number {
+  const configured = Number(config.timeout);
+  const fromConfig =
+    Number.isFinite(configured) && configured > 0 ? configured * 1000 : DEFAULT_TIMEOUT_MS;
+  return Math.min(fromConfig, limitMs ?? Infinity);
 }

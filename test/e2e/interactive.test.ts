@@ -3,12 +3,12 @@
  * leaving the run waiting. `script` (util-linux) gives the CLI a real pseudo-terminal.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive } from '../support/process-alive.js';
 
 const MAIN = resolve(
   dirname(fileURLToPath(import.meta.url)),
@@ -119,18 +119,4 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** Whether a process runs (a zombie awaiting its reaper counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\S+ \(\S+\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
 import { Engine } from '../../../src/engine/engine.js';
 import { ItemResolver } from '../../../src/items/item-resolver.js';
-import type { Space } from '../../../src/items/space.js';
+import { SYSTEM_SPACE_ROOT, type Space } from '../../../src/items/space.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
+import { alive } from '../../support/process-alive.js';
 
 let base: string;
 let project: string;
@@ -32,6 +33,7 @@ beforeAll(() => {
   const spaces: Space[] = [
     { name: 'project', root: join(project, '.ai') },
     { name: 'user', root: join(base, 'user', '.ai') },
+    { name: 'system', root: SYSTEM_SPACE_ROOT },
   ];
   resolver = new ItemResolver(spaces);
   dispatcher = new ItemDispatcher(resolver);
@@ -108,7 +110,8 @@ def execute(params, project_path):
     `${RYE_HEAD('python_function_runtime')}\nCONFIG_SCHEMA = {"type": "object"}\ndef execute(p, d):\n    return {"success": True, "from": "user"}\n`,
   );
 });
-afterAll(() => {
+afterAll(async () => {
+  await dispatcher.close();
   resolver.close();
   rmSync(base, { recursive: true, force: true });
 });
@@ -206,13 +209,3 @@ describe('ItemDispatcher', () => {
     expect(record).toMatchObject({ status: 'completed', outputs: { text: 'HEY' } });
   });
 });
-
-/** Whether a process runs (a zombie awaiting its reaper counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
