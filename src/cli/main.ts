@@ -2,7 +2,8 @@
 /** The `dirigent` command. */
 import { Command } from 'commander';
 import { runCommand, signalCommand, cancelCommand } from './run-command.js';
-import { toolRunCommand } from './tool-command.js';
+import { toolCreateCommand } from './tool-create-command.js';
+import { toolRunCommand, toolShowCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -62,6 +63,25 @@ tool
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print {ok, result} or {ok, error} as JSON')
   .action(async (itemId: string, opts) => process.exit(await toolRunCommand(itemId, opts)));
+tool
+  .command('create')
+  .description('Validate a new tool, write it into a space and register it in enabled.json.')
+  .argument('<item_id>', 'where the tool goes, e.g. text/shout (→ .ai/tools/text/shout.py)')
+  .option('--file <path>', 'read the source from this file (its extension decides the format)')
+  .option('--code <source>', 'the source itself')
+  .option('--ext <ext>', 'the format of --code: .py (default), .ts, .mjs, .js, .yaml')
+  .option('--space <space>', 'project or user', 'project')
+  .option('--force', 'replace a tool the space already has')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the outcome as JSON')
+  .action(async (itemId: string, opts) => process.exit(await toolCreateCommand(itemId, opts)));
+tool
+  .command('show')
+  .description('Show which file a tool resolves to, what it shadows, and its executor chain.')
+  .argument('<item_id>')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print as JSON')
+  .action(async (itemId: string, opts) => process.exit(await toolShowCommand(itemId, opts)));
 
 program
   .command('graph')

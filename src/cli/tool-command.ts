@@ -15,6 +15,17 @@ const INVALID_CALL: string[] = [
   ErrorCode.INVALID_PARAMS,
   ErrorCode.INVALID_ITEM_ID,
   ErrorCode.INVALID_INPUTS,
+  ErrorCode.EXECUTOR_NOT_FOUND,
+  ErrorCode.CHAIN_CYCLE,
+  ErrorCode.CHAIN_TOO_DEEP,
+  ErrorCode.CHAIN_UPWARD,
+  ErrorCode.UNKNOWN_PRIMITIVE,
+  ErrorCode.MISSING_SECRET,
+  ErrorCode.TOOL_DISABLED,
+  ErrorCode.UNSIGNED_ITEM,
+  ErrorCode.INTEGRITY_FAILED,
+  ErrorCode.UNTRUSTED_KEY,
+  ErrorCode.BAD_SIGNATURE,
 ];
 
 /**
@@ -31,9 +42,11 @@ export async function toolRunCommand(
       DirigentError.fatal(ErrorCode.CANCELLED, 'Cancelled from the terminal (SIGINT).'),
     );
   process.once('SIGINT', onSigint);
+  let dispatcher: ItemDispatcher | undefined;
   try {
     const params = parseJsonOption(opts.params, '--params') ?? {};
-    const dispatcher = new ItemDispatcher(new ItemResolver(defaultSpaces(resolve(opts.project))));
+    const resolver = new ItemResolver(defaultSpaces(resolve(opts.project)));
+    dispatcher = new ItemDispatcher(resolver);
     const result = await dispatcher.dispatch({
       itemId,
       params,
@@ -54,5 +67,49 @@ export async function toolRunCommand(
     return INVALID_CALL.includes(e.code) ? 2 : 1;
   } finally {
     process.off('SIGINT', onSigint);
+    await dispatcher?.close();
+  }
+}
+
+/**
+ * `dirigent tool show <item_id>`: the file that won, the files it shadows, and the executor chain
+ * with each link's space. Exit 0, or 2 when the tool or its chain is broken.
+ */
+export async function toolShowCommand(
+  itemId: string,
+  opts: { project: string; json?: boolean },
+): Promise<number> {
+  const projectDir = resolve(opts.project);
+  const resolver = new ItemResolver(defaultSpaces(projectDir));
+  const dispatcher = new ItemDispatcher(resolver);
+  try {
+    const resolution = await resolver.resolve('tool', itemId);
+    const chain = await dispatcher.chainOf(itemId, projectDir);
+    const links = chain.map((l) => ({
+      itemId: l.itemId,
+      space: l.space,
+      file: l.file,
+      toolType: l.item.toolType,
+    }));
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ ok: true, itemId, file: resolution.file, space: resolution.space, shadowed: resolution.shadowed, chain: links })}\n`,
+      );
+    } else {
+      const lines = [`${itemId}: ${resolution.file} (${resolution.space} space)`];
+      for (const s of resolution.shadowed) lines.push(`  shadows ${s.file} (${s.space} space)`);
+      lines.push('chain:');
+      for (const l of links) lines.push(`  ${l.itemId} [${l.toolType}, ${l.space}] ${l.file}`);
+      process.stdout.write(`${lines.join('\n')}\n`);
+    }
+    return 0;
+  } catch (err) {
+    const e = DirigentError.from(err);
+    if (opts.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
+    else for (const d of diagnosticsOf(e)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    return 2;
+  } finally {
+    await dispatcher.close();
+    resolver.close();
   }
 }

@@ -16,6 +16,7 @@ import { readToolItem } from '../items/read-tool-item.js';
 import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItem } from '../items/signing/verify-item.js';
 import type { ChainLink } from '../items/tool-item.js';
+import { checkToolEnabled } from '../items/tool-registry.js';
 import { buildChain } from '../runtimes/build-chain.js';
 import { chainEnvironment, mergeChainConfig, templateConfig } from '../runtimes/chain-config.js';
 import { PrimitiveRegistry } from '../runtimes/primitive-registry.js';
@@ -108,6 +109,8 @@ export class ItemDispatcher implements ToolDispatcher {
   async dispatch(call: ToolCall): Promise<unknown> {
     if (this.builtins.describe(call.itemId) !== undefined) return this.builtins.dispatch(call);
     const chain = await this.chainOf(call.itemId, call.projectDir);
+    const space = this.items.spaces.find((s) => s.name === chain[0]!.space);
+    if (space !== undefined) await checkToolEnabled(space.root, call.itemId);
     const tool = chain[0]!.item;
     const primitive = this.primitives.get(chain[chain.length - 1]!);
     const params = structuredClone(call.params);
