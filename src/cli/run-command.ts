@@ -124,6 +124,7 @@ async function promptWhileWaiting(
 async function finish(engine: Engine, record: RunRecord, opts: CommonOptions): Promise<number> {
   engine.release();
   await engine.drain(); // cancelled work (a process group) is stopped before the process exits
+  await engine.dispatcher.close?.(); // warm Python hosts, Deno sandboxes, MCP clients
   if (opts.json) out(JSON.stringify(record));
   else printOutcome(record, out);
   return exitCodeOf(record.status);

@@ -8,6 +8,8 @@ import { readGraph } from '../compiler/read-graph.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { KIND_EXTENSIONS } from '../items/item-kind.js';
 import { checkItemId, ItemResolver } from '../items/item-resolver.js';
+import { TrustStore } from '../items/signing/trust-store.js';
+import { verifyItemText } from '../items/signing/verify-item.js';
 import { defaultSpaces } from '../items/space.js';
 import { ErrorCode } from '../errors/error-codes.js';
 
@@ -32,8 +34,21 @@ export class DirectiveLoader {
   /** Where item ids resolve: the project's, the user's and the system space. */
   readonly items: ItemResolver;
 
-  constructor(readonly projectDir: string) {
+  private readonly trust: TrustStore;
+
+  /**
+   * @param requireSignatures - refuse unsigned directives and untrusted keys (default:
+   *   `$DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true`). A signed directive whose content changed
+   *   since it was signed is refused either way.
+   */
+  constructor(
+    readonly projectDir: string,
+    private readonly requireSignatures = /^(1|true)$/i.test(
+      process.env.DIRIGENT_REQUIRE_SIGNATURES ?? '',
+    ),
+  ) {
     this.items = new ItemResolver(defaultSpaces(projectDir));
+    this.trust = new TrustStore(this.items.spaces);
   }
 
   /** Parses and compiles `text` as the content of `file` (no I/O). */
@@ -60,6 +75,10 @@ export class DirectiveLoader {
         { cause: err },
       );
     }
+    await verifyItemText(text, file, 'directive', {
+      trust: this.trust,
+      requireSignatures: this.requireSignatures,
+    });
     return this.fromText(file, text);
   }
 

@@ -1,12 +1,20 @@
 /**
- * Runs a Python tool in a subprocess per call (a warm host comes later behind the same call):
- * RYE's script runtime calls the file's CLI (`--params`, `--project-path`); the function runtime,
- * and the self-registered format, import the module in a small harness and call `execute`.
+ * Runs a Python tool. RYE's script runtime calls the file's CLI (`--params`, `--project-path`) in
+ * a new process per call; the function runtime, and the self-registered format, call `execute` on
+ * a warm host of the default {@link PythonHostPool}. {@link spawnPythonTool} runs either in a
+ * new process (the function runtime through a small harness that imports the module).
  */
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { PythonToolMetadata } from '../items/python-tool-metadata.js';
+import { fromRye } from './from-rye.js';
+import { defaultPythonHostPool } from './python-host/default-python-host-pool.js';
+import type { PythonHostPool } from './python-host/python-host-pool.js';
+import { pythonToolError, type PythonException } from './python-tool-error.js';
 import { runProcess, toolEnvironment } from './run-process.js';
+import { stderrTail } from './stderr-tail.js';
+
+export { defaultPythonHostPool } from './python-host/default-python-host-pool.js';
 
 /** RYE's runtime that runs a tool file as a script. */
 export const PYTHON_SCRIPT_RUNTIME = 'rye/core/runtimes/python_script_runtime';
@@ -41,12 +49,41 @@ export interface PythonToolCall {
   meta: PythonToolMetadata;
   params: Record<string, unknown>;
   projectDir: string;
+  /** Extra environment variables (declared secrets) for this call only. */
+  env?: Record<string, string>;
   signal: AbortSignal;
   timeoutMs: number;
 }
 
-/** Runs the tool and returns its result, or rejects with a retryable or fatal `DirigentError`. */
-export async function runPythonTool(call: PythonToolCall): Promise<unknown> {
+/**
+ * Runs the tool and returns its result, or rejects with a retryable or fatal `DirigentError`:
+ * the script runtime in a new process, the function runtime on `pool` (default: the
+ * {@link defaultPythonHostPool}).
+ */
+export async function runPythonTool(
+  call: PythonToolCall,
+  pool: PythonHostPool = defaultPythonHostPool(),
+): Promise<unknown> {
+  if (call.meta.executorId === PYTHON_SCRIPT_RUNTIME) return spawnPythonTool(call);
+  return pool.call({
+    python: call.python,
+    file: call.file,
+    itemId: call.itemId,
+    params: call.params,
+    projectDir: call.projectDir,
+    ...(call.env && { env: call.env }),
+    format: call.meta.format,
+    signal: call.signal,
+    timeoutMs: call.timeoutMs,
+  });
+}
+
+/**
+ * Runs the tool in a new Python process, whatever its runtime: the script runtime as a script,
+ * the function runtime through a harness that imports the file and calls `execute`. Slower than a
+ * warm host by the start of Python (tens of ms), but nothing is shared between calls.
+ */
+export async function spawnPythonTool(call: PythonToolCall): Promise<unknown> {
   const label = `python tool ${call.itemId}`;
   const script = call.meta.executorId === PYTHON_SCRIPT_RUNTIME;
   const result = await runProcess({
@@ -56,7 +93,7 @@ export async function runPythonTool(call: PythonToolCall): Promise<unknown> {
       : ['-c', HARNESS, call.file, call.projectDir],
     ...(script ? {} : { input: JSON.stringify(call.params) }),
     cwd: call.projectDir,
-    env: toolEnvironment({ PYTHONUNBUFFERED: '1' }),
+    env: toolEnvironment({ ...call.env, PYTHONUNBUFFERED: '1' }),
     timeoutMs: call.timeoutMs,
     signal: call.signal,
     label,
@@ -71,33 +108,10 @@ export async function runPythonTool(call: PythonToolCall): Promise<unknown> {
     throw failed(label, result.stderr, `ended (code ${result.exitCode}) without a result`, false);
   const out = parseJson(label, result.stdout.slice(at + MARK.length)) as {
     result?: unknown;
-    exception?: { type: string; message: string; retryable: boolean; traceback: string };
+    exception?: PythonException;
   };
-  if (out.exception) {
-    const e = out.exception;
-    throw new DirigentError(ErrorCode.TOOL_FAILED, `${label} raised ${e.type}: ${e.message}`, {
-      retryable: e.retryable,
-      details: { type: e.type, traceback: e.traceback },
-    });
-  }
+  if (out.exception) throw pythonToolError(label, out.exception);
   return call.meta.format === 'rye' ? fromRye(label, out.result) : out.result;
-}
-
-/** RYE's result dict: `{"success": false, "error": …, "retryable": …}` is a failure. */
-function fromRye(label: string, value: unknown): unknown {
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    (value as { success?: unknown }).success === false
-  ) {
-    const v = value as { error?: unknown; retryable?: unknown };
-    throw new DirigentError(
-      ErrorCode.TOOL_FAILED,
-      `${label} failed: ${String(v.error ?? 'no error message')}`,
-      { retryable: v.retryable === true, details: { result: value } },
-    );
-  }
-  return value;
 }
 
 function parseJson(label: string, text: string): unknown {
@@ -112,7 +126,7 @@ function parseJson(label: string, text: string): unknown {
 }
 
 function failed(label: string, stderr: string, how: string, retryable: boolean): DirigentError {
-  const tail = stderr.trimEnd().split('\n').slice(-5).join('\n');
+  const tail = stderrTail(stderr);
   return new DirigentError(
     ErrorCode.TOOL_FAILED,
     `${label} ${how}${tail ? `; stderr ends:\n${tail}` : ''}`,

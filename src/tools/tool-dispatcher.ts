@@ -27,4 +27,6 @@ export interface ToolDispatcher {
    * rejects with the abort reason when that is a `DirigentError` (e.g. `STEP_TIMEOUT`).
    */
   dispatch(call: ToolCall): Promise<unknown>;
+  /** Ends what the dispatcher keeps running between calls (warm hosts, sandboxes, clients). */
+  close?(): Promise<void>;
 }

@@ -1,0 +1,194 @@
+/**
+ * Checks an item's RYE signature before use (reference §5.5), with Dirigent's policy: tampering
+ * and forged signatures are always refused; unsigned items and unknown keys only when the project
+ * requires signatures.
+ */
+import { verify } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { DirigentError } from '../../errors/dirigent-error.js';
+import { ErrorCode } from '../../errors/error-codes.js';
+import type { SourceLocation } from '../../errors/source-location.js';
+import type { ItemKind } from '../item-kind.js';
+import { normalizeLineEndings, signedContentHash } from './content-hash.js';
+import {
+  readSignatureLine,
+  signatureStyleFor,
+  type NotSignedReason,
+  type SignatureLine,
+} from './signature-line.js';
+import type { TrustStore } from './trust-store.js';
+
+/** The outcome of a verification that did not refuse the item. */
+export interface Verification {
+  /**
+   * `verified`: signed, unchanged, by a trusted key. `untrusted`: signed and unchanged, by a key
+   * not in the trust store (only when signatures are not required). `unsigned`: no signature
+   * (only when signatures are not required).
+   */
+  status: 'unsigned' | 'verified' | 'untrusted';
+  /** The signing key's fingerprint, when signed. */
+  keyId?: string;
+  /** The trusted key's owner, when verified. */
+  owner?: string;
+  /** The signed hash, when signed. */
+  hash?: string;
+  /** When it was signed (`YYYY-MM-DDTHH:MM:SSZ`), when signed. */
+  signedAt?: string;
+  /**
+   * When signed: whether the signature covers all of the item's content (see
+   * `SignedContent.coversWholeFile`). `false` for RYE's modern directives, whose `<process>`
+   * steps after the XML fence can change without breaking the signature; a warning says so.
+   */
+  coversWholeFile?: boolean;
+  /** What a person should know: uncovered text, untrusted key, placeholder signature lines. */
+  warnings: string[];
+}
+
+/** How to verify. */
+export interface VerifyOptions {
+  /** Where to find trusted keys. */
+  trust: TrustStore;
+  /** Refuse unsigned items and items signed by untrusted keys (default in RYE: always). */
+  requireSignatures: boolean;
+}
+
+/**
+ * Reads `file` and verifies it; see {@link verifyItemText}. Callers that go on to use the file
+ * should read it once and call {@link verifyItemText} on that text, so that what is verified is
+ * what runs.
+ */
+export async function verifyItem(
+  file: string,
+  kind: ItemKind,
+  options: VerifyOptions,
+): Promise<Verification> {
+  return verifyItemText(await readFile(file, 'utf8'), file, kind, options);
+}
+
+/**
+ * Verifies an item's text, in RYE's order: signature present, hash matches, key trusted,
+ * Ed25519 signature valid (the message is the 64-character hex hash as UTF-8).
+ *
+ * @throws DirigentError `INTEGRITY_FAILED` when the content does not match its signed hash
+ *   (always), `BAD_SIGNATURE` when the signature does not verify against the trusted key it names
+ *   (always), `UNTRUSTED_KEY` and `UNSIGNED_ITEM` only when `requireSignatures`.
+ */
+export async function verifyItemText(
+  text: string,
+  file: string,
+  kind: ItemKind,
+  options: VerifyOptions,
+): Promise<Verification> {
+  const normal = normalizeLineEndings(text);
+  const line = readSignatureLine(normal, signatureStyleFor(file));
+  if (line === undefined || line.kind === 'not-signed') {
+    return unsigned(file, line, options.requireSignatures);
+  }
+
+  const { hash: expected, keyId, timestamp } = line.signature;
+  const location: SourceLocation = { file, line: line.line, column: 1 };
+  const content = signedContentHash(normal, kind, file);
+  if (content.hash !== expected) {
+    throw DirigentError.fatal(
+      ErrorCode.INTEGRITY_FAILED,
+      `${file} was modified after it was signed (hash ${content.hash.slice(0, 12)}…≠` +
+        `${expected.slice(0, 12)}…); re-sign it with \`dirigent sign\` if the change is intended`,
+      {
+        location,
+        hint: `Otherwise restore the version that key ${keyId} signed on ${timestamp}.`,
+        details: { expectedHash: expected, actualHash: content.hash, keyId },
+      },
+    );
+  }
+
+  const warnings: string[] = [];
+  if (!content.coversWholeFile) {
+    const advice =
+      kind === 'directive'
+        ? 'RYE signs only the <directive> element; move the steps inside the XML fence to have them signed'
+        : "RYE's hash leaves it out";
+    warnings.push(
+      `The signature of ${file} does not cover ${content.uncovered}, which can change without ` +
+        `breaking it (${advice}).`,
+    );
+  }
+  const base = {
+    keyId,
+    hash: expected,
+    signedAt: timestamp,
+    coversWholeFile: content.coversWholeFile,
+  };
+
+  const { key, skipped } = await options.trust.lookup(keyId);
+  if (key === undefined) {
+    const ignored = skipped.map((s) => ` (ignored: ${s.file} ${s.reason})`).join('');
+    const hint =
+      `If you trust the signer, add \`${keyId}.toml\` (fingerprint, owner, [public_key] pem) ` +
+      `to \`.ai/trusted_keys/\` of the project or your user space.${ignored}`;
+    if (options.requireSignatures) {
+      throw DirigentError.fatal(
+        ErrorCode.UNTRUSTED_KEY,
+        `${file} is signed by key ${keyId}, which is not trusted`,
+        { location, hint, details: { keyId, skipped } },
+      );
+    }
+    warnings.push(`${file} is signed by key ${keyId}, which is not trusted. ${hint}`);
+    return { status: 'untrusted', ...base, warnings };
+  }
+
+  if (!signatureValid(expected, line.signature.signature, key.publicKey)) {
+    throw DirigentError.fatal(
+      ErrorCode.BAD_SIGNATURE,
+      `The Ed25519 signature of ${file} does not verify against trusted key ${keyId}` +
+        `${key.owner ? ` (owner ${key.owner})` : ''}`,
+      {
+        location,
+        hint: 'The signature line was forged or damaged: restore the file, or re-sign it with `dirigent sign`.',
+        details: { keyId, hash: expected, keyFile: key.file },
+      },
+    );
+  }
+  return { status: 'verified', ...base, owner: key.owner, warnings };
+}
+
+const NOT_SIGNED: Record<NotSignedReason, string> = {
+  placeholder: 'a placeholder signature line',
+  validated: 'an old `rye:validated` line',
+  'kiwi-mcp': 'an old `kiwi-mcp` line',
+  malformed: 'a malformed signature line',
+};
+
+function unsigned(
+  file: string,
+  line: Extract<SignatureLine, { kind: 'not-signed' }> | undefined,
+  required: boolean,
+): Verification {
+  const placeholder =
+    line === undefined ? '' : ` (line ${line.line} is ${NOT_SIGNED[line.reason]}, not a signature)`;
+  if (required) {
+    throw DirigentError.fatal(
+      ErrorCode.UNSIGNED_ITEM,
+      `${file} is not signed${placeholder}, and this project requires signatures`,
+      {
+        location: { file, line: line?.line ?? 1, column: 1 },
+        hint: 'Sign it with `dirigent sign` (RYE: `rye sign <type> <id>`) after reviewing it.',
+      },
+    );
+  }
+  const warnings = line === undefined ? [] : [`${file} is not signed${placeholder}.`];
+  return { status: 'unsigned', warnings };
+}
+
+function signatureValid(
+  hash: string,
+  signature: string,
+  publicKey: Parameters<typeof verify>[2],
+): boolean {
+  const bytes = Buffer.from(signature, 'base64url');
+  if (bytes.length !== 64) return false;
+  try {
+    return verify(null, Buffer.from(hash, 'utf8'), publicKey, bytes);
+  } catch {
+    return false;
+  }
+}
