@@ -1,6 +1,6 @@
 /**
- * Every example in `directives/` runs through the real embedded engine (BuiltinDispatcher,
- * MemoryRunStore) and its run record is checked: status, the steps in the order they ended with
+ * Every example in `directives/` runs through the real embedded engine (ItemDispatcher with the
+ * example tools of `.ai/tools/examples/`, MemoryRunStore) and its run record is checked: status, the steps in the order they ended with
  * their statuses (and attempts where they matter), the outputs, and, for a waiting run, the
  * signals that resume it. A file in `directives/` without a row here fails the suite.
  */
@@ -14,7 +14,7 @@ import { DirectiveLoader } from '../src/engine/directive-loader.js';
 import { Engine } from '../src/engine/engine.js';
 import { MemoryRunStore } from '../src/engine/memory-run-store.js';
 import type { RunRecord, RunStatus, StepEntry } from '../src/engine/run-record.js';
-import { BuiltinDispatcher } from '../src/tools/builtin-dispatcher.js';
+import { ItemDispatcher } from '../src/tools/item-dispatcher.js';
 
 const DIRECTIVES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'directives');
 const FILES = readdirSync(DIRECTIVES)
@@ -272,6 +272,20 @@ const ROWS: Row[] = [
       invoice: '## Invoice for Ada\n\n2 items, 25 CHF in total.\nBought more than once: ["baton"].',
     },
   },
+  {
+    file: 'python_and_typescript_tools.md',
+    title: 'a Python tool and a TypeScript tool',
+    inputs: { title: 'Écrire des outils, vite!' },
+    status: 'completed',
+    steps: ['stats', 'slug', 'summary'],
+    outputs: {
+      slug: 'ecrire-des-outils-vite',
+      words: 13,
+      top: ['conductor', 'conductors', 'follows'],
+      summary:
+        '/ecrire-des-outils-vite: 13 words in 2 sentences, mostly about ["conductor","conductors","follows"].',
+    },
+  },
 ];
 
 /** Environment the `{env:…}` templates see (the `render_and_expr` row for Ada sets a currency). */
@@ -281,19 +295,31 @@ function envOf(row: Row): Record<string, string> {
     : {};
 }
 
-let userSpace: string;
+/** The repository's own `.ai`: the example tools the examples call. */
+const EXAMPLE_SPACE = resolve(DIRECTIVES, '..', '.ai');
 let savedUserSpace: string | undefined;
-beforeAll(async () => {
-  // Child directives also resolve in the user's ~/.ai; point that at an empty folder.
-  userSpace = await mkdtemp(join(tmpdir(), 'dirigent-user-space-'));
+beforeAll(() => {
+  // Each example runs in a scratch project; its tools come from the user space, pointed at the
+  // repository's .ai (which holds tools only, so child directives resolve as before).
   savedUserSpace = process.env.DIRIGENT_USER_SPACE;
-  process.env.DIRIGENT_USER_SPACE = userSpace;
+  process.env.DIRIGENT_USER_SPACE = EXAMPLE_SPACE;
 });
-afterAll(async () => {
+afterAll(() => {
   if (savedUserSpace === undefined) delete process.env.DIRIGENT_USER_SPACE;
   else process.env.DIRIGENT_USER_SPACE = savedUserSpace;
-  await rm(userSpace, { recursive: true, force: true });
 });
+
+/** An engine over a scratch project, with the built-in tools and the example tools. */
+function exampleEngine(project: string, env: Record<string, string>): Engine {
+  const loader = new DirectiveLoader(project);
+  return new Engine({
+    projectDir: project,
+    dispatcher: new ItemDispatcher(loader.items),
+    loader,
+    store: new MemoryRunStore(),
+    env,
+  });
+}
 
 describe('directives/ examples', () => {
   it('has a row for every file in directives/, and a file for every row', () => {
@@ -331,13 +357,7 @@ describe('directives/ examples', () => {
 
     it.each(rows.map((r) => [r.title, r] as const))('runs: %s', async (_title, row) => {
       const project = await mkdtemp(join(tmpdir(), 'dirigent-example-'));
-      const engine = new Engine({
-        projectDir: project,
-        dispatcher: new BuiltinDispatcher(),
-        loader: new DirectiveLoader(project),
-        store: new MemoryRunStore(),
-        env: envOf(row),
-      });
+      const engine = exampleEngine(project, envOf(row));
       try {
         const loaded = await engine.loader.loadFile(join(DIRECTIVES, row.file));
         let record = await engine.run(loaded, row.inputs);
@@ -366,6 +386,7 @@ describe('directives/ examples', () => {
         expect((await filesUnder(project)).filter((f) => !f.startsWith('.dirigent/'))).toEqual([]);
       } finally {
         engine.release();
+        await engine.dispatcher.close?.();
         await rm(project, { recursive: true, force: true });
       }
     });
@@ -373,13 +394,7 @@ describe('directives/ examples', () => {
 
   it('wait_for_signal lists the instruction with its text filled in while it waits', async () => {
     const project = await mkdtemp(join(tmpdir(), 'dirigent-example-'));
-    const engine = new Engine({
-      projectDir: project,
-      dispatcher: new BuiltinDispatcher(),
-      loader: new DirectiveLoader(project),
-      store: new MemoryRunStore(),
-      env: {},
-    });
+    const engine = exampleEngine(project, {});
     try {
       const record = await engine.run(
         await engine.loader.loadFile(join(DIRECTIVES, 'wait_for_signal.md')),
@@ -398,6 +413,7 @@ describe('directives/ examples', () => {
       expect(cancelled.status).toBe('cancelled');
     } finally {
       engine.release();
+      await engine.dispatcher.close?.();
       await rm(project, { recursive: true, force: true });
     }
   });
