@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the parse+compile and engine benchmarks in one process, each against its
- * baseline in the same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
+ * `npm run bench`: the parse+compile, engine, warm Python host and Deno sandbox benchmarks in one
+ * process, each against its baseline in the same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
  * `BENCH_ROUNDS` overrides the number of rounds (default 7).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { benchmarkReport } from './benchmark-report.js';
 import { compileBench } from './compile-bench.js';
+import { denoBench } from './deno-bench.js';
 import { engineBench } from './engine-bench.js';
+import { pythonHostBench } from './python-host-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
@@ -25,10 +27,13 @@ const engine = await engineBench({
   directBatch: 1000,
 });
 
+const pythonHost = await pythonHostBench({ rounds });
+const deno = await denoBench({ rounds });
+
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport([compile, engine], {
+  benchmarkReport([compile, engine, pythonHost, deno], {
     date: new Date(),
     node: process.version,
     cpus: cpus().length,
