@@ -174,10 +174,9 @@ function importCheck(python: string, file: string, cwd: string): Promise<void> {
 function relocate(err: unknown, itemId: string): unknown {
   const e = DirigentError.from(err);
   if (e.location === undefined) return err;
-  const { file: _file, ...at } = e.location;
   return new DirigentError(e.code, `${e.message.replace(/\S*dirigent-new-tool-\S*/g, itemId)}`, {
     retryable: e.retryable,
-    location: { ...at, file: `<source of ${itemId}>` },
+    location: { ...e.location, file: `<source of ${itemId}>` },
     ...(e.hint !== undefined && { hint: e.hint }),
     ...(e.details !== undefined && { details: e.details }),
   });

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { redactText } from './redact-text.js';
 
 /** Where secrets come from. */
 export interface SecretSources {
@@ -17,9 +18,6 @@ export interface SecretSources {
   file?: string;
   projectDir: string;
 }
-
-/** What replaces a secret's value wherever it would appear. */
-export const REDACTED = '***';
 
 /** The default secrets file. */
 export function defaultSecretsFile(env: Record<string, string | undefined> = process.env): string {
@@ -96,13 +94,13 @@ async function readSecretsFile(file: string, projectDir: string): Promise<Record
 }
 
 /**
- * `value` with every occurrence of a secret's value replaced by {@link REDACTED}, deeply (strings
+ * `value` with every occurrence of a secret's value replaced by `***`, deeply (strings
  * in arrays and objects, including a `DirigentError`'s message, hint and details).
  */
 export function redactSecrets<T>(value: T, secrets: Record<string, string>): T {
-  const values = Object.values(secrets).filter((v) => v.length >= 4);
+  const values = Object.values(secrets);
   if (values.length === 0) return value;
-  const scrub = (s: string) => values.reduce((acc, v) => acc.split(v).join(REDACTED), s);
+  const scrub = (s: string) => redactText(s, values);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return scrub(v);
     if (Array.isArray(v)) return v.map(walk);

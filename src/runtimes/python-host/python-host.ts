@@ -10,6 +10,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
 import { fromRye } from '../from-rye.js';
 import { Capture } from '../output-capture.js';
+import { forgetGroup, killGroupOnExit } from '../groups-killed-on-exit.js';
 import { killGroup } from '../process-group.js';
 import type { PythonException } from '../python-tool-error.js';
 import { pythonToolError } from '../python-tool-error.js';
@@ -47,10 +48,6 @@ interface Response {
 /** Time stdout gets to deliver its last data after the process exits. */
 const DRAIN_GRACE_MS = 200;
 
-/** Process groups of hosts alive, killed if Node exits while they are (see below). */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
 /** A long-lived Python process that imports tool modules once and calls their `execute`. */
 export class PythonHost {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -79,7 +76,7 @@ export class PythonHost {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pid = this.child.pid;
-    if (pid !== undefined) trackGroup(pid);
+    if (pid !== undefined) killGroupOnExit(pid);
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => this.onStdout(text));
     this.child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
@@ -258,7 +255,7 @@ export class PythonHost {
     const pid = this.child.pid;
     if (pid === undefined) return;
     await killGroup(pid);
-    untrackGroup(pid);
+    forgetGroup(pid);
   }
 
   private output(): { stdout?: string; stderr?: string } {
@@ -288,25 +285,4 @@ const PYTHON_HINT =
 
 function label(call: PythonHostCall): string {
   return `python tool ${call.itemId}`;
-}
-
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // A host whose Node process exits sees its stdin close and exits too, but only between calls;
-  // a tool still running, and anything it forked, would outlive Node.
-  process.on('exit', () => {
-    for (const g of liveGroups) {
-      try {
-        process.kill(-g, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
-function untrackGroup(pid: number): void {
-  liveGroups.delete(pid);
 }

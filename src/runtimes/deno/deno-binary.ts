@@ -1,0 +1,55 @@
+/** Finding the Deno executable: `$DIRIGENT_DENO`, else the one the `deno` npm package installs. */
+import { access, constants } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { DirigentError } from '../../errors/dirigent-error.js';
+import { ErrorCode } from '../../errors/error-codes.js';
+
+let found: Promise<string> | undefined;
+let foundFor: string | undefined;
+
+/**
+ * The path of the Deno binary: `$DIRIGENT_DENO` when set, else the executable inside the `deno`
+ * npm package (a dependency of Dirigent). Resolved once per value of `$DIRIGENT_DENO`; throws a
+ * fatal `RUNTIME_UNAVAILABLE` when neither is executable.
+ */
+export function resolveDeno(
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
+  const override = env.DIRIGENT_DENO ?? '';
+  if (found === undefined || foundFor !== override) {
+    foundFor = override;
+    found = find(override);
+    found.catch(() => (found = undefined));
+  }
+  return found;
+}
+
+async function find(override: string): Promise<string> {
+  const tried: string[] = [];
+  const candidates: string[] = [];
+  if (override) candidates.push(override);
+  else {
+    try {
+      const pkg = createRequire(import.meta.url).resolve('deno/package.json');
+      candidates.push(join(dirname(pkg), process.platform === 'win32' ? 'deno.exe' : 'deno'));
+    } catch (err) {
+      tried.push(`the deno npm package (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+  for (const file of candidates) {
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      tried.push(`${file} (not an executable file)`);
+    }
+  }
+  throw DirigentError.fatal(
+    ErrorCode.RUNTIME_UNAVAILABLE,
+    'No Deno executable found for JS/TS tools.',
+    {
+      hint: `Tried ${tried.join(', ')}. Run npm install (Dirigent depends on the deno package), or set DIRIGENT_DENO to a deno binary.`,
+    },
+  );
+}
