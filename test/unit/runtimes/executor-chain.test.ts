@@ -223,6 +223,60 @@ describe('executor chains', () => {
     expect((await rejection(call('fake'))).code).toBe('UNKNOWN_PRIMITIVE');
   });
 
+  it("runs RYE's JS tools as node scripts (node_runtime), parameters on stdin", async () => {
+    put(
+      'project',
+      'rye/sum.js',
+      [
+        'export const __version__ = "1.0.0";',
+        'export const __tool_type__ = "javascript";',
+        'export const __executor_id__ = "rye/core/runtimes/node_runtime";',
+        'export const __tool_description__ = "adds";',
+        'export const CONFIG_SCHEMA = { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] };',
+        'let input = "";',
+        'process.stdin.on("data", (c) => (input += c));',
+        'process.stdin.on("end", () => {',
+        '  const p = JSON.parse(input);',
+        '  const project = process.argv[process.argv.indexOf("--project-path") + 1];',
+        '  console.log(JSON.stringify({ success: true, sum: p.a + p.b, project }));',
+        '});',
+      ].join('\n'),
+    );
+    await expect(call('rye/sum', { a: 2, b: '3' })).resolves.toEqual({
+      success: true,
+      sum: 5,
+      project,
+    });
+    expect((await dispatcher.chainOf('rye/sum', project)).map((l) => l.itemId)).toEqual([
+      'rye/sum',
+      'rye/core/runtimes/node_runtime',
+      'rye/core/primitives/subprocess',
+    ]);
+  });
+
+  it("runs RYE's newer script layout (rye/core/runtimes/python/script): parameters on stdin", async () => {
+    put(
+      'project',
+      'rye/stdin_tool.py',
+      [
+        '__version__ = "1.0.0"',
+        '__tool_type__ = "python"',
+        '__executor_id__ = "rye/core/runtimes/python/script"',
+        '__tool_description__ = "reads stdin"',
+        'CONFIG_SCHEMA = {"type": "object", "properties": {"word": {"type": "string"}}}',
+        'import json, sys',
+        'if __name__ == "__main__":',
+        '    params = json.loads(sys.stdin.read())',
+        '    print(json.dumps({"success": True, "echo": params["word"], "argv": sys.argv[1:]}))',
+      ].join('\n'),
+    );
+    await expect(call('rye/stdin_tool', { word: 'hi' })).resolves.toEqual({
+      success: true,
+      echo: 'hi',
+      argv: ['--project-path', project],
+    });
+  });
+
   it('reports a malformed YAML tool with the line to fix', async () => {
     put(
       'project',
