@@ -256,8 +256,10 @@ describe('dirigent run --json: the run record and the exit status', () => {
     const names = readdirSync(DIRECTIVES)
       .filter((f) => f.endsWith('.md'))
       .map((f) => f.slice(0, -3));
+    // The example tools live in the repository's .ai; the runs' project is a scratch folder.
+    const env = { DIRIGENT_USER_SPACE: join(DIRECTIVES, '..', '.ai') };
     const results = await Promise.all(
-      names.map((n) => json(['run', example(n), ...(inputs[n] ?? [])])),
+      names.map((n) => json(['run', example(n), ...(inputs[n] ?? [])], { env })),
     );
     results.forEach(({ code, record }, i) => {
       const name = names[i]!;
