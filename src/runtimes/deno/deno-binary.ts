@@ -30,11 +30,18 @@ async function find(override: string): Promise<string> {
   const candidates: string[] = [];
   if (override) candidates.push(override);
   else {
-    try {
-      const pkg = createRequire(import.meta.url).resolve('deno/package.json');
-      candidates.push(join(dirname(pkg), process.platform === 'win32' ? 'deno.exe' : 'deno'));
-    } catch (err) {
-      tried.push(`the deno npm package (${(err as Error).message.split('\n')[0]})`);
+    // The deno package links its platform package's binary into itself on install; where
+    // install scripts did not run, the platform package still holds it.
+    const exe = process.platform === 'win32' ? 'deno.exe' : 'deno';
+    const arch = process.arch === 'x64' ? 'x64' : 'arm64';
+    const platformPackage = `@deno/${process.platform}-${arch}${process.platform === 'linux' ? '-glibc' : ''}`;
+    for (const pkg of ['deno', platformPackage]) {
+      try {
+        const manifest = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
+        candidates.push(join(dirname(manifest), exe));
+      } catch (err) {
+        tried.push(`the ${pkg} npm package (${(err as Error).message.split('\n')[0]})`);
+      }
     }
   }
   for (const file of candidates) {
