@@ -274,4 +274,3 @@ function readInputs(schema: Obj, loc: SourceLocation): InputDecl[] {
     loc,
   }));
 }
-
