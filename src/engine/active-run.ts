@@ -195,6 +195,27 @@ export class ActiveRun extends StepBook {
     }
   }
 
+  /**
+   * Runs again the steps a resumed run had under way when its last process stopped (their records
+   * say `running`): the machine is still in their states, only the work was lost. A tool job that
+   * finished meanwhile is not run twice: the queue answers its deterministic job id.
+   */
+  restartInterrupted(): void {
+    const context = this.actor.getSnapshot().context;
+    const waits = new Set((this.record.waiting ?? []).map((w) => w.step));
+    for (const [node, rec] of Object.entries(this.steps)) {
+      const cn = this.loaded.compiled.nodes.get(node);
+      if (rec.status !== 'running' || cn?.node.kind !== 'step' || waits.has(node)) continue;
+      if (this.children[node] !== undefined) continue; // a child run resumes on its own
+      this.engine.observer?.stepStarted?.(this.runId, node, rec.attempts);
+      try {
+        this.runAction(cn, cn.node, context);
+      } catch (err) {
+        this.fail(cn, err);
+      }
+    }
+  }
+
   /** `stopStep`: the machine left the step; stop whatever still runs for it. */
   stopStep(node: string): void {
     const wasWaiting = this.waiting.dropStep(node);
@@ -386,7 +407,10 @@ export class ActiveRun extends StepBook {
     if (snap.status === 'done') {
       if (this.runTimer) clearTimeout(this.runTimer);
       this.end(snap.value as unknown as string, snap.context);
-    } else if (this.waiting.size > 0 || this.hasChildren) this.queueIdleCheck();
+      return;
+    }
+    if (this.engine.durable && this.record.status === 'running') this.checkpoint();
+    if (this.waiting.size > 0 || this.hasChildren) this.queueIdleCheck();
   }
 
   /** The steps this run waits on, or undefined while real work is under way. */

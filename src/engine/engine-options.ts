@@ -26,6 +26,11 @@ export interface EngineOptions {
   /** Environment for `{env:VAR}` templates. Default: `process.env`. */
   env?: Record<string, string | undefined>;
   observer?: EngineObserver;
+  /**
+   * Store the run after every transition, not only when it waits or ends, so that another
+   * process can resume it after a crash ({@link Engine.resume}). Used with the Redis store.
+   */
+  durable?: boolean;
 }
 
 /** Run-level defaults (RYE's resilience defaults for depth and spawns). */

@@ -33,6 +33,8 @@ export class Engine {
   readonly store: RunStore;
   readonly env: Record<string, string | undefined>;
   readonly observer: EngineObserver | undefined;
+  /** Whether runs are stored after every transition (see {@link EngineOptions.durable}). */
+  readonly durable: boolean;
   private readonly active = new Map<string, ActiveRun>();
   private readonly provided = new WeakMap<RunMachine, RunMachine>();
   private readonly byActor = new WeakMap<object, ActiveRun>();
@@ -45,6 +47,7 @@ export class Engine {
     this.store = options.store ?? new MemoryRunStore();
     this.env = options.env ?? process.env;
     this.observer = options.observer;
+    this.durable = options.durable ?? false;
   }
 
   /**
@@ -229,8 +232,18 @@ export class Engine {
     return run;
   }
 
+  /**
+   * Resumes a run another process was driving when it stopped (crashed, killed, or handed the
+   * run back): the stored snapshot is restored, timers are re-armed, and steps that were under
+   * way run again. A run already live here is returned as it is; an ended one rejects with
+   * `RUN_NOT_WAITING`.
+   */
+  async resume(runId: string): Promise<ActiveRun> {
+    return this.attach(runId, true);
+  }
+
   /** The active run, or the stored one restored into this process. */
-  private async attach(runId: string): Promise<ActiveRun> {
+  private async attach(runId: string, interrupted = false): Promise<ActiveRun> {
     const live = this.active.get(runId);
     if (live) return live;
     const stored = await this.store.load(runId);
@@ -238,10 +251,11 @@ export class Engine {
       throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
         hint: 'List runs with `dirigent runs`.',
       });
-    if (stored.record.status !== 'waiting') {
+    const status = stored.record.status;
+    if (status !== 'waiting' && !(interrupted && status === 'running')) {
       throw DirigentError.fatal(
         ErrorCode.RUN_NOT_WAITING,
-        `Run ${runId} is ${stored.record.status}; only a waiting run can be resumed.`,
+        `Run ${runId} is ${status}; only a ${interrupted ? 'running or waiting' : 'waiting'} run can be resumed.`,
       );
     }
     const loaded = this.loader.fromText(stored.source.file, stored.source.text);
@@ -252,9 +266,12 @@ export class Engine {
     };
     const run = new ActiveRun(this, loaded, lineage, runId, { stored });
     run.begin();
+    if (interrupted) run.restartInterrupted();
     for (const [node, childId] of Object.entries(stored.children)) {
       const child = await this.store.load(childId);
-      if (child?.record.status === 'waiting') run.adoptChild(node, await this.attach(childId));
+      const resumable =
+        child?.record.status === 'waiting' || (interrupted && child?.record.status === 'running');
+      if (resumable) run.adoptChild(node, await this.attach(childId, interrupted));
     }
     return run;
   }

@@ -111,15 +111,27 @@ export abstract class RunTracker {
     this.save();
   }
 
-  /** Stores the run, then tells whoever waits for it; a store failure is reported, not swallowed. */
+  /**
+   * Stores the run, then tells whoever waits for it; a store failure is reported, not swallowed.
+   * Writes are chained, so a store sees them in the order they were made.
+   */
   private save(): void {
-    this.stored = this.persist().then(
+    this.stored = this.stored.then(() => this.persist()).then(
       () => this.notify(),
       (err: unknown) => {
         this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err));
         this.notify();
       },
     );
+  }
+
+  /** Stores the run as it is now (a durable engine does after every transition), telling no one. */
+  protected checkpoint(): void {
+    this.stored = this.stored
+      .then(() => this.persist())
+      .catch((err: unknown) =>
+        this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err)),
+      );
   }
 
   private notify(): void {

@@ -1,0 +1,86 @@
+/**
+ * A durable engine stores the run after every transition, so that when the process driving it
+ * dies between steps or in the middle of one, another engine resumes it from the store: steps
+ * that ended are not run again, the interrupted one is.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
+import { Engine } from '../../../src/engine/engine.js';
+import { FileRunStore } from '../../../src/engine/file-run-store.js';
+import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
+import type { ToolCall } from '../../../src/tools/tool-call.js';
+import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
+
+let project: string;
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-resume-'));
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+/** Runs the built-ins, counting calls per step; calls of `hangOn` never return (a dead process). */
+class Recorder implements ToolDispatcher {
+  readonly calls: string[] = [];
+  private readonly builtins = new BuiltinDispatcher();
+  constructor(private readonly hangOn?: string) {}
+  describe(itemId: string) {
+    return this.builtins.describe(itemId);
+  }
+  dispatch(call: ToolCall): Promise<unknown> {
+    this.calls.push(call.step);
+    if (call.step === this.hangOn) return new Promise(() => undefined);
+    return this.builtins.dispatch(call);
+  }
+}
+
+const engineWith = (dispatcher: ToolDispatcher) =>
+  new Engine({
+    projectDir: project,
+    dispatcher,
+    loader: new DirectiveLoader(project),
+    store: new FileRunStore(project),
+    durable: true,
+  });
+
+const echo = (name: string, value: string) =>
+  `<step name="${name}"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="${value}"/></execute></step>`;
+
+describe('Engine.resume', () => {
+  it('resumes a run whose process died in the middle of a step, without repeating ended steps', async () => {
+    const file = join(project, 'three.md');
+    writeFileSync(
+      file,
+      `# three\n\n\`\`\`xml\n<directive name="three" version="1.0.0"><process>${echo('a', 'one')}${echo('b', '\${steps.a.result.v}-two')}${echo('c', '\${steps.b.result.v}-three')}</process><outputs><output name="v" value="\${steps.c.result.v}"/></outputs></directive>\n\`\`\`\n`,
+    );
+    const dead = new Recorder('b');
+    const first = engineWith(dead);
+    const run = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 100)); // a has ended, b hangs: the process "dies"
+    expect(dead.calls).toEqual(['a', 'b']);
+    first.release();
+
+    const alive = new Recorder();
+    const second = engineWith(alive);
+    const resumed = await second.resume(run.runId);
+    const record = await resumed.settled();
+    expect(record.status).toBe('completed');
+    expect(record.outputs).toEqual({ v: 'one-two-three' });
+    expect(alive.calls).toEqual(['b', 'c']);
+    expect(record.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses to resume a run that has ended', async () => {
+    const file = join(project, 'one.md');
+    writeFileSync(
+      file,
+      `# one\n\n\`\`\`xml\n<directive name="one" version="1.0.0"><process>${echo('a', 'x')}</process></directive>\n\`\`\`\n`,
+    );
+    const engine = engineWith(new Recorder());
+    const record = await engine.run(await engine.loader.loadFile(file), {});
+    await expect(engineWith(new Recorder()).resume(record.runId)).rejects.toMatchObject({
+      code: 'RUN_NOT_WAITING',
+    });
+  });
+});
