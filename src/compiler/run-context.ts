@@ -20,6 +20,8 @@ export interface StepRecord {
   attempts: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** Which entry of the run this is (its transition count when it started): loops make several. */
+  seq?: number;
 }
 
 /** Why a run failed or was cancelled. */

@@ -254,7 +254,16 @@ export class ActiveRun extends StepBook {
         const work: Work = (_attempt, signal) =>
           runForeach(action, scope, signal, async (exec, vars, itemSignal) => {
             const outcome = await runAttempts(
-              (n, s) => executeAction(this, exec, { ...scope, vars }, cn.name, n, s),
+              (n, s) =>
+                executeAction(
+                  this,
+                  exec,
+                  { ...scope, vars },
+                  cn.name,
+                  n,
+                  s,
+                  vars[`${action.as}_index`] as number,
+                ),
               { policy: itemPolicy, signal: itemSignal },
             );
             if (!outcome.ok) throw outcome.error;

@@ -20,6 +20,7 @@ export function executeAction(
   node: string,
   attempt: number,
   signal: AbortSignal,
+  item?: number,
 ): Promise<unknown> {
   const itemId = action.itemId.includes('{')
     ? String(compileTemplate(action.itemId).evaluate(scope))
@@ -46,6 +47,7 @@ export function executeAction(
     runId: run.runId,
     step: node,
     attempt,
+    callId: callIdOf(run, node, attempt, item),
     signal,
   });
 }
@@ -80,4 +82,11 @@ async function runChild(
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** See {@link ToolCall.callId}: the step's entry and try, then the foreach item and its try. */
+function callIdOf(run: ActiveRun, node: string, attempt: number, item: number | undefined): string {
+  const rec = run.steps[node];
+  const entry = `${node}.${rec?.seq ?? 0}.${rec?.attempts ?? attempt}`;
+  return item === undefined ? entry : `${entry}.${item}.${attempt}`;
 }

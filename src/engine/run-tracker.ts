@@ -116,13 +116,15 @@ export abstract class RunTracker {
    * Writes are chained, so a store sees them in the order they were made.
    */
   private save(): void {
-    this.stored = this.stored.then(() => this.persist()).then(
-      () => this.notify(),
-      (err: unknown) => {
-        this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err));
-        this.notify();
-      },
-    );
+    this.stored = this.stored
+      .then(() => this.persist())
+      .then(
+        () => this.notify(),
+        (err: unknown) => {
+          this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err));
+          this.notify();
+        },
+      );
   }
 
   /** Stores the run as it is now (a durable engine does after every transition), telling no one. */

@@ -41,6 +41,7 @@ export abstract class StepBook extends RunTracker {
       attempts: 1,
       startedAt: Date.now(),
       endedAt: null,
+      seq: this.counters.transitions,
     };
     this.steps[node] = rec;
     return rec;

@@ -20,6 +20,12 @@ export interface ToolCall {
   /** 1-based number of this try of the step. */
   attempt: number;
   /**
+   * Identifies this call within its run (step entry, attempt, foreach item), and is the same when
+   * a resumed run makes the call again: a queue uses it as the job id, so a call that already ran
+   * is answered, not repeated.
+   */
+  callId?: string;
+  /**
    * Aborted when the step times out or the run is cancelled. Its `reason`, when it is a
    * `DirigentError` (e.g. `STEP_TIMEOUT`), is the error the call rejects with.
    */
