@@ -9,15 +9,14 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse, type ParserPlugin } from '@babel/parser';
-import type { Expression, Node, Statement } from '@babel/types';
+import type { Node, Statement } from '@babel/types';
 import { contentHash } from '../directive/parse-directive.js';
-import { closest } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { SourceLocation } from '../errors/source-location.js';
+import { JsLiteralReader, topLevelBindings, type JsonValue } from './js-literal-reader.js';
+import { JsToolShapeChecker } from './js-tool-shape-checker.js';
 
-/** A JSON value, as the literal constants of a tool evaluate to. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+export type { JsonValue } from './js-literal-reader.js';
 
 /** One worked example of a tool (`examples`). */
 export interface JsToolExample {
@@ -74,11 +73,6 @@ const RYE_FIELDS = [
   '__tool_description__',
   'CONFIG_SCHEMA',
 ] as const;
-const LIMIT_KEYS = ['memory_mb', 'timeout_ms', 'cpu_percent'];
-const PERMISSION_KEYS = ['network'];
-/** `host`, `host:port`, `[ipv6]` or `[ipv6]:port`: what Deno's `--allow-net` takes. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const cache = new Map<string, { hash: string; meta: JsToolMetadata }>();
 
@@ -101,8 +95,8 @@ export async function readJsToolMetadata(file: string): Promise<JsToolMetadata> 
 /** The metadata of a tool's source text (what {@link readJsToolMetadata} does after reading). */
 export function parseJsToolMetadata(file: string, text: string): JsToolMetadata {
   const body = parseModule(file, text);
-  const { bindings, exported } = topLevel(body);
-  const reader = new LiteralReader(file, bindings);
+  const { bindings, exported } = topLevelBindings(body);
+  const reader = new JsLiteralReader(file, bindings);
   const value = (name: string, local: string | undefined): JsonValue | undefined =>
     local === undefined ? undefined : reader.binding(local, name);
   const v = new Map<string, { value: JsonValue; node: Node }>();
@@ -140,7 +134,7 @@ export function parseJsToolMetadata(file: string, text: string): JsToolMetadata 
       );
     }
   }
-  const shape = new ShapeChecker(file, v);
+  const shape = new JsToolShapeChecker(file, v);
   const meta: JsToolMetadata = {
     format: rye ? 'rye' : 'dirigent',
     description: rye
@@ -180,350 +174,4 @@ function parseModule(file: string, text: string): Statement[] {
       },
     );
   }
-}
-
-/** A top-level declaration: its initialiser (if any) and whether it is a `const`. */
-interface Binding {
-  node: Node;
-  init: Expression | null | undefined;
-  constant: boolean;
-}
-
-/** Top-level bindings by local name, and exported names to their local names. */
-function topLevel(body: Statement[]): {
-  bindings: Map<string, Binding>;
-  exported: Map<string, string>;
-} {
-  const bindings = new Map<string, Binding>();
-  const exported = new Map<string, string>();
-  const declare = (decl: Node | null | undefined, isExport: boolean) => {
-    if (!decl) return;
-    if (decl.type === 'VariableDeclaration') {
-      for (const d of decl.declarations) {
-        if (d.id.type !== 'Identifier') continue;
-        bindings.set(d.id.name, { node: d, init: d.init, constant: decl.kind === 'const' });
-        if (isExport) exported.set(d.id.name, d.id.name);
-      }
-    } else if (
-      (decl.type === 'FunctionDeclaration' || decl.type === 'ClassDeclaration') &&
-      decl.id
-    ) {
-      bindings.set(decl.id.name, { node: decl, init: undefined, constant: false });
-      if (isExport) exported.set(decl.id.name, decl.id.name);
-    }
-  };
-  for (const stmt of body) {
-    if (stmt.type === 'ExportNamedDeclaration') {
-      declare(stmt.declaration, true);
-      if (stmt.source) continue; // re-exports from another module: not read
-      for (const s of stmt.specifiers) {
-        if (s.type !== 'ExportSpecifier') continue;
-        const name = s.exported.type === 'Identifier' ? s.exported.name : s.exported.value;
-        exported.set(name, s.local.name);
-      }
-    } else {
-      declare(stmt, false);
-    }
-  }
-  return { bindings, exported };
-}
-
-/** Evaluates literal expressions, naming and locating the first part that is not one. */
-class LiteralReader {
-  private readonly evaluating = new Set<string>();
-  constructor(
-    private readonly file: string,
-    private readonly bindings: Map<string, Binding>,
-  ) {}
-
-  /** The value of the top-level constant `local`, read for the export `name` at `path`. */
-  binding(local: string, name: string, path = name): JsonValue | undefined {
-    const b = this.bindings.get(local);
-    if (b === undefined) return undefined;
-    if (b.init === undefined || b.init === null) {
-      if (b.node.type === 'VariableDeclarator')
-        throw this.notLiteral(name, path, b.node, 'a declaration without a value');
-      throw this.notLiteral(name, path, b.node, article(describeNode(b.node)));
-    }
-    if (!b.constant)
-      throw this.notLiteral(
-        name,
-        path,
-        b.node,
-        'not a const',
-        `Declare it as \`const ${local} = …\`.`,
-      );
-    if (this.evaluating.has(local))
-      throw this.notLiteral(name, path, b.node, 'defined in terms of itself');
-    this.evaluating.add(local);
-    try {
-      return this.value(b.init, name, path);
-    } finally {
-      this.evaluating.delete(local);
-    }
-  }
-
-  private value(node: Node, name: string, path: string): JsonValue {
-    switch (node.type) {
-      case 'StringLiteral':
-      case 'NumericLiteral':
-      case 'BooleanLiteral':
-        return node.value;
-      case 'NullLiteral':
-        return null;
-      case 'TemplateLiteral':
-        if (node.expressions.length > 0)
-          throw this.notLiteral(name, path, node, 'a template literal with `${…}` expressions');
-        return node.quasis.map((q) => q.value.cooked ?? q.value.raw).join('');
-      case 'UnaryExpression':
-        if (
-          (node.operator === '-' || node.operator === '+') &&
-          node.argument.type === 'NumericLiteral'
-        )
-          return node.operator === '-' ? -node.argument.value : node.argument.value;
-        break;
-      case 'TSAsExpression':
-      case 'TSSatisfiesExpression':
-      case 'TSNonNullExpression':
-      case 'TSTypeAssertion':
-      case 'ParenthesizedExpression':
-        return this.value(node.expression, name, path);
-      case 'Identifier': {
-        const b = this.bindings.get(node.name);
-        if (b !== undefined && b.constant && b.init) return this.binding(node.name, name, path)!;
-        break;
-      }
-      case 'ArrayExpression': {
-        const out: JsonValue[] = [];
-        node.elements.forEach((el, i) => {
-          if (el === null)
-            throw this.notLiteral(name, `${path}[${i}]`, node, 'an array with a hole');
-          if (el.type === 'SpreadElement') {
-            const spread = this.value(el.argument, name, `${path}[${i}]`);
-            if (!Array.isArray(spread))
-              throw this.notLiteral(
-                name,
-                `${path}[${i}]`,
-                el,
-                'a spread of something not an array',
-              );
-            out.push(...spread);
-          } else out.push(this.value(el, name, `${path}[${i}]`));
-        });
-        return out;
-      }
-      case 'ObjectExpression': {
-        const out: { [k: string]: JsonValue } = {};
-        for (const prop of node.properties) {
-          if (prop.type === 'SpreadElement') {
-            const spread = this.value(prop.argument, name, path);
-            if (spread === null || typeof spread !== 'object' || Array.isArray(spread))
-              throw this.notLiteral(name, path, prop, 'a spread of something not an object');
-            Object.assign(out, spread);
-            continue;
-          }
-          const key = propertyKey(prop);
-          if (key === undefined) throw this.notLiteral(name, path, prop, `a ${describeNode(prop)}`);
-          const at = /^[A-Za-z_$][\w$]*$/.test(key)
-            ? `${path}.${key}`
-            : `${path}[${JSON.stringify(key)}]`;
-          // Defined like this so that a key `__proto__` stays an own data property.
-          Object.defineProperty(out, key, {
-            value: this.value((prop as { value: Node }).value, name, at),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        }
-        return out;
-      }
-    }
-    throw this.notLiteral(name, path, node, article(describeNode(node)));
-  }
-
-  private notLiteral(
-    name: string,
-    path: string,
-    node: Node,
-    what: string,
-    hint?: string,
-  ): DirigentError {
-    const where = path === name ? '' : ` (at ${path})`;
-    return DirigentError.fatal(
-      ErrorCode.INVALID_TOOL,
-      `JS tool ${this.file}: export \`${name}\` is not a literal${where}: it is ${what}.`,
-      {
-        location: locate(this.file, node),
-        hint:
-          hint ??
-          'Metadata is read without running the tool: write it out with strings, numbers, booleans, null, arrays and objects.',
-        details: { export: name, path },
-      },
-    );
-  }
-}
-
-/** The key of a plain `key: value` object property, or undefined for methods, getters, computed keys. */
-function propertyKey(prop: Node): string | undefined {
-  if (prop.type !== 'ObjectProperty') return undefined;
-  if (prop.computed) return prop.key.type === 'StringLiteral' ? prop.key.value : undefined;
-  if (prop.key.type === 'Identifier') return prop.key.name;
-  if (prop.key.type === 'StringLiteral') return prop.key.value;
-  if (prop.key.type === 'NumericLiteral') return String(prop.key.value);
-  return undefined;
-}
-
-/** `CallExpression` → `call expression`. */
-function describeNode(node: Node): string {
-  if (node.type === 'ObjectMethod') return 'method';
-  if (node.type === 'ObjectProperty') return 'computed property';
-  if (node.type === 'Identifier') return `reference to \`${node.name}\``;
-  return node.type
-    .replace(/^TS/, 'TypeScript')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/\b(?!TypeScript)[A-Z]/g, (c) => c.toLowerCase());
-}
-
-/** `call expression` → `a call expression`, `arrow function expression` → `an arrow …`. */
-function article(what: string): string {
-  return /^[aeiou]/.test(what) ? `an ${what}` : `a ${what}`;
-}
-
-function locate(file: string, node: Node): SourceLocation {
-  return { file, line: node.loc?.start.line ?? 1, column: (node.loc?.start.column ?? 0) + 1 };
-}
-
-/** Checks the shape of each field, naming the field path of what is wrong. */
-class ShapeChecker {
-  constructor(
-    private readonly file: string,
-    private readonly values: Map<string, { value: JsonValue; node: Node }>,
-  ) {}
-
-  string(name: string): string | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    if (typeof v.value !== 'string') throw this.bad(name, name, 'must be a string', v.value);
-    return v.value;
-  }
-
-  object(name: string): Record<string, unknown> | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    if (!isObject(v.value)) throw this.bad(name, name, 'must be an object', v.value);
-    return v.value;
-  }
-
-  limits(): JsToolMetadata['limits'] {
-    const limits = this.object('limits') ?? {};
-    this.knownKeys('limits', limits, LIMIT_KEYS);
-    const positive = (key: string): number | undefined => {
-      const n = limits[key];
-      if (n === undefined) return undefined;
-      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
-        throw this.bad('limits', `limits.${key}`, 'must be a positive number', n);
-      return n;
-    };
-    positive('cpu_percent');
-    return { memoryMb: positive('memory_mb'), timeoutMs: positive('timeout_ms') };
-  }
-
-  network(): boolean | string[] {
-    const permissions = this.object('permissions') ?? {};
-    this.knownKeys('permissions', permissions, PERMISSION_KEYS);
-    const network = permissions.network;
-    if (network === undefined) return false;
-    if (typeof network === 'boolean') return network;
-    const path = 'permissions.network';
-    const expected = 'must be true, false or a list of hosts (`host` or `host:port`)';
-    if (!Array.isArray(network)) throw this.bad('permissions', path, expected, network);
-    return network.map((h, i) => {
-      if (typeof h !== 'string' || !HOST.test(h))
-        throw this.bad(
-          'permissions',
-          `${path}[${i}]`,
-          'must be a host or host:port, without a scheme or path (e.g. `api.example.com`)',
-          h,
-        );
-      return h;
-    });
-  }
-
-  secrets(): string[] {
-    const v = this.values.get('required_secrets');
-    if (v === undefined) return [];
-    if (!Array.isArray(v.value))
-      throw this.bad('required_secrets', 'required_secrets', 'must be a list of names', v.value);
-    return v.value.map((s, i) => {
-      if (typeof s !== 'string' || !SECRET_NAME.test(s))
-        throw this.bad(
-          'required_secrets',
-          `required_secrets[${i}]`,
-          'must be a name of letters, digits and underscores',
-          s,
-        );
-      return s;
-    });
-  }
-
-  examples(): JsToolExample[] {
-    const v = this.values.get('examples');
-    if (v === undefined) return [];
-    if (!Array.isArray(v.value))
-      throw this.bad(
-        'examples',
-        'examples',
-        'must be a list of { input, output, description }',
-        v.value,
-      );
-    return v.value.map((ex, i) => {
-      if (!isObject(ex) || !isObject(ex.input))
-        throw this.bad(
-          'examples',
-          `examples[${i}]`,
-          'must be an object with an object `input`',
-          ex,
-        );
-      if (ex.description !== undefined && typeof ex.description !== 'string')
-        throw this.bad(
-          'examples',
-          `examples[${i}].description`,
-          'must be a string',
-          ex.description,
-        );
-      return {
-        input: ex.input,
-        ...(ex.output !== undefined && { output: ex.output }),
-        ...(typeof ex.description === 'string' && { description: ex.description }),
-      };
-    });
-  }
-
-  private knownKeys(name: string, obj: Record<string, unknown>, known: string[]): void {
-    for (const key of Object.keys(obj)) {
-      if (known.includes(key)) continue;
-      const guess = closest(key, known);
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_TOOL,
-        `JS tool ${this.file}: \`${name}.${key}\` is not a known field${guess ? ` (did you mean \`${guess}\`?)` : ''}.`,
-        {
-          location: locate(this.file, this.values.get(name)!.node),
-          hint: `${name} may hold ${known.join(', ')}.`,
-          details: { path: `${name}.${key}` },
-        },
-      );
-    }
-  }
-
-  private bad(name: string, path: string, expected: string, got: unknown): DirigentError {
-    return DirigentError.fatal(
-      ErrorCode.INVALID_TOOL,
-      `JS tool ${this.file}: \`${path}\` ${expected}, not ${JSON.stringify(got)}.`,
-      { location: locate(this.file, this.values.get(name)!.node), details: { path } },
-    );
-  }
-}
-
-function isObject(v: unknown): v is Record<string, JsonValue> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
