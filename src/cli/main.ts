@@ -2,7 +2,9 @@
 /** The `dirigent` command. */
 import { Command } from 'commander';
 import { runCommand, signalCommand, cancelCommand } from './run-command.js';
+import { runsCommand, statusCommand } from './remote-commands.js';
 import { toolCreateCommand } from './tool-create-command.js';
+import { workerCommand } from './worker-command.js';
 import { toolRunCommand, toolShowCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
 
@@ -25,6 +27,8 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
   .option('--no-interactive', 'never prompt for instruction steps; leave the run waiting')
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
+  .option('--detach', 'with Redis: print the run id at once instead of waiting')
   .action(async (target: string, opts) => process.exit(await runCommand(target, opts)));
 
 program
@@ -35,17 +39,51 @@ program
   .option('--payload <json>', "the step's result (JSON, or a plain string)")
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
   .action(async (runId: string, name: string, opts) =>
     process.exit(await signalCommand(runId, name, opts)),
   );
 
 program
   .command('cancel')
-  .description('Cancel a waiting run.')
+  .description('Cancel a run (a waiting one, or with Redis any run, stopping its tools).')
   .argument('<runId>')
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
   .action(async (runId: string, opts) => process.exit(await cancelCommand(runId, opts)));
+
+program
+  .command('status')
+  .description("Print a run's record.")
+  .argument('<runId>')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the run record as JSON')
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
+  .action(async (runId: string, opts) => process.exit(await statusCommand(runId, opts)));
+
+program
+  .command('runs')
+  .description('List runs, newest first.')
+  .option(
+    '--status <status>',
+    'only runs with this status (running, waiting, completed, failed, cancelled)',
+  )
+  .option('--directive <item_id>', 'only runs of this directive')
+  .option('--limit <n>', 'at most this many (default 50)')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print a JSON array of run records')
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
+  .action(async (opts) => process.exit(await runsCommand(opts)));
+
+program
+  .command('worker')
+  .description('Serve run and tool jobs from Redis until SIGTERM (then drain and exit).')
+  .option('--concurrency <n>', 'tool jobs at once in this process (default 8)')
+  .option('--queues <list>', 'runs, tools, or both', 'runs,tools')
+  .option('--redis <url>', 'Redis URL (default: $REDIS_URL)')
+  .option('--prefix <prefix>', 'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)')
+  .action(async (opts) => process.exit(await workerCommand(opts)));
 
 program
   .command('validate')

@@ -12,15 +12,21 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from './validate-command.js';
+import { redisUrl } from '../queue/redis-connection.js';
+import { remoteCancel, remoteRun, remoteSignal } from './remote-commands.js';
 
 interface CommonOptions {
   project: string;
   json?: boolean;
+  /** Redis URL (`--redis`); `REDIS_URL` otherwise. Without either, runs are embedded. */
+  redis?: string;
 }
-interface RunOptions extends CommonOptions {
+export interface RunOptions extends CommonOptions {
   input: string[];
   inputs?: string;
   interactive: boolean;
+  /** With Redis: print the run id at once instead of waiting for the outcome. */
+  detach?: boolean;
 }
 
 const out = (line: string) => process.stdout.write(line + '\n');
@@ -40,6 +46,7 @@ function makeEngine(opts: CommonOptions): Engine {
 
 /** `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs. */
 export async function runCommand(target: string, opts: RunOptions): Promise<number> {
+  if (redisUrl(opts.redis) !== undefined) return remoteRun(target, opts);
   const engine = makeEngine(opts);
   let record: RunRecord;
   // Listening before the run starts: a Ctrl-C that comes while the first step spawns its work
@@ -76,6 +83,7 @@ export async function signalCommand(
   name: string,
   opts: CommonOptions & { payload?: string },
 ): Promise<number> {
+  if (redisUrl(opts.redis) !== undefined) return remoteSignal(runId, name, opts);
   const engine = makeEngine(opts);
   try {
     return await finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
@@ -86,6 +94,7 @@ export async function signalCommand(
 
 /** `dirigent cancel`: cancels a waiting run. */
 export async function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
+  if (redisUrl(opts.redis) !== undefined) return remoteCancel(runId, opts);
   const engine = makeEngine(opts);
   try {
     return await finish(
@@ -125,12 +134,18 @@ async function finish(engine: Engine, record: RunRecord, opts: CommonOptions): P
   engine.release();
   await engine.drain(); // cancelled work (a process group) is stopped before the process exits
   await engine.dispatcher.close?.(); // warm Python hosts, Deno sandboxes, MCP clients
+  return printRecord(record, opts);
+}
+
+/** Prints a run record as `run` does (JSON or a summary) and returns the exit status it calls for. */
+export function printRecord(record: RunRecord, opts: { json?: boolean }): number {
   if (opts.json) out(JSON.stringify(record));
   else printOutcome(record, out);
   return exitCodeOf(record.status);
 }
 
-function reportInvalid(err: unknown, opts: CommonOptions): number {
+/** Reports an error that kept the command from running (exit 2; 1 for an internal one). */
+export function reportInvalid(err: unknown, opts: { json?: boolean }): number {
   const e = DirigentError.from(err);
   if (opts.json) {
     out(

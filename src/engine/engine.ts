@@ -128,6 +128,18 @@ export class Engine {
     void work.finally(() => this.work.delete(work));
   }
 
+  /**
+   * Lets go of one run that waits (and of its child runs): its timers stop and it leaves this
+   * engine; it lives on in the store, for whichever process delivers its signal or wakes it.
+   */
+  releaseRun(runId: string): void {
+    const run = this.active.get(runId);
+    if (run === undefined) return;
+    for (const childId of Object.values(run.children)) this.releaseRun(childId);
+    run.release();
+    this.active.delete(runId);
+  }
+
   /** Stops timers of runs that wait, so the process can exit; they live on in the store. */
   release(): void {
     for (const run of this.active.values()) run.release();

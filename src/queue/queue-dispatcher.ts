@@ -1,0 +1,70 @@
+/**
+ * The tool dispatcher of a distributed engine: every call becomes a job on the tools queue, run by
+ * whichever worker takes it, and the call resolves with the job's result. Cancelling the call (a
+ * step timeout, a cancelled run) is announced to the workers, and the one running the job stops
+ * the tool (killing its process group).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { abortError } from '../tools/abort-error.js';
+import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { ToolDescription, ToolDispatcher } from '../tools/tool-dispatcher.js';
+import { fromJobError } from './job-error.js';
+import { cancelChannel, cancelledKey } from './queue-names.js';
+import { toolJobData, toolJobId, type ToolJobData } from './tool-job.js';
+
+/** How long finished tool jobs are kept (a resumed run finds its calls' results within it). */
+export const TOOL_JOB_RETENTION = { completedSeconds: 3600, failedSeconds: 86_400 } as const;
+
+/** A {@link ToolDispatcher} that runs every call as a BullMQ job. */
+export class QueueDispatcher implements ToolDispatcher {
+  private readonly builtins = new BuiltinDispatcher();
+
+  constructor(
+    private readonly queue: Queue<ToolJobData>,
+    private readonly events: QueueEvents,
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  /** The built-in tools' descriptions (their retry policies); others are known to workers only. */
+  describe(itemId: string): ToolDescription | undefined {
+    return this.builtins.describe(itemId);
+  }
+
+  async dispatch(call: ToolCall): Promise<unknown> {
+    const label = `tool ${call.itemId}`;
+    if (call.signal.aborted) throw abortError(call.signal, label);
+    const jobId = toolJobId(call, randomUUID);
+    const job = await this.queue.add('tool', toolJobData(call), {
+      jobId,
+      attempts: 1,
+      removeOnComplete: { age: TOOL_JOB_RETENTION.completedSeconds },
+      removeOnFail: { age: TOOL_JOB_RETENTION.failedSeconds },
+    });
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        void this.cancel(jobId);
+        reject(abortError(call.signal, label));
+      };
+      call.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([job.waitUntilFinished(this.events), aborted]);
+    } catch (err) {
+      if (call.signal.aborted) throw abortError(call.signal, label);
+      throw fromJobError(err, label);
+    } finally {
+      call.signal.removeEventListener('abort', onAbort!);
+    }
+  }
+
+  /** Tells the workers to stop the job, including one that takes it up later. */
+  private async cancel(jobId: string): Promise<void> {
+    await this.redis.set(cancelledKey(this.prefix, jobId), '1', 'EX', 3600);
+    await this.redis.publish(cancelChannel(this.prefix), jobId);
+  }
+}

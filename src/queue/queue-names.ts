@@ -1,0 +1,20 @@
+/** BullMQ queue names and the default key prefix of a Dirigent deployment. */
+export const QueueName = {
+  /** Run jobs: start a run, resume it, deliver a signal, cancel it, wake it at a deadline. */
+  RUNS: 'dirigent-runs',
+  /** Tool jobs: one call of one tool. */
+  TOOLS: 'dirigent-tools',
+} as const;
+
+/** The key prefix of BullMQ's keys and of Dirigent's own (run store, locks, cancel channel). */
+export const DEFAULT_PREFIX = 'dirigent';
+
+/** Pub/sub channel on which cancellations of running tool jobs are announced. */
+export function cancelChannel(prefix: string): string {
+  return `${prefix}:cancel`;
+}
+
+/** Key marking a tool job as cancelled, for a worker that takes it up after the announcement. */
+export function cancelledKey(prefix: string, jobId: string): string {
+  return `${prefix}:cancelled:${jobId}`;
+}

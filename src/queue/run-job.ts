@@ -1,0 +1,14 @@
+/** The jobs of the runs queue. */
+export type RunJobData =
+  | {
+      kind: 'start';
+      runId: string;
+      /** The directive's file and text as the trigger read them: workers need no copy of it. */
+      source: { file: string; text: string };
+      inputs: Record<string, unknown>;
+      projectDir: string;
+    }
+  | { kind: 'signal'; runId: string; name: string; payload: unknown; projectDir: string }
+  | { kind: 'cancel'; runId: string; reason?: string; projectDir: string }
+  /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */
+  | { kind: 'wake'; runId: string; projectDir: string };

@@ -1,0 +1,188 @@
+/**
+ * The worker side of runs: takes run jobs (start, signal, cancel, wake) and drives each run with
+ * an engine whose tool calls go to the tools queue and whose state goes to Redis after every
+ * transition. A run is driven by one worker at a time (a per-run mutex with a lease); if that
+ * worker dies, its job stalls, another worker takes it and resumes the run from the store.
+ * A run that waits holds no worker slot: its job completes, and its deadlines become delayed
+ * wake jobs.
+ */
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+import { DirectiveLoader } from '../engine/directive-loader.js';
+import { Engine } from '../engine/engine.js';
+import type { RunRecord } from '../engine/run-record.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { toJobError } from './job-error.js';
+import { QueueDispatcher } from './queue-dispatcher.js';
+import { QueueName } from './queue-names.js';
+import { RedisRunStore } from './redis-run-store.js';
+import type { RunJobData } from './run-job.js';
+import type { ToolJobData } from './tool-job.js';
+
+/** What a run worker needs. */
+export interface RunWorkerOptions {
+  redis: Redis;
+  prefix: string;
+  /** Runs driven at once by this process (default 50: they mostly wait on tool jobs). */
+  concurrency?: number;
+  /** How long finished runs are kept in Redis, seconds. */
+  retentionSeconds?: number;
+}
+
+/** Lease of the per-run mutex; renewed while the run is driven. */
+const RUN_LOCK_LEASE_MS = 30_000;
+
+/** Channel on which cancellations of runs being driven are announced. */
+const runCancelChannel = (prefix: string) => `${prefix}:run-cancel`;
+
+/** A running run worker; `close()` lets the runs under way settle, then stops. */
+export class RunWorker {
+  readonly worker: Worker<RunJobData, RunRecord>;
+  readonly store: RedisRunStore;
+  private readonly runsQueue: Queue<RunJobData>;
+  private readonly toolsQueue: Queue<ToolJobData>;
+  private readonly toolEvents: QueueEvents;
+  private readonly subscriber: Redis;
+  private readonly engines = new Map<string, Engine>();
+
+  constructor(private readonly options: RunWorkerOptions) {
+    const { redis, prefix } = options;
+    this.store = new RedisRunStore(redis, {
+      prefix,
+      ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
+    });
+    this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, { connection: redis, prefix });
+    this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, { connection: redis, prefix });
+    this.toolEvents = new QueueEvents(QueueName.TOOLS, { connection: redis.duplicate(), prefix });
+    this.subscriber = redis.duplicate();
+    void this.subscriber.subscribe(runCancelChannel(prefix));
+    this.subscriber.on('message', (_c: string, message: string) => {
+      const { runId, reason } = JSON.parse(message) as { runId: string; reason?: string };
+      for (const engine of this.engines.values()) engine.cancel(runId, reason);
+    });
+    this.worker = new Worker<RunJobData, RunRecord>(QueueName.RUNS, (job) => this.process(job), {
+      connection: redis.duplicate(),
+      prefix,
+      concurrency: options.concurrency ?? 50,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker.close();
+    await Promise.all([...this.engines.values()].map((e) => e.drain()));
+    for (const e of this.engines.values()) e.release();
+    await Promise.all([this.runsQueue.close(), this.toolsQueue.close(), this.toolEvents.close()]);
+    this.subscriber.disconnect();
+  }
+
+  private async process(job: Job<RunJobData, RunRecord>): Promise<RunRecord> {
+    const data = job.data;
+    try {
+      if (data.kind === 'cancel') {
+        // The worker driving the run (if one does) cancels it at once; a waiting run is
+        // cancelled here, under its lock.
+        await this.options.redis.publish(
+          runCancelChannel(this.options.prefix),
+          JSON.stringify({ runId: data.runId, reason: data.reason }),
+        );
+      }
+      return await this.withRunLock(data.runId, () => this.drive(data));
+    } catch (err) {
+      throw toJobError(err);
+    }
+  }
+
+  private async drive(data: RunJobData): Promise<RunRecord> {
+    const engine = this.engineFor(data.projectDir);
+    const stored = await this.store.load(data.runId);
+    const over = stored && !['running', 'waiting'].includes(stored.record.status);
+    let record: RunRecord;
+    switch (data.kind) {
+      case 'start':
+        if (over) return stored.record; // delivered again after it ended
+        record = stored
+          ? await (await engine.resume(data.runId)).settled()
+          : await engine.run(
+              engine.loader.fromText(data.source.file, data.source.text),
+              data.inputs,
+              {
+                runId: data.runId,
+              },
+            );
+        break;
+      case 'signal':
+        record = await engine.signal(data.runId, data.name, data.payload);
+        break;
+      case 'cancel':
+        if (over) return stored.record;
+        record = await engine.cancelRun(data.runId, data.reason);
+        break;
+      case 'wake':
+        if (over || stored === undefined) return stored?.record ?? notFound(data.runId);
+        record = await (await engine.resume(data.runId)).settled();
+        break;
+    }
+    if (record.status === 'waiting') await this.scheduleWake(engine, data, record);
+    engine.releaseRun(data.runId);
+    return record;
+  }
+
+  /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */
+  private async scheduleWake(engine: Engine, data: RunJobData, record: RunRecord): Promise<void> {
+    const deadlines = (record.waiting ?? []).flatMap((w) => (w.deadline ? [w.deadline] : []));
+    const limit = engine.activeRun(data.runId)?.directive.limits.durationSeconds;
+    if (limit !== undefined) deadlines.push(record.startedAt + limit * 1000);
+    if (deadlines.length === 0) return;
+    const at = Math.min(...deadlines);
+    await this.runsQueue.add(
+      'wake',
+      { kind: 'wake', runId: data.runId, projectDir: data.projectDir },
+      {
+        jobId: `${data.runId}.wake.${at}`,
+        delay: Math.max(0, at - Date.now()),
+        removeOnComplete: { age: 3600 },
+        removeOnFail: { age: 86_400 },
+      },
+    );
+  }
+
+  private async withRunLock<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const mutex = new Mutex(this.options.redis, `${this.options.prefix}:run-lock:${runId}`, {
+      lockTimeout: RUN_LOCK_LEASE_MS,
+      acquireTimeout: 10 * 60_000,
+      retryInterval: 50,
+    });
+    await mutex.acquire();
+    try {
+      return await work();
+    } finally {
+      await mutex.release();
+    }
+  }
+
+  private engineFor(projectDir: string): Engine {
+    let engine = this.engines.get(projectDir);
+    if (engine === undefined) {
+      engine = new Engine({
+        projectDir,
+        dispatcher: new QueueDispatcher(
+          this.toolsQueue,
+          this.toolEvents,
+          this.options.redis,
+          this.options.prefix,
+        ),
+        loader: new DirectiveLoader(projectDir),
+        store: this.store,
+        durable: true,
+      });
+      this.engines.set(projectDir, engine);
+    }
+    return engine;
+  }
+}
+
+function notFound(runId: string): never {
+  throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`);
+}

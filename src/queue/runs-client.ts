@@ -1,0 +1,114 @@
+/**
+ * What the CLI (and later the HTTP API) does against a Redis deployment: enqueue run jobs and wait
+ * for their outcome, read run records from the store. Workers do the running.
+ */
+import { randomUUID } from 'node:crypto';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { LoadedDirective } from '../engine/directive-loader.js';
+import type { RunRecord } from '../engine/run-record.js';
+import { validateInputs } from '../engine/validate-inputs.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { fromJobError } from './job-error.js';
+import { QueueName } from './queue-names.js';
+import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
+import type { RunJobData } from './run-job.js';
+
+/** How long finished run jobs stay in BullMQ (the run records themselves live in the store). */
+const RUN_JOB_RETENTION = { age: 3600 } as const;
+
+/** Starts, signals, cancels and reads runs on a Redis deployment. */
+export class RunsClient {
+  readonly store: RedisRunStore;
+  private readonly queue: Queue<RunJobData, RunRecord>;
+  private events: QueueEvents | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    this.store = new RedisRunStore(redis, { prefix });
+    this.queue = new Queue<RunJobData, RunRecord>(QueueName.RUNS, { connection: redis, prefix });
+  }
+
+  /**
+   * Validates the inputs (throwing `INVALID_INPUTS` before anything is enqueued) and enqueues the
+   * run. Returns its id at once with `detach`, else waits for it to end or wait.
+   */
+  async start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    projectDir: string,
+    options: { detach?: boolean } = {},
+  ): Promise<{ runId: string; record?: RunRecord }> {
+    const valid = validateInputs(loaded.compiled.directive, inputs);
+    const runId = randomUUID();
+    const data: RunJobData = {
+      kind: 'start',
+      runId,
+      source: { file: loaded.file, text: loaded.text },
+      inputs: valid,
+      projectDir,
+    };
+    if (options.detach) {
+      await this.queue.add('start', data, { jobId: runId, removeOnComplete: RUN_JOB_RETENTION });
+      return { runId };
+    }
+    return { runId, record: await this.submit('start', data, runId) };
+  }
+
+  /** Delivers a signal to a waiting run and waits for it to end or wait again. */
+  signal(runId: string, name: string, payload: unknown, projectDir: string): Promise<RunRecord> {
+    return this.submit('signal', { kind: 'signal', runId, name, payload, projectDir });
+  }
+
+  /** Cancels a run (stopping its tools on whichever worker runs them) and waits for the outcome. */
+  async cancel(runId: string, projectDir: string, reason?: string): Promise<RunRecord> {
+    await this.status(runId);
+    return this.submit('cancel', {
+      kind: 'cancel',
+      runId,
+      projectDir,
+      ...(reason !== undefined && { reason }),
+    });
+  }
+
+  /** The run's record; `RUN_NOT_FOUND` when the store has none (never ran, or expired). */
+  async status(runId: string): Promise<RunRecord> {
+    const run = await this.store.load(runId);
+    if (run === undefined) {
+      throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+        hint: 'List runs with `dirigent runs`; finished runs expire after the retention period.',
+      });
+    }
+    return run.record;
+  }
+
+  /** Run records, newest first. */
+  list(filter: RunListFilter = {}): Promise<RunRecord[]> {
+    return this.store.list(filter);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.queue.close(), this.events?.close()]);
+  }
+
+  private async submit(name: string, data: RunJobData, jobId?: string): Promise<RunRecord> {
+    this.events ??= new QueueEvents(QueueName.RUNS, {
+      connection: this.redis.duplicate(),
+      prefix: this.prefix,
+    });
+    await this.events.waitUntilReady();
+    const job = await this.queue.add(name, data, {
+      ...(jobId !== undefined && { jobId }),
+      removeOnComplete: RUN_JOB_RETENTION,
+      removeOnFail: RUN_JOB_RETENTION,
+    });
+    try {
+      return await job.waitUntilFinished(this.events);
+    } catch (err) {
+      throw fromJobError(err, `run ${data.runId}`);
+    }
+  }
+}

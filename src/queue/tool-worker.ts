@@ -1,0 +1,93 @@
+/**
+ * The worker side of tool jobs: takes jobs from the tools queue and runs each through the item
+ * dispatcher of its project (built-ins, then the project's, user's and system spaces). A
+ * cancellation announced for a running job aborts it, which stops the tool and kills its process
+ * group; a worker that dies mid-job loses nothing: BullMQ hands the stalled job to another.
+ */
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { ItemResolver } from '../items/item-resolver.js';
+import { defaultSpaces } from '../items/space.js';
+import { ItemDispatcher } from '../tools/item-dispatcher.js';
+import { toJobError } from './job-error.js';
+import { cancelChannel, cancelledKey, QueueName } from './queue-names.js';
+import type { ToolJobData } from './tool-job.js';
+
+/** What a tool worker needs. */
+export interface ToolWorkerOptions {
+  /** Connection for BullMQ (blocking commands) and for the worker's own reads. */
+  redis: Redis;
+  prefix: string;
+  /** Tool jobs run at once in this process (default 8). */
+  concurrency?: number;
+}
+
+/** A running tool worker; `close()` finishes the jobs under way, then stops. */
+export class ToolWorker {
+  readonly worker: Worker<ToolJobData>;
+  private readonly running = new Map<string, AbortController>();
+  private readonly dispatchers = new Map<string, ItemDispatcher>();
+  private readonly subscriber: Redis;
+
+  constructor(private readonly options: ToolWorkerOptions) {
+    this.subscriber = options.redis.duplicate();
+    void this.subscriber.subscribe(cancelChannel(options.prefix));
+    this.subscriber.on('message', (_channel: string, jobId: string) => this.stop(jobId));
+    this.worker = new Worker<ToolJobData>(QueueName.TOOLS, (job) => this.process(job), {
+      connection: options.redis.duplicate(),
+      prefix: options.prefix,
+      concurrency: options.concurrency ?? 8,
+    });
+  }
+
+  /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
+  async close(): Promise<void> {
+    await this.worker.close();
+    await Promise.all([...this.dispatchers.values()].map((d) => d.close()));
+    this.subscriber.disconnect();
+  }
+
+  private async process(job: Job<ToolJobData>): Promise<unknown> {
+    const id = job.id!;
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    try {
+      if ((await this.options.redis.exists(cancelledKey(this.options.prefix, id))) === 1)
+        throw cancelled(id);
+      const d = job.data;
+      return await this.dispatcherFor(d.projectDir).dispatch({
+        itemId: d.itemId,
+        params: d.params,
+        projectDir: d.projectDir,
+        runId: d.runId,
+        step: d.step,
+        attempt: d.attempt,
+        ...(d.callId !== undefined && { callId: d.callId }),
+        signal: controller.signal,
+      });
+    } catch (err) {
+      throw toJobError(err);
+    } finally {
+      this.running.delete(id);
+    }
+  }
+
+  private stop(jobId: string): void {
+    this.running.get(jobId)?.abort(cancelled(jobId));
+  }
+
+  private dispatcherFor(projectDir: string): ItemDispatcher {
+    let d = this.dispatchers.get(projectDir);
+    if (d === undefined) {
+      d = new ItemDispatcher(new ItemResolver(defaultSpaces(projectDir)));
+      this.dispatchers.set(projectDir, d);
+    }
+    return d;
+  }
+}
+
+function cancelled(jobId: string): DirigentError {
+  return DirigentError.fatal(ErrorCode.CANCELLED, `Tool job ${jobId} was cancelled.`);
+}
