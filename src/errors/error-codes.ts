@@ -37,6 +37,11 @@ export const ErrorCode = {
   INVALID_PARAMS: 'INVALID_PARAMS',
   INVALID_TOOL: 'INVALID_TOOL',
   RUNTIME_UNAVAILABLE: 'RUNTIME_UNAVAILABLE',
+  // Keyed concurrency locks and rate limits (src/locks): Redis could not be asked for a lock or a
+  // rate (retryable), and a held lock whose lease could not be renewed (retryable: the work
+  // should stop, since another job may now hold the slot).
+  LOCK_UNAVAILABLE: 'LOCK_UNAVAILABLE',
+  LOCK_LOST: 'LOCK_LOST',
   // Executor chains, sandboxes, secrets and signatures
   EXECUTOR_NOT_FOUND: 'EXECUTOR_NOT_FOUND',
   CHAIN_CYCLE: 'CHAIN_CYCLE',
@@ -73,6 +78,7 @@ export const ErrorCode = {
   CANCELLED: 'CANCELLED',
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',
   RUN_NOT_WAITING: 'RUN_NOT_WAITING',
+  RUN_CONFLICT: 'RUN_CONFLICT',
   UNKNOWN_SIGNAL: 'UNKNOWN_SIGNAL',
   DIRECTIVE_CHANGED: 'DIRECTIVE_CHANGED',
   INTERNAL: 'INTERNAL',

@@ -20,6 +20,7 @@ import { QueueName } from './queue-names.js';
 import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
+import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
@@ -29,10 +30,8 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** How long finished runs are kept in Redis, seconds. */
   retentionSeconds?: number;
+  timing?: WorkerTiming;
 }
-
-/** Lease of the per-run mutex; renewed while the run is driven. */
-const RUN_LOCK_LEASE_MS = 30_000;
 
 /** Channel on which cancellations of runs being driven are announced. */
 const runCancelChannel = (prefix: string) => `${prefix}:run-cancel`;
@@ -46,9 +45,11 @@ export class RunWorker {
   private readonly toolEvents: QueueEvents;
   private readonly subscriber: Redis;
   private readonly engines = new Map<string, Engine>();
+  private readonly timing: WorkerTiming;
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
+    this.timing = options.timing ?? workerTiming();
     this.store = new RedisRunStore(redis, {
       prefix,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
@@ -66,6 +67,7 @@ export class RunWorker {
       connection: redis.duplicate(),
       prefix,
       concurrency: options.concurrency ?? 50,
+      ...bullWorkerTiming(this.timing),
     });
   }
 
@@ -150,7 +152,7 @@ export class RunWorker {
 
   private async withRunLock<T>(runId: string, work: () => Promise<T>): Promise<T> {
     const mutex = new Mutex(this.options.redis, `${this.options.prefix}:run-lock:${runId}`, {
-      lockTimeout: RUN_LOCK_LEASE_MS,
+      lockTimeout: this.timing.lockMs,
       acquireTimeout: 10 * 60_000,
       retryInterval: 50,
     });

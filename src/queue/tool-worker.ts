@@ -14,6 +14,7 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { toJobError } from './job-error.js';
 import { cancelChannel, cancelledKey, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
+import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
 /** What a tool worker needs. */
 export interface ToolWorkerOptions {
@@ -22,6 +23,7 @@ export interface ToolWorkerOptions {
   prefix: string;
   /** Tool jobs run at once in this process (default 8). */
   concurrency?: number;
+  timing?: WorkerTiming;
 }
 
 /** A running tool worker; `close()` finishes the jobs under way, then stops. */
@@ -39,6 +41,7 @@ export class ToolWorker {
       connection: options.redis.duplicate(),
       prefix: options.prefix,
       concurrency: options.concurrency ?? 8,
+      ...bullWorkerTiming(options.timing ?? workerTiming()),
     });
   }
 

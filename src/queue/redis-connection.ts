@@ -1,0 +1,78 @@
+/**
+ * Connecting to the Redis that the distributed engine (run store, BullMQ queues) shares.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * The Redis URL to use: the explicit `--redis` value, else `REDIS_URL`, else none (the engine
+ * then runs embedded). Empty strings count as unset.
+ */
+export function redisUrl(
+  explicit?: string,
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
+  if (explicit !== undefined && explicit !== '') return explicit;
+  const fromEnv = env.REDIS_URL;
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined;
+}
+
+/** Options of {@link connectRedis}: ioredis options, except the two that BullMQ and the store fix. */
+export type ConnectRedisOptions = Omit<RedisOptions, 'maxRetriesPerRequest' | 'lazyConnect'>;
+
+/**
+ * An ioredis client for `url`, connecting at once. `maxRetriesPerRequest` is `null` (BullMQ's
+ * workers require it: a command waits for the connection to come back rather than failing), so a
+ * Redis that is down makes commands wait, not fail: check with {@link pingRedis} first where a
+ * clear error matters.
+ */
+export function connectRedis(url: string, options: ConnectRedisOptions = {}): Redis {
+  return new Redis(url, { ...options, maxRetriesPerRequest: null, lazyConnect: false });
+}
+
+/**
+ * Whether a Redis answers `PING` at `url` within `timeoutMs`. Never throws and never retries: it
+ * opens its own short-lived connection and always closes it.
+ */
+export async function pingRedis(url: string, timeoutMs = 1000): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => {}); // reported through the result, not as an unhandled 'error' event
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const ping = (async () => {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  })().catch(() => false);
+  try {
+    return await Promise.race([ping, timeout]);
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
+}
+
+/**
+ * `url` fit to print: its password, if any, is masked.
+ */
+export function printableRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/** The message for a Redis that does not answer, with what to do about it. */
+export function redisDownMessage(url: string): string {
+  return `Redis at ${printableRedisUrl(url)} does not answer; start redis-server or set REDIS_URL.`;
+}

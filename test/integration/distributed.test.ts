@@ -1,0 +1,245 @@
+/**
+ * Distributed runs with real worker processes (`dirigent worker`) on the real Redis: work is
+ * shared between workers, a worker killed with SIGKILL loses nothing, the process driving a run
+ * can die between or during steps, cancellation reaches a tool on another worker, waiting runs
+ * and their timers survive a restart of every process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive } from '../support/process-alive.js';
+import { redisForTest } from '../support/redis.js';
+
+const MAIN = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'dist',
+  'src',
+  'cli',
+  'main.js',
+);
+const redis = redisForTest();
+let project: string;
+let workers: ChildProcess[] = [];
+
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-dist-'));
+});
+afterEach(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  await Promise.all(
+    workers.map((w) =>
+      w.exitCode === null && w.signalCode === null
+        ? new Promise((r) => w.once('exit', r))
+        : undefined,
+    ),
+  );
+  workers = [];
+  rmSync(project, { recursive: true, force: true });
+});
+
+const env = () => ({
+  ...process.env,
+  REDIS_URL: redis.url,
+  DIRIGENT_PREFIX: redis.prefix,
+  DIRIGENT_LOCK_MS: '1000',
+});
+
+/** Starts `dirigent worker` and resolves once it serves. */
+function startWorker(queues = 'runs,tools'): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN, 'worker', '--queues', queues], {
+    env: env(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  workers.push(child);
+  return new Promise((resolveStart, reject) => {
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      if (err.includes('jobs from')) resolveStart(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${err}`)));
+  });
+}
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [MAIN, ...args, '--project', project], { env: env() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+async function runJson(...args: string[]) {
+  const r = await cli('run', ...args, '--json');
+  return {
+    ...r,
+    record: JSON.parse(r.stdout) as {
+      runId: string;
+      status: string;
+      outputs: Record<string, unknown> | null;
+      steps: { name: string; status: string }[];
+      error: { code: string } | null;
+    },
+  };
+}
+
+function directive(name: string, xml: string): string {
+  const file = join(project, `${name}.md`);
+  writeFileSync(
+    file,
+    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`,
+  );
+  return file;
+}
+
+const bash = (name: string, command: string, extra = '') =>
+  `<step name="${name}"${extra}><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step>`;
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('distributed runs', () => {
+  it('runs a directive on a worker with the same record and exit status as embedded', async () => {
+    await startWorker();
+    const file = directive(
+      'greet',
+      `<inputs><input name="who" type="string"/></inputs><process>${bash('hello', 'echo Hello, {input:who}!')}</process><outputs><output name="text" value="\${steps.hello.result.stdout}"/></outputs>`,
+    );
+    const { code, record } = await runJson(file, '--input', 'who=Ada');
+    expect(code).toBe(0);
+    expect(record).toMatchObject({ status: 'completed', outputs: { text: 'Hello, Ada!\n' } });
+    const status = await cli('status', record.runId, '--json');
+    expect(JSON.parse(status.stdout)).toMatchObject({ runId: record.runId, status: 'completed' });
+    const list = await cli('runs', '--status', 'completed', '--json');
+    expect((JSON.parse(list.stdout) as { runId: string }[]).map((r) => r.runId)).toEqual([
+      record.runId,
+    ]);
+    const failing = directive(
+      'fails',
+      `<process>${bash('boom', 'exit 3')}</process>`,
+    );
+    expect((await runJson(failing)).code).toBe(1);
+  });
+
+  it('shares the items of a parallel foreach between two workers and loses none of 200 results', async () => {
+    await Promise.all([startWorker(), startWorker()]);
+    const file = directive(
+      'fan',
+      `<process><step name="each"><foreach over="\${inputs.items}" as="n" parallel="20" collect="out"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo \${n}:$PPID"/></execute></foreach></step></process><inputs><input name="items" type="array"/></inputs><outputs><output name="out" value="\${steps.each.result}"/></outputs>`,
+    );
+    const items = Array.from({ length: 200 }, (_, i) => i);
+    const { record } = await runJson(file, '--inputs', JSON.stringify({ items }));
+    expect(record.status).toBe('completed');
+    const out = record.outputs!.out as { stdout: string }[];
+    expect(out.map((o) => Number(o.stdout.split(':')[0]))).toEqual(items);
+    const pids = new Set(out.map((o) => o.stdout.trim().split(':')[1]));
+    expect(pids.size, 'both workers ran items').toBe(2);
+  });
+
+  it('finishes a run whose worker is killed with SIGKILL in the middle of a tool', async () => {
+    const first = await startWorker();
+    const file = directive(
+      'slow',
+      `<process>${bash('work', 'echo started >> steps.log; sleep 1; echo done')}</process>`,
+    );
+    const pending = runJson(file);
+    await until(() => existsSync(join(project, 'steps.log')));
+    first.kill('SIGKILL');
+    await startWorker();
+    const { record } = await pending;
+    expect(record.status).toBe('completed');
+    expect(
+      readFileSync(join(project, 'steps.log'), 'utf8').trim().split('\n').length,
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('resumes a run whose driving process dies between steps, without running ended steps again', async () => {
+    await startWorker('tools');
+    const driver = await startWorker('runs');
+    const steps = ['a', 'b', 'c'].map((s) => bash(s, `echo ${s} >> steps.log; sleep 0.4`)).join('');
+    const file = directive('three', `<process>${steps}</process>`);
+    const pending = runJson(file);
+    await until(
+      () =>
+        existsSync(join(project, 'steps.log')) &&
+        readFileSync(join(project, 'steps.log'), 'utf8').includes('b'),
+    );
+    driver.kill('SIGKILL');
+    await startWorker('runs');
+    const { record } = await pending;
+    expect(record.status).toBe('completed');
+    expect(record.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    expect(readFileSync(join(project, 'steps.log'), 'utf8')).toBe('a\nb\nc\n');
+  });
+
+  it('cancels a run and kills its tool on another worker', async () => {
+    await startWorker('runs');
+    await startWorker('tools');
+    const file = directive(
+      'hang',
+      `<process>${bash('hang', 'sleep 60 & echo $! > child.pid; wait')}</process>`,
+    );
+    const started = await cli('run', file, '--detach', '--json');
+    const { runId } = JSON.parse(started.stdout) as { runId: string };
+    await until(() => existsSync(join(project, 'child.pid')));
+    const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
+    const cancelled = await cli('cancel', runId, '--json');
+    expect(cancelled.code).toBe(1);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: 'cancelled' });
+    await until(() => !alive(pid), 5000);
+  });
+
+  it('keeps a waiting run through a restart of every process, and resumes it on its signal', async () => {
+    const w = await startWorker();
+    const file = directive(
+      'ask',
+      `<process><step name="ok"><instruction>Ship it?</instruction></step><step name="after"><render>answer: \${steps.ok.result}</render></step></process><outputs><output name="text" value="\${steps.after.result}"/></outputs>`,
+    );
+    const { code, record } = await runJson(file);
+    expect(code).toBe(3);
+    expect(record.status).toBe('waiting');
+    w.kill('SIGKILL');
+    await startWorker();
+    const signalled = await cli('signal', record.runId, 'ok', '--payload', 'yes', '--json');
+    expect(signalled.code).toBe(0);
+    expect(JSON.parse(signalled.stdout)).toMatchObject({
+      status: 'completed',
+      outputs: { text: 'answer: yes' },
+    });
+  });
+
+  it('fires a wait timeout after every process restarted', async () => {
+    const w = await startWorker();
+    const file = directive(
+      'timer',
+      `<process><step name="ask" on_error="late"><wait signal="go" timeout_seconds="2"/></step><step name="late"><render>timed out</render></step></process><outputs><output name="text" value="\${steps.late.result}"/></outputs>`,
+    );
+    const { record } = await runJson(file);
+    expect(record.status).toBe('waiting');
+    w.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    await startWorker();
+    await until(async () => {
+      const s = await cli('status', record.runId, '--json');
+      return (JSON.parse(s.stdout) as { status: string }).status !== 'waiting';
+    }, 10_000);
+    const s = await cli('status', record.runId, '--json');
+    expect(JSON.parse(s.stdout)).toMatchObject({
+      status: 'completed',
+      outputs: { text: 'timed out' },
+    });
+  });
+});
