@@ -28,6 +28,9 @@ export interface PythonToolMetadata {
   /** RYE's `CONFIG` and `ENV_CONFIG` dicts. */
   config: Record<string, unknown> | undefined;
   envConfig: Record<string, unknown> | undefined;
+  /** `CONCURRENCY` and `RATE_LIMIT` dicts, as written (checked by the tool reader). */
+  concurrency: unknown;
+  rateLimit: unknown;
   /** `name` of the seed format. */
   name: string | undefined;
   execute: { async: boolean; params: string[] } | undefined;
@@ -110,6 +113,8 @@ export async function readPythonToolMetadata(
     requiredSecrets: secretNames(file, v.REQUIRED_SECRETS ?? v.required_secrets),
     config: dict(v.CONFIG),
     envConfig: dict(v.ENV_CONFIG),
+    concurrency: v.CONCURRENCY,
+    rateLimit: v.RATE_LIMIT,
     name: str('name'),
     execute: raw.execute ?? undefined,
   };

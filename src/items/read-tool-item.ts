@@ -7,6 +7,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { resolvePython } from '../runtimes/python-interpreter.js';
 import { RuntimeId } from '../runtimes/runtime-ids.js';
+import { parseConcurrencySpec, parseRateLimitSpec } from '../locks/lock-spec.js';
 import type { Resolution } from './item-resolver.js';
 import { readJsToolMetadata } from './js-tool-metadata.js';
 import { readPythonToolMetadata } from './python-tool-metadata.js';
@@ -22,6 +23,9 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
   if (ext === '.yaml' || ext === '.yml') return readYamlTool(file);
   if (ext === '.py') {
     const meta = await readPythonToolMetadata(file, await resolvePython(projectDir));
+    const at = { subject: `tool ${file}`, location: { file, line: 1, column: 1 } };
+    const concurrency = parseConcurrencySpec(meta.concurrency, at);
+    const rateLimit = parseRateLimitSpec(meta.rateLimit, at);
     return {
       file,
       format: 'python',
@@ -37,6 +41,8 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
       requiredSecrets: meta.requiredSecrets,
       limits: {},
       network: false,
+      ...(concurrency && { concurrency }),
+      ...(rateLimit && { rateLimit }),
       source: meta,
     };
   }

@@ -10,6 +10,7 @@ import { LineIndex } from '../directive/line-index.js';
 import { locateYamlKey } from '../directive/yaml-location.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { parseConcurrencySpec, parseRateLimitSpec } from '../locks/lock-spec.js';
 import type { EnvConfig, ToolItem } from './tool-item.js';
 
 type Obj = Record<string, unknown>;
@@ -119,6 +120,12 @@ export function parseYamlTool(text: string, file: string): ToolItem {
     return v;
   };
   const envConfig = objectAt('env_config') as EnvConfig | undefined;
+  const source = (key: string) => ({
+    subject: `tool ${file}`,
+    location: locateYamlKey(doc, [key], lines),
+  });
+  const concurrency = parseConcurrencySpec(root.concurrency, source('concurrency'));
+  const rateLimit = parseRateLimitSpec(root.rate_limit, source('rate_limit'));
   const memoryMb = positive('memory_mb');
   const timeoutMs = positive('timeout_ms');
   return {
@@ -136,6 +143,8 @@ export function parseYamlTool(text: string, file: string): ToolItem {
     requiredSecrets: secrets as string[],
     limits: { ...(memoryMb && { memoryMb }), ...(timeoutMs && { timeoutMs }) },
     network: false,
+    ...(concurrency && { concurrency }),
+    ...(rateLimit && { rateLimit }),
     source: root,
   };
 }

@@ -3,6 +3,7 @@
  * (RYE's and the self-registered format), YAML (tools, runtimes, primitives, MCP tools), and
  * JS/TS. Formats are read without running the file.
  */
+import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
 import type { SpaceName } from './space.js';
 
 /** The `env_config` of RYE's runtimes (§4.4), the parts Dirigent applies. */
@@ -36,6 +37,10 @@ export interface ToolItem {
   limits: { memoryMb?: number; timeoutMs?: number };
   /** Network access for sandboxed tools: none, any, or these hosts. */
   network: boolean | string[];
+  /** At most `limit` calls at once per rendered `key` (workers on Redis; `concurrency:`). */
+  concurrency?: ConcurrencySpec;
+  /** At most `max` calls per `durationMs` per rendered `key` (workers on Redis; `rate_limit:`). */
+  rateLimit?: RateLimitSpec;
   /** The format's own metadata, for the primitive that runs it. */
   source: unknown;
 }

@@ -9,6 +9,9 @@ export interface ToolJobData {
   step: string;
   attempt: number;
   callId?: string;
+  /** Times the job was deferred for its lock or rate, and when that first happened. */
+  deferrals?: number;
+  firstDeferredAt?: number;
 }
 
 /**

@@ -4,14 +4,17 @@
  * cancellation announced for a running job aborts it, which stops the tool and kills its process
  * group; a worker that dies mid-job loses nothing: BullMQ hands the stalled job to another.
  */
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces } from '../items/space.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
+import { deferDelay } from '../locks/defer-delay.js';
+import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { toJobError } from './job-error.js';
+import { passGate } from './tool-gate.js';
 import { cancelChannel, cancelledKey, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
@@ -37,12 +40,16 @@ export class ToolWorker {
     this.subscriber = options.redis.duplicate();
     void this.subscriber.subscribe(cancelChannel(options.prefix));
     this.subscriber.on('message', (_channel: string, jobId: string) => this.stop(jobId));
-    this.worker = new Worker<ToolJobData>(QueueName.TOOLS, (job) => this.process(job), {
-      connection: options.redis.duplicate(),
-      prefix: options.prefix,
-      concurrency: options.concurrency ?? 8,
-      ...bullWorkerTiming(options.timing ?? workerTiming()),
-    });
+    this.worker = new Worker<ToolJobData>(
+      QueueName.TOOLS,
+      (job, token) => this.process(job, token),
+      {
+        connection: options.redis.duplicate(),
+        prefix: options.prefix,
+        concurrency: options.concurrency ?? 8,
+        ...bullWorkerTiming(options.timing ?? workerTiming()),
+      },
+    );
   }
 
   /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
@@ -52,15 +59,24 @@ export class ToolWorker {
     this.subscriber.disconnect();
   }
 
-  private async process(job: Job<ToolJobData>): Promise<unknown> {
+  private async process(job: Job<ToolJobData>, token: string | undefined): Promise<unknown> {
     const id = job.id!;
+    const { redis, prefix } = this.options;
+    const d = job.data;
     const controller = new AbortController();
     this.running.set(id, controller);
+    let slot: LockSlot | undefined;
     try {
-      if ((await this.options.redis.exists(cancelledKey(this.options.prefix, id))) === 1)
-        throw cancelled(id);
-      const d = job.data;
-      return await this.dispatcherFor(d.projectDir).dispatch({
+      if ((await redis.exists(cancelledKey(prefix, id))) === 1) throw cancelled(id);
+      const dispatcher = this.dispatcherFor(d.projectDir);
+      const tool = await dispatcher.toolOf(d.itemId, d.projectDir);
+      if (tool !== undefined) {
+        const gate = await passGate(redis, prefix, tool, d.params);
+        if ('blockedBy' in gate) return await this.defer(job, token, gate.retryAfterMs);
+        slot = gate.slot;
+      }
+      const signal = slot ? AbortSignal.any([controller.signal, slot.signal]) : controller.signal;
+      return await dispatcher.dispatch({
         itemId: d.itemId,
         params: d.params,
         projectDir: d.projectDir,
@@ -68,13 +84,33 @@ export class ToolWorker {
         step: d.step,
         attempt: d.attempt,
         ...(d.callId !== undefined && { callId: d.callId }),
-        signal: controller.signal,
+        signal,
       });
     } catch (err) {
+      if (err instanceof DelayedError) throw err;
       throw toJobError(err);
     } finally {
       this.running.delete(id);
+      await slot?.release();
     }
+  }
+
+  /** Puts a job that could not pass its gate back in the delayed set, freeing this slot. */
+  private async defer(
+    job: Job<ToolJobData>,
+    token: string | undefined,
+    retryAfterMs: number | undefined,
+  ): Promise<never> {
+    const deferrals = job.data.deferrals ?? 0;
+    const firstDeferredAt = job.data.firstDeferredAt ?? Date.now();
+    const delay = deferDelay({
+      deferrals,
+      waitedMs: Date.now() - firstDeferredAt,
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+    });
+    await job.updateData({ ...job.data, deferrals: deferrals + 1, firstDeferredAt });
+    await job.moveToDelayed(Date.now() + delay, token);
+    throw new DelayedError();
   }
 
   private stop(jobId: string): void {

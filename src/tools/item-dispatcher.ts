@@ -15,7 +15,7 @@ import type { ItemResolver } from '../items/item-resolver.js';
 import { readToolItem } from '../items/read-tool-item.js';
 import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItem } from '../items/signing/verify-item.js';
-import type { ChainLink } from '../items/tool-item.js';
+import type { ChainLink, ToolItem } from '../items/tool-item.js';
 import { checkToolEnabled } from '../items/tool-registry.js';
 import { buildChain } from '../runtimes/build-chain.js';
 import { chainEnvironment, mergeChainConfig, templateConfig } from '../runtimes/chain-config.js';
@@ -104,6 +104,12 @@ export class ItemDispatcher implements ToolDispatcher {
       });
     }
     return chain;
+  }
+
+  /** The tool item behind `itemId`, or `undefined` for a built-in tool. */
+  async toolOf(itemId: string, projectDir: string): Promise<ToolItem | undefined> {
+    if (this.builtins.describe(itemId) !== undefined) return undefined;
+    return (await this.chainOf(itemId, projectDir))[0]!.item;
   }
 
   async dispatch(call: ToolCall): Promise<unknown> {

@@ -5,7 +5,7 @@
  * and their timers survive a restart of every process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,10 +127,7 @@ describe('distributed runs', () => {
     expect((JSON.parse(list.stdout) as { runId: string }[]).map((r) => r.runId)).toEqual([
       record.runId,
     ]);
-    const failing = directive(
-      'fails',
-      `<process>${bash('boom', 'exit 3')}</process>`,
-    );
+    const failing = directive('fails', `<process>${bash('boom', 'exit 3')}</process>`);
     expect((await runJson(failing)).code).toBe(1);
   });
 
@@ -241,5 +238,57 @@ describe('distributed runs', () => {
       status: 'completed',
       outputs: { text: 'timed out' },
     });
+  });
+
+  it('never lets more than 2 calls hold a lock with limit 2, while other jobs keep flowing', async () => {
+    await Promise.all([startWorker(), startWorker()]);
+    mkdirSync(join(project, '.ai', 'tools', 'locked'), { recursive: true });
+    writeFileSync(
+      join(project, '.ai', 'tools', 'locked', 'work.yaml'),
+      [
+        'tool_type: yaml',
+        'executor_id: rye/core/runtimes/bash_runtime',
+        'description: holds the repo lock for a while',
+        'concurrency: { key: "repo:${inputs.repo}", limit: 2, lease_ms: 5000 }',
+        'config:',
+        '  command: s=$(date +%s%3N); sleep 0.3; echo "$s $(date +%s%3N)" >> "$2/times.log"',
+        'config_schema: { type: object, properties: { repo: { type: string } }, required: [repo] }',
+      ].join('\n'),
+    );
+    const locked = directive(
+      'locked',
+      `<process><step name="each"><foreach over="\${inputs.items}" as="n" parallel="8"><execute item_type="tool" item_id="locked/work"><param name="repo" value="a"/></execute></foreach></step></process><inputs><input name="items" type="array"/></inputs>`,
+    );
+    const quick = directive('quick', `<process>${bash('one', 'echo quick')}</process>`);
+    const lockedRun = runJson(
+      locked,
+      '--inputs',
+      JSON.stringify({ items: [1, 2, 3, 4, 5, 6, 7, 8] }),
+    );
+    await until(() => existsSync(join(project, 'times.log')));
+    const quickRun = await runJson(quick);
+    expect(quickRun.record.status).toBe('completed');
+    const lockedDone = await lockedRun;
+    expect(lockedDone.record.status).toBe('completed');
+    const intervals = readFileSync(join(project, 'times.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').map(Number) as [number, number]);
+    expect(intervals).toHaveLength(8);
+    expect(quickRun.record.steps).toHaveLength(1);
+    const points = intervals
+      .flatMap(
+        ([a, b]) =>
+          [
+            [a, 1],
+            [b, -1],
+          ] as const,
+      )
+      .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    let holders = 0;
+    let most = 0;
+    for (const [, d] of points) most = Math.max(most, (holders += d));
+    expect(most).toBeLessThanOrEqual(2);
+    expect(most).toBe(2);
   });
 });
