@@ -15,8 +15,14 @@ import { fromJobError } from './job-error.js';
 import { cancelChannel, cancelledKey } from './queue-names.js';
 import { toolJobData, toolJobId, type ToolJobData } from './tool-job.js';
 
-/** How long finished tool jobs are kept (a resumed run finds its calls' results within it). */
-export const TOOL_JOB_RETENTION = { completedSeconds: 3600, failedSeconds: 86_400 } as const;
+/**
+ * How long, and how many, finished tool jobs are kept: a run resumed after a crash finds the
+ * results of its calls among them (older calls would run again); the caps keep Redis flat.
+ */
+export const TOOL_JOB_RETENTION = {
+  completed: { age: 3600, count: 10_000 },
+  failed: { age: 86_400, count: 10_000 },
+} as const;
 
 /** A {@link ToolDispatcher} that runs every call as a BullMQ job. */
 export class QueueDispatcher implements ToolDispatcher {
@@ -41,8 +47,8 @@ export class QueueDispatcher implements ToolDispatcher {
     const job = await this.queue.add('tool', toolJobData(call), {
       jobId,
       attempts: 1,
-      removeOnComplete: { age: TOOL_JOB_RETENTION.completedSeconds },
-      removeOnFail: { age: TOOL_JOB_RETENTION.failedSeconds },
+      removeOnComplete: TOOL_JOB_RETENTION.completed,
+      removeOnFail: TOOL_JOB_RETENTION.failed,
     });
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {

@@ -17,6 +17,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { toJobError } from './job-error.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from './queue-names.js';
+import { queueOptions } from './queue-options.js';
 import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
@@ -54,8 +55,8 @@ export class RunWorker {
       prefix,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
     });
-    this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, { connection: redis, prefix });
-    this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, { connection: redis, prefix });
+    this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
     this.toolEvents = new QueueEvents(QueueName.TOOLS, { connection: redis.duplicate(), prefix });
     this.subscriber = redis.duplicate();
     void this.subscriber.subscribe(runCancelChannel(prefix));
@@ -144,8 +145,8 @@ export class RunWorker {
       {
         jobId: `${data.runId}.wake.${at}`,
         delay: Math.max(0, at - Date.now()),
-        removeOnComplete: { age: 3600 },
-        removeOnFail: { age: 86_400 },
+        removeOnComplete: { age: 3600, count: 1000 },
+        removeOnFail: { age: 86_400, count: 1000 },
       },
     );
   }

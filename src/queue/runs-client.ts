@@ -12,11 +12,12 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { fromJobError } from './job-error.js';
 import { QueueName } from './queue-names.js';
+import { queueOptions } from './queue-options.js';
 import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
 
 /** How long finished run jobs stay in BullMQ (the run records themselves live in the store). */
-const RUN_JOB_RETENTION = { age: 3600 } as const;
+const RUN_JOB_RETENTION = { age: 3600, count: 1000 } as const;
 
 /** Starts, signals, cancels and reads runs on a Redis deployment. */
 export class RunsClient {
@@ -29,7 +30,7 @@ export class RunsClient {
     private readonly prefix: string,
   ) {
     this.store = new RedisRunStore(redis, { prefix });
-    this.queue = new Queue<RunJobData, RunRecord>(QueueName.RUNS, { connection: redis, prefix });
+    this.queue = new Queue<RunJobData, RunRecord>(QueueName.RUNS, queueOptions(redis, prefix));
   }
 
   /**
