@@ -22,6 +22,7 @@ const MAIN = resolve(
   'cli',
   'main.js',
 );
+const WORKER_ENTRY = resolve(MAIN, '..', '..', '..', 'workers', 'worker.js');
 const redis = redisForTest();
 let project: string;
 let workers: ChildProcess[] = [];
@@ -49,10 +50,14 @@ const env = () => ({
   DIRIGENT_LOCK_MS: '1000',
 });
 
-/** Starts `dirigent worker` and resolves once it serves. */
-function startWorker(queues = 'runs,tools'): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN, 'worker', '--queues', queues], {
-    env: env(),
+/** Starts `dirigent worker` (or the env-configured `dist/workers/worker.js`) once it serves. */
+function startWorker(
+  queues = 'runs,tools',
+  entry: 'cli' | 'workers' = 'cli',
+): Promise<ChildProcess> {
+  const args = entry === 'cli' ? [MAIN, 'worker', '--queues', queues] : [WORKER_ENTRY];
+  const child = spawn(process.execPath, args, {
+    env: { ...env(), DIRIGENT_QUEUES: queues },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   workers.push(child);
@@ -132,7 +137,7 @@ describe('distributed runs', () => {
   });
 
   it('shares the items of a parallel foreach between two workers and loses none of 200 results', async () => {
-    await Promise.all([startWorker(), startWorker()]);
+    await Promise.all([startWorker(), startWorker('runs,tools', 'workers')]);
     const file = directive(
       'fan',
       `<process><step name="each"><foreach over="\${inputs.items}" as="n" parallel="20" collect="out"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo \${n}:$PPID"/></execute></foreach></step></process><inputs><input name="items" type="array"/></inputs><outputs><output name="out" value="\${steps.each.result}"/></outputs>`,
