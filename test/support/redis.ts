@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { connectRedis, pingRedis, redisDownMessage } from '../../src/queue/redis-connection.js';
+
+/** The Redis the integration tests use: `REDIS_URL`, else the local default. */
+export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+/** A real Redis for the tests of one file; see {@link redisForTest}. */
+export interface TestRedis {
+  readonly url: string;
+  /** The file's shared connection. */
+  readonly redis: Redis;
+  /** A key prefix of the current test alone; `<prefix>:*` is deleted after the test. */
+  readonly prefix: string;
+  /** One more connection (a second process, say), closed after the file's tests. */
+  connect(): Redis;
+}
+
+/**
+ * Registers hooks that connect to the real Redis at {@link TEST_REDIS_URL}, hand each test a
+ * unique key prefix and delete that prefix's keys afterwards. Call it at the top of a test file or
+ * `describe`. A Redis that does not answer fails every test with "start redis-server" (under CI
+ * and elsewhere alike): the integration tests are never skipped silently.
+ */
+export function redisForTest(): TestRedis {
+  let shared: Redis | undefined;
+  let down: Error | undefined;
+  let prefix: string | undefined;
+  const extra: Redis[] = [];
+
+  beforeAll(async () => {
+    if (await pingRedis(TEST_REDIS_URL, 2000)) shared = connectRedis(TEST_REDIS_URL);
+    else down = new Error(`${redisDownMessage(TEST_REDIS_URL)} The integration tests need it.`);
+  });
+  beforeEach(() => {
+    if (down) throw down;
+    prefix = `dirigent-test:${randomUUID()}`;
+  });
+  afterEach(async () => {
+    if (shared && prefix) await deleteKeys(shared, `${prefix}:*`);
+    prefix = undefined;
+  });
+  afterAll(async () => {
+    await Promise.all([...extra, ...(shared ? [shared] : [])].map((c) => c.quit()));
+  });
+
+  return {
+    url: TEST_REDIS_URL,
+    get redis(): Redis {
+      if (!shared) throw down ?? new Error('redisForTest(): use the connection inside a test.');
+      return shared;
+    },
+    get prefix(): string {
+      if (!prefix) throw new Error('redisForTest(): the prefix exists only inside a test.');
+      return prefix;
+    },
+    connect(): Redis {
+      if (down) throw down;
+      const client = connectRedis(TEST_REDIS_URL);
+      extra.push(client);
+      return client;
+    },
+  };
+}
+
+/** Deletes every key matching `pattern` (SCAN, then UNLINK). */
+export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
