@@ -296,4 +296,20 @@ describe('distributed runs', () => {
     expect(most).toBeLessThanOrEqual(2);
     expect(most).toBe(2);
   });
+
+  it('drains on SIGTERM: the run under way finishes, then the worker exits 0', async () => {
+    const w = await startWorker();
+    const file = directive(
+      'drain',
+      `<process>${bash('work', 'touch started; sleep 1; echo finished')}</process>`,
+    );
+    const pending = runJson(file);
+    await until(() => existsSync(join(project, 'started')));
+    const exited = new Promise<number | null>((r) => w.once('exit', (code) => r(code)));
+    w.kill('SIGTERM');
+    // Draining finishes the jobs under way: the tool, and the run it belongs to.
+    const { record } = await pending;
+    expect(record).toMatchObject({ status: 'completed' });
+    expect(await exited).toBe(0);
+  });
 });
