@@ -1,0 +1,501 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StepRecord } from '../../src/compiler/run-context.js';
+import { DirectiveLoader } from '../../src/engine/directive-loader.js';
+import { Engine } from '../../src/engine/engine.js';
+import { MemoryRunStore } from '../../src/engine/memory-run-store.js';
+import type { RunStatus } from '../../src/engine/run-record.js';
+import type { RunStore, StoredRun } from '../../src/engine/run-store.js';
+import { DirigentError } from '../../src/errors/dirigent-error.js';
+import {
+  pingRedis,
+  printableRedisUrl,
+  redisDownMessage,
+  redisUrl,
+} from '../../src/queue/redis-connection.js';
+import { RedisRunStore, type RedisRunStoreOptions } from '../../src/queue/redis-run-store.js';
+import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
+import { redisForTest } from '../support/redis.js';
+
+const t = redisForTest();
+const storeFor = (options: RedisRunStoreOptions = {}, redis = t.redis) =>
+  new RedisRunStore(redis, { prefix: t.prefix, ...options });
+
+let project: string;
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-redis-store-'));
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+function write(name: string, xml: string): string {
+  const file = join(project, `${name}.md`);
+  writeFileSync(
+    file,
+    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`,
+  );
+  return file;
+}
+
+const reviewXml = `<inputs><input name="who" type="string" default="Ada"/></inputs>
+<process>
+  <step name="draft"><render>Notes for \${inputs.who}</render></step>
+  <step name="count"><assign name="n" expr="$count([1, 2, 3])"/><render>three</render></step>
+  <step name="ask"><instruction>Ship \${steps.draft.result}?</instruction></step>
+  <step name="done"><render>answer: \${steps.ask.result}</render></step>
+</process><outputs><output name="text" value="\${steps.done.result}"/></outputs>`;
+
+const engineWith = (store: RunStore, durable = false) =>
+  new Engine({
+    projectDir: project,
+    dispatcher: new BuiltinDispatcher(),
+    loader: new DirectiveLoader(project),
+    store,
+    durable,
+  });
+
+/** A real StoredRun: the directive above run by the embedded engine up to its instruction. */
+async function waitingRun(): Promise<StoredRun> {
+  const memory = new MemoryRunStore();
+  const engine = engineWith(memory);
+  const record = await engine.run(await engine.loader.loadFile(write('review', reviewXml)), {});
+  engine.release();
+  expect(record.status).toBe('waiting');
+  const stored = await memory.load(record.runId);
+  if (!stored) throw new Error('the memory store lost the run');
+  return stored;
+}
+
+let ids = 0;
+/** A small hand-built run. */
+function runOf(status: RunStatus, startedAt: number, directive = 'demo'): StoredRun {
+  const runId = `run-${++ids}`;
+  const step: StepRecord = {
+    status: 'completed',
+    result: { n: 1 },
+    error: null,
+    attempts: 1,
+    startedAt,
+    endedAt: startedAt + 1,
+  };
+  return {
+    record: {
+      runId,
+      directive,
+      status,
+      outputs: null,
+      steps: [{ name: 'a', status: 'completed', attempts: 1, durationMs: 1 }],
+      error: null,
+      startedAt,
+      endedAt: status === 'running' || status === 'waiting' ? null : startedAt + 10,
+    },
+    snapshot: { value: 'a', context: {} },
+    source: { file: `${directive}.md`, text: '<directive/>' },
+    projectDir: '/p',
+    depth: 0,
+    parentRunId: null,
+    children: {},
+    steps: { a: step },
+    counters: { transitions: 1, spawns: 0 },
+  };
+}
+
+const withStatus = (run: StoredRun, status: RunStatus): StoredRun => ({
+  ...run,
+  record: { ...run.record, status },
+});
+
+async function rejection(promise: Promise<unknown>): Promise<DirigentError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof DirigentError) return err;
+    throw err;
+  }
+  throw new Error('expected a DirigentError, but the promise resolved');
+}
+
+describe('RedisRunStore: layout and round trip', () => {
+  it('stores a real run field by field and loads it back unchanged, with its version', async () => {
+    const run = await waitingRun();
+    const store = storeFor();
+    await store.save(run);
+    const loaded = await store.load(run.record.runId);
+    expect(loaded).toEqual({ ...run, version: 1 });
+    // A fresh store (another process) reads the same.
+    expect(await storeFor({}, t.connect()).load(run.record.runId)).toEqual({ ...run, version: 1 });
+
+    const hash = await t.redis.hgetall(store.runKey(run.record.runId));
+    expect(Object.keys(hash).sort()).toEqual(
+      [
+        'directive',
+        'etag',
+        'meta',
+        'record',
+        'snapshot',
+        'status',
+        'version',
+        ...Object.keys(run.steps).map((name) => `step:${name}`),
+      ].sort(),
+    );
+    expect(Object.keys(run.steps)).toEqual(expect.arrayContaining(['draft', 'count', 'ask']));
+    expect(JSON.parse(hash['step:draft']!)).toEqual(run.steps.draft);
+    expect(JSON.parse(hash.meta!)).toEqual({
+      source: run.source,
+      projectDir: run.projectDir,
+      depth: 0,
+      parentRunId: null,
+      children: {},
+      counters: run.counters,
+    });
+    expect(hash.status).toBe('waiting');
+    expect(await store.load('no-such-run')).toBeUndefined();
+  });
+
+  it('keeps a waiting run that another engine resumes to the end', async () => {
+    const first = engineWith(storeFor({}, t.connect()));
+    const file = write('review', reviewXml);
+    const waiting = await first.run(await first.loader.loadFile(file), { who: 'Grace' });
+    expect(waiting.status).toBe('waiting');
+    first.release();
+
+    const store = storeFor({}, t.connect());
+    const second = engineWith(store);
+    const done = await second.signal(waiting.runId, 'ask', 'yes');
+    expect(done.status).toBe('completed');
+    expect(done.outputs).toEqual({ text: 'answer: yes' });
+    const stored = await storeFor().load(waiting.runId);
+    expect(stored?.record).toEqual(done);
+    expect(stored?.steps.ask?.result).toBe('yes');
+    expect(await t.redis.ttl(store.runKey(waiting.runId))).toBeGreaterThan(0);
+  });
+
+  it('follows a durable engine that saves after every transition', async () => {
+    const steps = Array.from(
+      { length: 12 },
+      (_, i) => `<step name="s${i}"><render>${i}</render></step>`,
+    );
+    const file = write('many', `<process>${steps.join('')}</process>`);
+    const memory = new MemoryRunStore();
+    const viaMemory = engineWith(memory);
+    const expected = await viaMemory.run(await viaMemory.loader.loadFile(file), {});
+    const store = storeFor();
+    const durable = engineWith(store, true);
+    const record = await durable.run(await durable.loader.loadFile(file), {});
+    await durable.drain();
+    const stored = await store.load(record.runId);
+    expect(stored?.record.status).toBe('completed');
+    expect(stored?.record.steps.map((s) => s.name)).toEqual(expected.steps.map((s) => s.name));
+    expect(Object.keys(stored?.steps ?? {}).sort()).toEqual(steps.map((_, i) => `s${i}`).sort());
+    expect(stored?.version).toBeGreaterThan(1);
+  });
+});
+
+describe('RedisRunStore: writing only what changed', () => {
+  it('does not rewrite fields that did not change since its last write', async () => {
+    const store = storeFor();
+    const run = await waitingRun();
+    await store.save(run);
+    const key = store.runKey(run.record.runId);
+    // Marks two fields behind the store's back: a rewrite would overwrite the marks.
+    await t.redis.hset(key, 'step:draft', '"untouched"', 'meta', '"untouched"');
+    run.steps.ask = { ...run.steps.ask!, status: 'completed', result: 'yes' };
+    run.record = { ...run.record, status: 'completed' };
+    expect(await store.saveVersioned(run)).toBe(2);
+    const hash = await t.redis.hgetall(key);
+    expect(hash['step:draft']).toBe('"untouched"');
+    expect(hash.meta).toBe('"untouched"');
+    expect(JSON.parse(hash['step:ask']!)).toMatchObject({ status: 'completed', result: 'yes' });
+    expect(hash.status).toBe('completed');
+  });
+
+  it('writes everything again when another process wrote the run meanwhile', async () => {
+    const mine = storeFor();
+    const theirs = storeFor({}, t.connect());
+    const run = runOf('running', 1000);
+    await mine.save(run);
+    const other = structuredClone(run);
+    other.steps = { b: { ...run.steps.a!, result: 'theirs' } };
+    other.snapshot = { value: 'b' };
+    await theirs.save(other);
+    run.counters = { transitions: 2, spawns: 0 };
+    expect(await mine.saveVersioned(run)).toBe(3);
+    expect(await theirs.load(run.record.runId)).toEqual({ ...run, version: 3 });
+  });
+
+  it('removes step records the run no longer has', async () => {
+    const store = storeFor();
+    const run = runOf('running', 1000);
+    run.steps.b = { ...run.steps.a!, result: 'b' };
+    await store.save(run);
+    delete run.steps.b;
+    await store.save(run);
+    expect(await storeFor({}, t.connect()).load(run.record.runId)).toEqual({ ...run, version: 2 });
+  });
+
+  it('saves single step records of a stored run', async () => {
+    const store = storeFor();
+    const run = runOf('running', 1000);
+    await store.save(run);
+    const item: StepRecord = { ...run.steps.a!, result: 'item 7' };
+    expect(await store.saveSteps(run.record.runId, { 'each[7]': item })).toBe(2);
+    run.steps['each[7]'] = item;
+    expect(await storeFor().load(run.record.runId)).toEqual({ ...run, version: 2 });
+    await store.save(run); // the store still knows what it wrote: only changes are sent
+    expect((await store.load(run.record.runId))?.version).toBe(3);
+    const missing = await rejection(store.saveSteps('no-such-run', { a: item }));
+    expect(missing.code).toBe('RUN_NOT_FOUND');
+    expect(await t.redis.exists(store.runKey('no-such-run'))).toBe(0);
+  });
+
+  it('applies saves of one run in call order, each as it was when called', async () => {
+    const store = storeFor();
+    const run = runOf('running', 1000);
+    const saves: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) {
+      run.steps[`s${i}`] = { ...run.steps.a!, result: i };
+      run.counters.transitions = i;
+      saves.push(store.save(run));
+    }
+    await Promise.all(saves);
+    expect(await storeFor({}, t.connect()).load(run.record.runId)).toEqual({ ...run, version: 30 });
+  });
+});
+
+describe('RedisRunStore: optimistic concurrency', () => {
+  it('lets exactly one of many concurrent saves with the same expected version win', async () => {
+    const run = runOf('running', 1000);
+    await storeFor().save(run);
+    const clients = Array.from({ length: 4 }, () => t.connect());
+    const attempts = Array.from({ length: 40 }, (_, i) => {
+      const store = storeFor({}, clients[i % clients.length]);
+      const mine = structuredClone(run);
+      mine.counters.transitions = 100 + i;
+      return store.saveVersioned(mine, { expectVersion: 1 });
+    });
+    const outcomes = await Promise.allSettled(attempts);
+    const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+    expect(won).toHaveLength(1);
+    expect(outcomes[won[0]!]).toEqual({ status: 'fulfilled', value: 2 });
+    for (const o of outcomes) {
+      if (o.status === 'fulfilled') continue;
+      expect(o.reason).toBeInstanceOf(DirigentError);
+      expect(o.reason).toMatchObject({
+        code: 'RUN_CONFLICT',
+        retryable: true,
+        details: { runId: run.record.runId, expectedVersion: 1, actualVersion: 2 },
+      });
+    }
+    const stored = await storeFor().load(run.record.runId);
+    expect(stored?.version).toBe(2);
+    expect(stored?.counters.transitions).toBe(100 + won[0]!);
+  });
+
+  it('lets one of many concurrent saves through one store win, too', async () => {
+    const store = storeFor();
+    const run = runOf('running', 1000);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => store.save(run, { expectVersion: 0 })),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect((await store.load(run.record.runId))?.version).toBe(1);
+  });
+
+  it('writes nothing on a conflict, and saves again once reloaded', async () => {
+    const store = storeFor();
+    const run = runOf('running', 1000);
+    await store.save(run);
+    await store.save(run);
+    const stale = withStatus(run, 'completed');
+    const err = await rejection(store.save(stale, { expectVersion: 1 }));
+    expect(err.code).toBe('RUN_CONFLICT');
+    expect(err.message).toContain('expected version 1, found 2');
+    expect(await t.redis.zscore(store.indexKey({ status: 'completed' }), run.record.runId)).toBe(
+      null,
+    );
+    const fresh = await store.load(run.record.runId);
+    expect(fresh?.record.status).toBe('running');
+    expect(await store.saveVersioned(stale, { expectVersion: fresh!.version })).toBe(3);
+  });
+});
+
+describe('RedisRunStore: indexes, listing, retention and deletion', () => {
+  it('moves a run between the status indexes as its status changes', async () => {
+    const store = storeFor();
+    const run = runOf('running', 5000, 'mover');
+    const id = run.record.runId;
+    const where = async () => {
+      const found: string[] = [];
+      for (const status of ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const)
+        if ((await t.redis.zscore(store.indexKey({ status }), id)) !== null) found.push(status);
+      return found;
+    };
+    await store.save(run);
+    expect(await where()).toEqual(['running']);
+    await store.save(withStatus(run, 'waiting'));
+    expect(await where()).toEqual(['waiting']);
+    await store.save(withStatus(run, 'failed'));
+    expect(await where()).toEqual(['failed']);
+    expect(await t.redis.zscore(store.indexKey(), id)).toBe('5000');
+    expect(await t.redis.zscore(store.indexKey({ directive: 'mover' }), id)).toBe('5000');
+  });
+
+  it('lists newest first, by status, by directive, with a limit', async () => {
+    const store = storeFor();
+    const runs = [
+      runOf('completed', 1000, 'alpha'),
+      runOf('waiting', 4000, 'beta'),
+      runOf('completed', 3000, 'beta'),
+      runOf('failed', 2000, 'alpha'),
+      runOf('completed', 5000, 'alpha'),
+    ];
+    for (const run of runs) await store.save(run);
+    const idsOf = (records: { runId: string }[]) => records.map((r) => r.runId);
+    const [r1, r4, r3, r2, r5] = runs.map((r) => r.record.runId);
+    expect(idsOf(await store.list())).toEqual([r5, r4, r3, r2, r1]);
+    expect(await store.list()).toEqual(
+      [runs[4], runs[1], runs[2], runs[3], runs[0]].map((r) => r!.record),
+    );
+    expect(idsOf(await store.list({ status: 'completed' }))).toEqual([r5, r3, r1]);
+    expect(idsOf(await store.list({ directive: 'alpha' }))).toEqual([r5, r2, r1]);
+    expect(idsOf(await store.list({ directive: 'alpha', status: 'completed' }))).toEqual([r5, r1]);
+    expect(idsOf(await store.list({ status: 'completed', limit: 2 }))).toEqual([r5, r3]);
+    expect(idsOf(await store.list({ limit: 1 }))).toEqual([r5]);
+    expect(await store.list({ limit: 0 })).toEqual([]);
+    expect(await store.list({ directive: 'nothing' })).toEqual([]);
+    // RunStore's list() with no arguments, through the port.
+    const port: RunStore = store;
+    expect(idsOf(await port.list())).toEqual([r5, r4, r3, r2, r1]);
+  });
+
+  it('lists more runs than one page holds', async () => {
+    const store = storeFor();
+    for (let i = 0; i < 450; i++) await store.save(runOf(i % 3 ? 'completed' : 'failed', i));
+    const all = await store.list();
+    expect(all).toHaveLength(450);
+    expect(all.map((r) => r.startedAt)).toEqual(Array.from({ length: 450 }, (_, i) => 449 - i));
+    expect(await store.list({ status: 'failed' })).toHaveLength(150);
+    expect(await store.list({ status: 'completed', limit: 299 })).toHaveLength(299);
+  });
+
+  it('sets the retention TTL on ended runs only', async () => {
+    const store = storeFor({ retentionSeconds: 3600 });
+    const run = runOf('running', 1000);
+    const key = store.runKey(run.record.runId);
+    await store.save(run);
+    expect(await t.redis.ttl(key)).toBe(-1);
+    await store.save(withStatus(run, 'waiting'));
+    expect(await t.redis.ttl(key)).toBe(-1);
+    for (const status of ['completed', 'failed', 'cancelled'] as const) {
+      const ended = runOf(status, 2000);
+      await store.save(ended);
+      const ttl = await t.redis.ttl(store.runKey(ended.record.runId));
+      expect(ttl).toBeGreaterThan(3590);
+      expect(ttl).toBeLessThanOrEqual(3600);
+    }
+    await store.save(withStatus(run, 'cancelled'));
+    expect(await t.redis.ttl(key)).toBeGreaterThan(3590);
+    await store.save(withStatus(run, 'running')); // resumed: kept again
+    expect(await t.redis.ttl(key)).toBe(-1);
+
+    const forever = storeFor({ retentionSeconds: Infinity });
+    const kept = runOf('completed', 3000);
+    await forever.save(kept);
+    expect(await t.redis.ttl(forever.runKey(kept.record.runId))).toBe(-1);
+    expect(() => storeFor({ retentionSeconds: 0 })).toThrow(/retentionSeconds/);
+  });
+
+  it('never lists runs whose hash is gone, and removes their index entries', async () => {
+    const store = storeFor();
+    const gone = runOf('completed', 2000, 'alpha');
+    const kept = runOf('completed', 1000, 'alpha');
+    await store.save(gone);
+    await store.save(kept);
+    const id = gone.record.runId;
+    await t.redis.del(store.runKey(id)); // as the expiry would
+    expect((await store.list({ directive: 'alpha' })).map((r) => r.runId)).toEqual([
+      kept.record.runId,
+    ]);
+    for (const key of [
+      store.indexKey(),
+      store.indexKey({ status: 'completed' }),
+      store.indexKey({ directive: 'alpha' }),
+      `${t.prefix}:runs:expiring`,
+    ])
+      expect(await t.redis.zscore(key, id)).toBe(null);
+    expect(await t.redis.hget(`${t.prefix}:runs:directive-of`, id)).toBe(null);
+    expect(await store.list({ status: 'completed', limit: 1 })).toEqual([kept.record]);
+  });
+
+  it('prunes the index entries of runs whose retention is over', async () => {
+    const store = storeFor({ retentionSeconds: 1 });
+    const ended = runOf('failed', 2000, 'short');
+    const waiting = runOf('waiting', 1000, 'short');
+    await store.save(ended);
+    await store.save(waiting);
+    expect(await store.prune()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(await t.redis.exists(store.runKey(ended.record.runId))).toBe(0);
+    expect(await store.prune()).toBe(1);
+    for (const key of [
+      store.indexKey(),
+      store.indexKey({ status: 'failed' }),
+      store.indexKey({ directive: 'short' }),
+    ])
+      expect(await t.redis.zrange(key, 0, -1)).toEqual(
+        key.endsWith(':failed') ? [] : [waiting.record.runId],
+      );
+    expect(await t.redis.zcard(`${t.prefix}:runs:expiring`)).toBe(0);
+    expect(await store.prune()).toBe(0);
+  });
+
+  it('retires expired runs from the indexes as other runs are saved', async () => {
+    const store = storeFor({ retentionSeconds: 1 });
+    const ended = [runOf('completed', 1, 'old'), runOf('cancelled', 2, 'old')];
+    for (const run of ended) await store.save(run);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await store.save(runOf('running', 3, 'new'));
+    expect(await t.redis.zrange(store.indexKey({ directive: 'old' }), 0, -1)).toEqual([]);
+    expect(await t.redis.zcard(store.indexKey())).toBe(1);
+    expect(await t.redis.zcard(`${t.prefix}:runs:expiring`)).toBe(0);
+    expect(await t.redis.hlen(`${t.prefix}:runs:directive-of`)).toBe(1);
+  });
+
+  it('deletes a run with its index entries', async () => {
+    const store = storeFor();
+    const run = runOf('completed', 1000, 'gone');
+    await store.save(run);
+    expect(await store.delete(run.record.runId)).toBe(true);
+    expect(await store.load(run.record.runId)).toBeUndefined();
+    expect(await store.list()).toEqual([]);
+    const left = await t.redis.keys(`${t.prefix}:*`);
+    expect(left).toEqual([]);
+    expect(await store.delete(run.record.runId)).toBe(false);
+    // Saved again after a delete, it starts over at version 1.
+    expect(await store.saveVersioned(run)).toBe(1);
+  });
+});
+
+describe('Redis connection helpers', () => {
+  it('picks --redis, else REDIS_URL, else nothing', () => {
+    expect(redisUrl('redis://a:1', { REDIS_URL: 'redis://b:2' })).toBe('redis://a:1');
+    expect(redisUrl(undefined, { REDIS_URL: 'redis://b:2' })).toBe('redis://b:2');
+    expect(redisUrl(undefined, {})).toBeUndefined();
+    expect(redisUrl('', { REDIS_URL: '' })).toBeUndefined();
+  });
+
+  it('pings a Redis that answers, and one that does not, quickly', async () => {
+    expect(await pingRedis(t.url, 2000)).toBe(true);
+    const started = Date.now();
+    expect(await pingRedis('redis://127.0.0.1:1', 500)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('says what to do, without printing a password', () => {
+    expect(redisDownMessage('redis://:secret@db:6379/0')).toBe(
+      'Redis at redis://:***@db:6379/0 does not answer; start redis-server or set REDIS_URL.',
+    );
+    expect(printableRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+  });
+});
