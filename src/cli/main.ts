@@ -82,7 +82,10 @@ program
   .option('--concurrency <n>', 'tool jobs at once in this process (default 8)')
   .option('--queues <list>', 'runs, tools, or both', 'runs,tools')
   .option('--redis <url>', 'Redis URL (default: $REDIS_URL)')
-  .option('--prefix <prefix>', 'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)')
+  .option(
+    '--prefix <prefix>',
+    'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)',
+  )
   .action(async (opts) => process.exit(await workerCommand(opts)));
 
 program

@@ -143,7 +143,10 @@ async function withClient(
     );
   }
   const redis = connectRedis(url);
-  const client = new RunsClient(redis, opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX));
+  const client = new RunsClient(
+    redis,
+    opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX),
+  );
   try {
     return await work(client, redis);
   } catch (err) {

@@ -165,8 +165,28 @@ export interface StepNode extends NodeBase {
   action: Action;
   retry: RetryPolicy | undefined;
   timeoutMs: number | undefined;
+  /** `<lock key limit lease_seconds>`: at most `limit` of the step's tool calls at once per key. */
+  lock?: StepLock;
+  /** `<rate_limit key max per_seconds>`: at most `max` of its tool calls per window per key. */
+  rateLimit?: StepRateLimit;
   /** `<description>` of the step, kept as documentation. */
   description: string | undefined;
+}
+
+/** A step's concurrency lock; `key` is a template over the run (`repo:${inputs.repo}`). */
+export interface StepLock {
+  key: string;
+  limit: number;
+  leaseMs: number;
+  loc: SourceLocation;
+}
+
+/** A step's rate limit; `key` is a template over the run. */
+export interface StepRateLimit {
+  key: string;
+  max: number;
+  durationMs: number;
+  loc: SourceLocation;
 }
 
 /** `<branch name>` inside `<parallel>`. */

@@ -1,7 +1,7 @@
 /** The control elements of a step or parallel block: conditions, assigns, retry, timeout, edges. */
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { Assign, Condition, Edge, RetryPolicy } from './ast.js';
+import type { Assign, Condition, Edge, RetryPolicy, StepLock, StepRateLimit } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import { CONDITION_TAGS, readCondition, readConditionHost } from './read-condition.js';
@@ -15,9 +15,14 @@ export interface Control {
   retry: RetryPolicy | undefined;
   timeoutMs: number | undefined;
   next: Edge[] | undefined;
+  lock?: StepLock;
+  rateLimit?: StepRateLimit;
 }
 
-/** Reads `<condition>`/`<any>`/`<all>`/`<not>`, `<assign>`, `<retry>`, `<timeout>` and `<next>`. */
+/**
+ * Reads `<condition>`/`<any>`/`<all>`/`<not>`, `<assign>`, `<retry>`, `<timeout>`, `<next>`,
+ * `<lock>` and `<rate_limit>`.
+ */
 export function readControl(el: XmlElement, name: string, diag: Diagnostics): Control {
   const out: Control = {
     condition: undefined,
@@ -65,6 +70,37 @@ export function readControl(el: XmlElement, name: string, diag: Diagnostics): Co
       if (seconds !== undefined) out.timeoutMs = Math.round(seconds * 1000);
     } else if (kid.tag === 'next') {
       out.next = readNext(kid, diag);
+    } else if (kid.tag === 'lock') {
+      const r = new ElementReader(kid, diag, ['key', 'limit', 'lease_seconds'], ['key', 'limit']);
+      const limit = r.int('limit', 1);
+      const lease = r.num('lease_seconds') ?? 30;
+      if (lease < 1)
+        diag.error(
+          ErrorCode.INVALID_ATTRIBUTE,
+          `<lock lease_seconds="${lease}">: a lease is at least 1 second.`,
+          attrLoc(kid, 'lease_seconds'),
+          'The lease is renewed while the tool runs and frees the slot this long after a worker dies; 30 is a good value.',
+        );
+      else if (limit !== undefined && r.str('key'))
+        out.lock = { key: r.str('key')!, limit, leaseMs: Math.round(lease * 1000), loc: kid.loc };
+    } else if (kid.tag === 'rate_limit') {
+      const r = new ElementReader(kid, diag, ['key', 'max', 'per_seconds'], ['key', 'max']);
+      const max = r.int('max', 1);
+      const per = r.num('per_seconds') ?? 1;
+      if (!(per > 0))
+        diag.error(
+          ErrorCode.INVALID_ATTRIBUTE,
+          `<rate_limit per_seconds="${per}">: the window must be longer than 0 seconds.`,
+          attrLoc(kid, 'per_seconds'),
+          'Write e.g. per_seconds="1" (max calls per second).',
+        );
+      else if (max !== undefined && r.str('key'))
+        out.rateLimit = {
+          key: r.str('key')!,
+          max,
+          durationMs: Math.round(per * 1000),
+          loc: kid.loc,
+        };
     }
   }
   return out;

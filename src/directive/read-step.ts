@@ -17,6 +17,8 @@ const CONTROL_TAGS = [
   'retry',
   'timeout',
   'next',
+  'lock',
+  'rate_limit',
 ] as const;
 /** RYE's documentary elements inside steps: kept, never executed. */
 const DOC_TAGS = [

@@ -7,6 +7,7 @@ import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
 import type { ActiveRun } from './active-run.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
+import type { ToolGate } from '../tools/tool-call.js';
 
 /**
  * One try of an `<execute>`: a tool through the dispatcher, or a child directive run to its end.
@@ -48,6 +49,7 @@ export function executeAction(
     step: node,
     attempt,
     callId: callIdOf(run, node, attempt, item),
+    ...gateOf(run, node, scope),
     signal,
   });
 }
@@ -89,4 +91,21 @@ function callIdOf(run: ActiveRun, node: string, attempt: number, item: number | 
   const rec = run.steps[node];
   const entry = `${node}.${rec?.seq ?? 0}.${rec?.attempts ?? attempt}`;
   return item === undefined ? entry : `${entry}.${item}.${attempt}`;
+}
+
+/** The step's `<lock>` and `<rate_limit>` with their keys rendered against the run. */
+function gateOf(run: ActiveRun, node: string, scope: Scope): { gate?: ToolGate } {
+  const step = run.loaded.compiled.nodes.get(node)?.node;
+  if (step?.kind !== 'step' || (step.lock === undefined && step.rateLimit === undefined)) return {};
+  const render = (key: string) => String(compileTemplate(key).evaluate(scope));
+  const gate: ToolGate = {};
+  if (step.lock) {
+    const { key, limit, leaseMs } = step.lock;
+    gate.concurrency = { key: render(key), limit, leaseMs };
+  }
+  if (step.rateLimit) {
+    const { key, max, durationMs } = step.rateLimit;
+    gate.rateLimit = { key: render(key), max, durationMs };
+  }
+  return { gate };
 }

@@ -1,15 +1,17 @@
 /**
- * The gate a tool job passes before it runs on a worker: the tool's rate limit, then its
- * concurrency slot, both keyed by a template over the call's parameters (`repo:${inputs.repo}`).
+ * The gate a tool job passes before it runs on a worker: rate limits, then concurrency slots, the
+ * step's (`<lock>`, `<rate_limit>`) and the tool's (keyed by a template over the call's
+ * parameters, `repo:${inputs.repo}`).
  * A job that cannot pass is deferred (moved back to the delayed set), never held on a worker slot.
  */
 import type { Redis } from 'ioredis';
 import type { ToolItem } from '../items/tool-item.js';
+import type { ToolGate } from '../tools/tool-call.js';
 import { tryAcquire, type LockSlot } from '../locks/keyed-semaphore.js';
 import { tryConsume } from '../locks/rate-limiter.js';
 
-/** The outcome: go ahead (holding `slot`, if the tool declares a concurrency limit) or wait. */
-export type GateOutcome = { slot?: LockSlot } | { retryAfterMs?: number; blockedBy: string };
+/** The outcome: go ahead (holding the slots of the concurrency limits, if any) or wait. */
+export type GateOutcome = { slots: LockSlot[] } | { retryAfterMs?: number; blockedBy: string };
 
 const KEY_REF = /\$\{(?:inputs|params)\.([A-Za-z0-9_.]+)\}/g;
 
@@ -22,25 +24,34 @@ export function renderLockKey(template: string, params: Record<string, unknown>)
   });
 }
 
-/** Checks the tool's rate limit and takes its concurrency slot, if it declares them. */
+/**
+ * Checks the rate limits, then takes the concurrency slots, of the step (`gate`, keys already
+ * rendered) and of the tool (keys rendered here from the parameters). All or nothing: a slot taken
+ * is given back when a later one is not free.
+ */
 export async function passGate(
   redis: Redis,
   prefix: string,
-  tool: ToolItem,
+  gate: ToolGate | undefined,
+  tool: ToolItem | undefined,
   params: Record<string, unknown>,
 ): Promise<GateOutcome> {
-  if (tool.rateLimit) {
-    const { key, max, durationMs } = tool.rateLimit;
+  const rates = [gate?.rateLimit, tool?.rateLimit].flatMap((r) => (r ? [r] : []));
+  for (const { key, max, durationMs } of rates) {
     const rendered = renderLockKey(key, params);
     const rate = await tryConsume(redis, prefix, rendered, max, durationMs);
     if (!rate.ok) return { retryAfterMs: rate.retryAfterMs, blockedBy: `rate ${rendered}` };
   }
-  if (tool.concurrency) {
-    const { key, limit, leaseMs } = tool.concurrency;
+  const locks = [gate?.concurrency, tool?.concurrency].flatMap((c) => (c ? [c] : []));
+  const slots: LockSlot[] = [];
+  for (const { key, limit, leaseMs } of locks) {
     const rendered = renderLockKey(key, params);
     const slot = await tryAcquire(redis, prefix, rendered, limit, leaseMs);
-    if (slot === undefined) return { blockedBy: `lock ${rendered}` };
-    return { slot };
+    if (slot === undefined) {
+      await Promise.all(slots.map((s) => s.release()));
+      return { blockedBy: `lock ${rendered}` };
+    }
+    slots.push(slot);
   }
-  return {};
+  return { slots };
 }

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../tools/tool-call.js';
+import type { ToolCall, ToolGate } from '../tools/tool-call.js';
 
 /** What a tool job carries: everything a worker needs to run the call, and nothing else. */
 export interface ToolJobData {
@@ -9,6 +9,8 @@ export interface ToolJobData {
   step: string;
   attempt: number;
   callId?: string;
+  /** The step's lock and rate limit, keys rendered. */
+  gate?: ToolGate;
   /** Times the job was deferred for its lock or rate, and when that first happened. */
   deferrals?: number;
   firstDeferredAt?: number;
@@ -32,5 +34,6 @@ export function toolJobData(call: ToolCall): ToolJobData {
     step: call.step,
     attempt: call.attempt,
     ...(call.callId !== undefined && { callId: call.callId }),
+    ...(call.gate !== undefined && { gate: call.gate }),
   };
 }

@@ -65,17 +65,18 @@ export class ToolWorker {
     const d = job.data;
     const controller = new AbortController();
     this.running.set(id, controller);
-    let slot: LockSlot | undefined;
+    let slots: LockSlot[] = [];
     try {
       if ((await redis.exists(cancelledKey(prefix, id))) === 1) throw cancelled(id);
       const dispatcher = this.dispatcherFor(d.projectDir);
       const tool = await dispatcher.toolOf(d.itemId, d.projectDir);
-      if (tool !== undefined) {
-        const gate = await passGate(redis, prefix, tool, d.params);
-        if ('blockedBy' in gate) return await this.defer(job, token, gate.retryAfterMs);
-        slot = gate.slot;
-      }
-      const signal = slot ? AbortSignal.any([controller.signal, slot.signal]) : controller.signal;
+      const gate = await passGate(redis, prefix, d.gate, tool, d.params);
+      if ('blockedBy' in gate) return await this.defer(job, token, gate.retryAfterMs);
+      slots = gate.slots;
+      const signal =
+        slots.length > 0
+          ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
+          : controller.signal;
       return await dispatcher.dispatch({
         itemId: d.itemId,
         params: d.params,
@@ -91,7 +92,7 @@ export class ToolWorker {
       throw toJobError(err);
     } finally {
       this.running.delete(id);
-      await slot?.release();
+      await Promise.all(slots.map((s) => s.release()));
     }
   }
 

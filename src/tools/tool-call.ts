@@ -1,3 +1,5 @@
+import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
+
 /**
  * One request to run a tool, as the engine hands it to a {@link ToolDispatcher}.
  *
@@ -26,8 +28,19 @@ export interface ToolCall {
    */
   callId?: string;
   /**
+   * The step's `<lock>` and `<rate_limit>`, keys rendered: workers on a queue enforce them
+   * (with the tool's own) before the call runs; in process they do not apply.
+   */
+  gate?: ToolGate;
+  /**
    * Aborted when the step times out or the run is cancelled. Its `reason`, when it is a
    * `DirigentError` (e.g. `STEP_TIMEOUT`), is the error the call rejects with.
    */
   signal: AbortSignal;
+}
+
+/** Limits a call must pass before it runs; see {@link ToolCall.gate}. */
+export interface ToolGate {
+  concurrency?: ConcurrencySpec;
+  rateLimit?: RateLimitSpec;
 }

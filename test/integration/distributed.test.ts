@@ -312,4 +312,26 @@ describe('distributed runs', () => {
     expect(record).toMatchObject({ status: 'completed' });
     expect(await exited).toBe(0);
   });
+
+  it("serialises a step's tool calls under its <lock> with limit 1, keyed by the run's inputs", async () => {
+    await Promise.all([startWorker(), startWorker()]);
+    const file = directive(
+      'serial',
+      `<inputs><input name="repo" type="string"/><input name="items" type="array"/></inputs><process><step name="each"><lock key="repo:\${inputs.repo}" limit="1" lease_seconds="5"/><foreach over="\${inputs.items}" as="n" parallel="4"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value='s=$(date +%s%3N); sleep 0.2; echo "$s $(date +%s%3N)" >> times.log'/></execute></foreach></step></process>`,
+    );
+    const { record } = await runJson(
+      file,
+      '--inputs',
+      JSON.stringify({ repo: 'x', items: [1, 2, 3, 4] }),
+    );
+    expect(record.status).toBe('completed');
+    const intervals = readFileSync(join(project, 'times.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').map(Number) as [number, number])
+      .sort((a, b) => a[0] - b[0]);
+    expect(intervals).toHaveLength(4);
+    for (let i = 1; i < intervals.length; i++)
+      expect(intervals[i]![0]).toBeGreaterThanOrEqual(intervals[i - 1]![1]);
+  });
 });
