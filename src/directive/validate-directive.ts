@@ -91,6 +91,8 @@ function checkNodes(nodes: ProcessNode[], ctx: Ctx): void {
       for (const b of n.branches) checkNodes(b.nodes, ctx);
       continue;
     }
+    for (const g of [n.lock, n.rateLimit])
+      if (g) checkValue({ kind: 'template', source: g.key }, g.loc, ctx, []);
     const act = n.action;
     if (act.type === 'execute')
       checkExecute(act.itemType, act.itemId, act.params, act.loc, ctx, []);

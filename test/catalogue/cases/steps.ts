@@ -106,4 +106,47 @@ export const STEPS: Malformed[] = [
     code: ErrorCode.STEP_ACTION,
     says: ['2 actions', '<render>, <execute>'],
   },
+  // --- locks and rate limits
+  {
+    spec: 'a <lock> key naming an undeclared input is UNKNOWN_TEMPLATE_PATH at the lock',
+    text: directive(`
+      <inputs>
+        <input name="repo"/>
+      </inputs>
+      <process>
+        <step name="push">
+          ‸<lock key="repo:\${inputs.rpo}" limit="1"/>
+          <execute item_type="tool" item_id="dirigent/util/echo"/>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.UNKNOWN_TEMPLATE_PATH,
+    says: ['${inputs.rpo}', 'Did you mean "repo"?'],
+  },
+  {
+    spec: 'a <lock> lease under a second is INVALID_ATTRIBUTE at the attribute',
+    text: directive(`
+      <process>
+        <step name="push">
+          <lock key="k" limit="1" ‸lease_seconds="0.5"/>
+          <execute item_type="tool" item_id="dirigent/util/echo"/>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.INVALID_ATTRIBUTE,
+    says: ['lease_seconds="0.5"', 'at least 1 second'],
+  },
+  {
+    spec: 'a <rate_limit> without max is MISSING_ATTRIBUTE',
+    text: directive(`
+      <process>
+        <step name="call">
+          ‸<rate_limit key="api"/>
+          <execute item_type="tool" item_id="dirigent/util/echo"/>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.MISSING_ATTRIBUTE,
+    says: ['max'],
+  },
 ];
