@@ -16,6 +16,7 @@ import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/re
 import { DEFAULT_PREFIX, QueueName } from '../queue/queue-names.js';
 import { RunsClient } from '../queue/runs-client.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
+import { progressPrinter } from './progress-printer.js';
 import { printRecord, reportInvalid, type RunOptions } from './run-command.js';
 
 interface RemoteOptions {
@@ -40,7 +41,12 @@ export function remoteRun(target: string, opts: RunOptions & RemoteOptions): Pro
       loaded,
       parseInputs(opts.input, opts.inputs),
       projectDir,
-      { detach: opts.detach === true },
+      {
+        detach: opts.detach === true,
+        ...(!opts.json && {
+          observer: progressPrinter((line) => process.stdout.write(`${line}\n`)),
+        }),
+      },
     );
     if (record === undefined) {
       process.stdout.write(opts.json ? `${JSON.stringify({ runId })}\n` : `${runId}\n`);
@@ -58,7 +64,13 @@ export function remoteSignal(
 ): Promise<number> {
   return withClient(opts, async (client) =>
     printRecord(
-      await client.signal(runId, name, parsePayload(opts.payload), resolve(opts.project)),
+      await client.signal(
+        runId,
+        name,
+        parsePayload(opts.payload),
+        resolve(opts.project),
+        opts.json ? undefined : progressPrinter((line) => process.stdout.write(`${line}\n`)),
+      ),
       opts,
     ),
   );

@@ -18,6 +18,7 @@ import { toJobError } from './job-error.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
+import { publishingObserver } from './run-events.js';
 import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
@@ -179,6 +180,7 @@ export class RunWorker {
         loader: new DirectiveLoader(projectDir),
         store: this.store,
         durable: true,
+        observer: publishingObserver(this.options.redis, this.options.prefix),
       });
       this.engines.set(projectDir, engine);
     }

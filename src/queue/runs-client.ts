@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { validateInputs } from '../engine/validate-inputs.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -14,6 +15,7 @@ import { fromJobError } from './job-error.js';
 import { QueueName } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
 import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
+import { watchRunEvents } from './run-events.js';
 import type { RunJobData } from './run-job.js';
 
 /** How long finished run jobs stay in BullMQ (the run records themselves live in the store). */
@@ -41,7 +43,7 @@ export class RunsClient {
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
     projectDir: string,
-    options: { detach?: boolean } = {},
+    options: { detach?: boolean; observer?: EngineObserver } = {},
   ): Promise<{ runId: string; record?: RunRecord }> {
     const valid = validateInputs(loaded.compiled.directive, inputs);
     const runId = randomUUID();
@@ -56,12 +58,32 @@ export class RunsClient {
       await this.queue.add('start', data, { jobId: runId, removeOnComplete: RUN_JOB_RETENTION });
       return { runId };
     }
-    return { runId, record: await this.submit('start', data, runId) };
+    const stop = options.observer
+      ? await watchRunEvents(this.redis, this.prefix, runId, options.observer)
+      : undefined;
+    try {
+      return { runId, record: await this.submit('start', data, runId) };
+    } finally {
+      stop?.();
+    }
   }
 
   /** Delivers a signal to a waiting run and waits for it to end or wait again. */
-  signal(runId: string, name: string, payload: unknown, projectDir: string): Promise<RunRecord> {
-    return this.submit('signal', { kind: 'signal', runId, name, payload, projectDir });
+  async signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    projectDir: string,
+    observer?: EngineObserver,
+  ): Promise<RunRecord> {
+    const stop = observer
+      ? await watchRunEvents(this.redis, this.prefix, runId, observer)
+      : undefined;
+    try {
+      return await this.submit('signal', { kind: 'signal', runId, name, payload, projectDir });
+    } finally {
+      stop?.();
+    }
   }
 
   /** Cancels a run (stopping its tools on whichever worker runs them) and waits for the outcome. */

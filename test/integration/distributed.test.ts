@@ -132,6 +132,9 @@ describe('distributed runs', () => {
     expect((JSON.parse(list.stdout) as { runId: string }[]).map((r) => r.runId)).toEqual([
       record.runId,
     ]);
+    const shown = await cli('run', file, '--input', 'who=Bo');
+    expect(shown.stdout).toMatch(/▸ hello\n✓ hello completed in \d+ms\n/);
+    expect(shown.stdout).toContain('Hello, Bo!');
     const failing = directive('fails', `<process>${bash('boom', 'exit 3')}</process>`);
     expect((await runJson(failing)).code).toBe(1);
   });
