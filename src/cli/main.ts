@@ -2,9 +2,7 @@
 /** The `dirigent` command. */
 import { Command } from 'commander';
 import { runCommand, signalCommand, cancelCommand } from './run-command.js';
-import { runsCommand, statusCommand } from './remote-commands.js';
 import { toolCreateCommand } from './tool-create-command.js';
-import { workerCommand } from './worker-command.js';
 import { toolRunCommand, toolShowCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
 
@@ -60,7 +58,9 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(async (runId: string, opts) => process.exit(await statusCommand(runId, opts)));
+  .action(async (runId: string, opts) =>
+    process.exit(await (await import('./remote-commands.js')).statusCommand(runId, opts)),
+  );
 
 program
   .command('runs')
@@ -74,7 +74,9 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print a JSON array of run records')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(async (opts) => process.exit(await runsCommand(opts)));
+  .action(async (opts) =>
+    process.exit(await (await import('./remote-commands.js')).runsCommand(opts)),
+  );
 
 program
   .command('worker')
@@ -86,7 +88,9 @@ program
     '--prefix <prefix>',
     'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)',
   )
-  .action(async (opts) => process.exit(await workerCommand(opts)));
+  .action(async (opts) =>
+    process.exit(await (await import('./worker-command.js')).workerCommand(opts)),
+  );
 
 program
   .command('validate')

@@ -12,8 +12,7 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from './validate-command.js';
-import { redisUrl } from '../queue/redis-connection.js';
-import { remoteCancel, remoteRun, remoteSignal } from './remote-commands.js';
+import { redisUrl } from '../queue/redis-url.js';
 
 interface CommonOptions {
   project: string;
@@ -31,6 +30,9 @@ export interface RunOptions extends CommonOptions {
 
 const out = (line: string) => process.stdout.write(line + '\n');
 
+/** The Redis side of the CLI, loaded only when used: an embedded run never pays for BullMQ. */
+const remote = () => import('./remote-commands.js');
+
 function makeEngine(opts: CommonOptions): Engine {
   const projectDir = resolve(opts.project);
   const observer: EngineObserver | undefined = opts.json ? undefined : progressPrinter(out);
@@ -46,7 +48,7 @@ function makeEngine(opts: CommonOptions): Engine {
 
 /** `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs. */
 export async function runCommand(target: string, opts: RunOptions): Promise<number> {
-  if (redisUrl(opts.redis) !== undefined) return remoteRun(target, opts);
+  if (redisUrl(opts.redis) !== undefined) return (await remote()).remoteRun(target, opts);
   const engine = makeEngine(opts);
   let record: RunRecord;
   // Listening before the run starts: a Ctrl-C that comes while the first step spawns its work
@@ -83,7 +85,7 @@ export async function signalCommand(
   name: string,
   opts: CommonOptions & { payload?: string },
 ): Promise<number> {
-  if (redisUrl(opts.redis) !== undefined) return remoteSignal(runId, name, opts);
+  if (redisUrl(opts.redis) !== undefined) return (await remote()).remoteSignal(runId, name, opts);
   const engine = makeEngine(opts);
   try {
     return await finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
@@ -94,7 +96,7 @@ export async function signalCommand(
 
 /** `dirigent cancel`: cancels a waiting run. */
 export async function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
-  if (redisUrl(opts.redis) !== undefined) return remoteCancel(runId, opts);
+  if (redisUrl(opts.redis) !== undefined) return (await remote()).remoteCancel(runId, opts);
   const engine = makeEngine(opts);
   try {
     return await finish(

@@ -9,7 +9,6 @@ import { resolvePython } from '../runtimes/python-interpreter.js';
 import { RuntimeId } from '../runtimes/runtime-ids.js';
 import { parseConcurrencySpec, parseRateLimitSpec } from '../locks/lock-spec.js';
 import type { Resolution } from './item-resolver.js';
-import { readJsToolMetadata } from './js-tool-metadata.js';
 import { readPythonToolMetadata } from './python-tool-metadata.js';
 import { readYamlTool } from './read-yaml-tool.js';
 import type { ToolItem } from './tool-item.js';
@@ -47,6 +46,8 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
     };
   }
   if (JS_EXTENSIONS.has(ext)) {
+    // Loaded on first use: the JS/TS reader brings a whole JavaScript parser.
+    const { readJsToolMetadata } = await import('./js-tool-metadata.js');
     const meta = await readJsToolMetadata(file);
     return {
       file,

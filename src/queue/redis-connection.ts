@@ -3,18 +3,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 
-/**
- * The Redis URL to use: the explicit `--redis` value, else `REDIS_URL`, else none (the engine
- * then runs embedded). Empty strings count as unset.
- */
-export function redisUrl(
-  explicit?: string,
-  env: Record<string, string | undefined> = process.env,
-): string | undefined {
-  if (explicit !== undefined && explicit !== '') return explicit;
-  const fromEnv = env.REDIS_URL;
-  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined;
-}
+export { redisUrl } from './redis-url.js';
 
 /** Options of {@link connectRedis}: ioredis options, except the two that BullMQ and the store fix. */
 export type ConnectRedisOptions = Omit<RedisOptions, 'maxRetriesPerRequest' | 'lazyConnect'>;

@@ -8,7 +8,6 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { ItemResolver } from '../items/item-resolver.js';
 import type { JsToolMetadata } from '../items/js-tool-metadata.js';
-import { parseMcpTool, readMcpServer } from '../items/mcp-definition.js';
 import type { PythonToolMetadata } from '../items/python-tool-metadata.js';
 import { spacesBelow } from '../items/space.js';
 import type { ChainLink } from '../items/tool-item.js';
@@ -90,6 +89,7 @@ export class PrimitiveRegistry {
 
   private async runMcp(call: PrimitiveCall): Promise<unknown> {
     const link = call.chain[0]!;
+    const { parseMcpTool, readMcpServer } = await import('../items/mcp-definition.js');
     const tool = parseMcpTool(link.item.source, link.file);
     const serverFile =
       typeof call.config.server_config_path === 'string' && call.config.server_config_path !== ''
