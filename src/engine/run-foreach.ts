@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ExecuteAction, ForeachAction } from '../directive/ast.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -35,6 +36,8 @@ export async function runForeach(
   }
   const results: unknown[] = new Array(items.length);
   const local = new AbortController();
+  // Every item's call listens on this one signal: as many listeners as items run at once.
+  setMaxListeners(0, local.signal);
   const onAbort = () => local.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   let next = 0;

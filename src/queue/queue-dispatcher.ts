@@ -5,14 +5,14 @@
  * the tool (killing its process group).
  */
 import { randomUUID } from 'node:crypto';
-import type { Queue, QueueEvents } from 'bullmq';
+import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { abortError } from '../tools/abort-error.js';
 import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import type { ToolDescription, ToolDispatcher } from '../tools/tool-dispatcher.js';
 import { fromJobError } from './job-error.js';
-import { cancelChannel, cancelledKey } from './queue-names.js';
+import { cancelChannel } from './queue-names.js';
 import { toolJobData, toolJobId, type ToolJobData } from './tool-job.js';
 
 /**
@@ -53,7 +53,7 @@ export class QueueDispatcher implements ToolDispatcher {
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
-        void this.cancel(jobId);
+        void this.cancel(job).catch(() => undefined);
         reject(abortError(call.signal, label));
       };
       call.signal.addEventListener('abort', onAbort, { once: true });
@@ -68,9 +68,12 @@ export class QueueDispatcher implements ToolDispatcher {
     }
   }
 
-  /** Tells the workers to stop the job, including one that takes it up later. */
-  private async cancel(jobId: string): Promise<void> {
-    await this.redis.set(cancelledKey(this.prefix, jobId), '1', 'EX', 3600);
-    await this.redis.publish(cancelChannel(this.prefix), jobId);
+  /**
+   * Stops the job: the worker running it (or taking it up from now on: every worker remembers the
+   * cancellations it heard) aborts it; a job still waiting or deferred is removed.
+   */
+  private async cancel(job: Job<ToolJobData>): Promise<void> {
+    await this.redis.publish(cancelChannel(this.prefix), job.id!);
+    await job.remove().catch(() => undefined); // active (the message reaches it) or gone
   }
 }

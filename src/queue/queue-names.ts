@@ -13,8 +13,3 @@ export const DEFAULT_PREFIX = 'dirigent';
 export function cancelChannel(prefix: string): string {
   return `${prefix}:cancel`;
 }
-
-/** Key marking a tool job as cancelled, for a worker that takes it up after the announcement. */
-export function cancelledKey(prefix: string, jobId: string): string {
-  return `${prefix}:cancelled:${jobId}`;
-}

@@ -3,8 +3,9 @@
  *
  * Layout, under a prefix (default `dirigent`):
  *
- * - `<prefix>:run:<id>`: a hash per run with the fields `record`, `snapshot` and `meta` (source,
- *   projectDir, depth, parentRunId, children, counters), one field `step:<name>` per step record
+ * - `<prefix>:run:<id>`: a hash per run with the fields `record`, `snapshot`, `counters`,
+ *   `children` and `meta` (source, projectDir, depth, parentRunId: what never changes), one field
+ *   `step:<name>` per step record
  *   (all JSON), `version` (incremented by every save), and the plain `status`, `directive` and
  *   `etag` (the identity of the last write) that the scripts read.
  * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
@@ -340,12 +341,14 @@ export class RedisRunStore implements RunStore {
   /** The run with its current version, or `undefined` if it is not stored (or has expired). */
   async load(runId: string): Promise<VersionedRun | undefined> {
     const hash = await this.redis.hgetall(this.runKey(runId));
-    const { record, snapshot, meta, version, etag } = hash;
+    const { record, snapshot, meta, counters, children, version, etag } = hash;
     if (record === undefined || snapshot === undefined || meta === undefined) return undefined;
     const fields = new Map<string, string>([
       ['record', record],
       ['snapshot', snapshot],
       ['meta', meta],
+      ['counters', counters ?? '{}'],
+      ['children', children ?? '{}'],
     ]);
     const steps: Record<string, StepRecord> = {};
     for (const [field, json] of Object.entries(hash)) {
@@ -363,9 +366,9 @@ export class RedisRunStore implements RunStore {
       projectDir: m.projectDir,
       depth: m.depth,
       parentRunId: m.parentRunId,
-      children: m.children,
+      children: JSON.parse(children ?? '{}') as StoredRun['children'],
       steps,
-      counters: m.counters,
+      counters: JSON.parse(counters ?? '{}') as StoredRun['counters'],
       version: Number(version ?? 0),
     };
   }
@@ -517,14 +520,12 @@ export class RedisRunStore implements RunStore {
   }
 }
 
-/** The `meta` field: what a run keeps beside its record, snapshot and steps. */
+/** The `meta` field: what a run keeps beside its record, snapshot and steps, and never changes. */
 interface RunMeta {
   source: StoredRun['source'];
   projectDir: string;
   depth: number;
   parentRunId: string | null;
-  children: Record<string, string>;
-  counters: StoredRun['counters'];
 }
 
 /** The hash fields of a run, as JSON. */
@@ -534,13 +535,15 @@ function fieldsOf(run: StoredRun): Map<string, string> {
     projectDir: run.projectDir,
     depth: run.depth,
     parentRunId: run.parentRunId,
-    children: run.children,
-    counters: run.counters,
   };
+  // What changes as the run goes (counters at every step, children now and then) is kept apart
+  // from what never does (the source above), so a save sends only the small fields.
   const fields = new Map<string, string>([
     ['record', JSON.stringify(run.record)],
     ['snapshot', JSON.stringify(run.snapshot) ?? 'null'],
     ['meta', JSON.stringify(meta)],
+    ['counters', JSON.stringify(run.counters)],
+    ['children', JSON.stringify(run.children)],
   ]);
   for (const [name, step] of Object.entries(run.steps))
     fields.set(STEP + name, JSON.stringify(step));

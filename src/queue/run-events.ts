@@ -14,11 +14,16 @@ export function runEventsChannel(prefix: string, runId: string): string {
   return `${prefix}:run-events:${runId}`;
 }
 
-/** An observer that publishes step progress on each run's channel. */
-export function publishingObserver(redis: Redis, prefix: string): EngineObserver {
+/** An observer that publishes the step progress of the `watched` runs on each one's channel. */
+export function publishingObserver(
+  redis: Redis,
+  prefix: string,
+  watched: ReadonlySet<string>,
+): EngineObserver {
   const publish =
     (event: ObserverEvent) =>
     (runId: string, ...args: unknown[]) =>
+      watched.has(runId) &&
       void redis
         .publish(runEventsChannel(prefix, runId), JSON.stringify({ event, args: [runId, ...args] }))
         .catch(() => undefined);

@@ -7,8 +7,17 @@ export type RunJobData =
       source: { file: string; text: string };
       inputs: Record<string, unknown>;
       projectDir: string;
+      /** Someone watches: publish the run's progress (see run-events.ts). */
+      watch?: boolean;
     }
-  | { kind: 'signal'; runId: string; name: string; payload: unknown; projectDir: string }
+  | {
+      kind: 'signal';
+      runId: string;
+      name: string;
+      payload: unknown;
+      projectDir: string;
+      watch?: boolean;
+    }
   | { kind: 'cancel'; runId: string; reason?: string; projectDir: string }
   /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */
   | { kind: 'wake'; runId: string; projectDir: string };

@@ -48,6 +48,10 @@ export class RunWorker {
   private readonly subscriber: Redis;
   private readonly engines = new Map<string, Engine>();
   private readonly timing: WorkerTiming;
+  /** Runs whose progress someone watches (their current job asked for it). */
+  private readonly watched = new Set<string>();
+  /** BullMQ does not close a connection it is given: this worker closes its own. */
+  private readonly owned: Redis[] = [];
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
@@ -58,15 +62,17 @@ export class RunWorker {
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
     this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
-    this.toolEvents = new QueueEvents(QueueName.TOOLS, { connection: redis.duplicate(), prefix });
-    this.subscriber = redis.duplicate();
+    this.toolEvents = new QueueEvents(QueueName.TOOLS, { connection: this.own(redis), prefix });
+    // One waiter per tool call in flight listens on the queue: as many as calls at once.
+    this.toolsQueue.setMaxListeners(0);
+    this.subscriber = this.own(redis);
     void this.subscriber.subscribe(runCancelChannel(prefix));
     this.subscriber.on('message', (_c: string, message: string) => {
       const { runId, reason } = JSON.parse(message) as { runId: string; reason?: string };
       for (const engine of this.engines.values()) engine.cancel(runId, reason);
     });
     this.worker = new Worker<RunJobData, RunRecord>(QueueName.RUNS, (job) => this.process(job), {
-      connection: redis.duplicate(),
+      connection: this.own(redis),
       prefix,
       concurrency: options.concurrency ?? 50,
       ...bullWorkerTiming(this.timing),
@@ -78,11 +84,19 @@ export class RunWorker {
     await Promise.all([...this.engines.values()].map((e) => e.drain()));
     for (const e of this.engines.values()) e.release();
     await Promise.all([this.runsQueue.close(), this.toolsQueue.close(), this.toolEvents.close()]);
-    this.subscriber.disconnect();
+    for (const c of this.owned) c.disconnect();
+  }
+
+  private own(redis: Redis): Redis {
+    const c = redis.duplicate();
+    this.owned.push(c);
+    return c;
   }
 
   private async process(job: Job<RunJobData, RunRecord>): Promise<RunRecord> {
     const data = job.data;
+    const watch = 'watch' in data && data.watch === true;
+    if (watch) this.watched.add(data.runId);
     try {
       if (data.kind === 'cancel') {
         // The worker driving the run (if one does) cancels it at once; a waiting run is
@@ -92,15 +106,19 @@ export class RunWorker {
           JSON.stringify({ runId: data.runId, reason: data.reason }),
         );
       }
-      return await this.withRunLock(data.runId, () => this.drive(data));
+      // A start taken up for the first time has nothing stored yet: no need to look.
+      const fresh = data.kind === 'start' && job.attemptsStarted <= 1 && job.stalledCounter === 0;
+      return await this.withRunLock(data.runId, () => this.drive(data, fresh));
     } catch (err) {
       throw toJobError(err);
+    } finally {
+      if (watch) this.watched.delete(data.runId);
     }
   }
 
-  private async drive(data: RunJobData): Promise<RunRecord> {
+  private async drive(data: RunJobData, fresh: boolean): Promise<RunRecord> {
     const engine = this.engineFor(data.projectDir);
-    const stored = await this.store.load(data.runId);
+    const stored = fresh ? undefined : await this.store.load(data.runId);
     const over = stored && !['running', 'waiting'].includes(stored.record.status);
     let record: RunRecord;
     switch (data.kind) {
@@ -180,7 +198,7 @@ export class RunWorker {
         loader: new DirectiveLoader(projectDir),
         store: this.store,
         durable: true,
-        observer: publishingObserver(this.options.redis, this.options.prefix),
+        observer: publishingObserver(this.options.redis, this.options.prefix, this.watched),
       });
       this.engines.set(projectDir, engine);
     }

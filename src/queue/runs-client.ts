@@ -18,14 +18,19 @@ import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
 import { watchRunEvents } from './run-events.js';
 import type { RunJobData } from './run-job.js';
 
-/** How long finished run jobs stay in BullMQ (the run records themselves live in the store). */
-const RUN_JOB_RETENTION = { age: 3600, count: 1000 } as const;
+/**
+ * Finished run jobs leave BullMQ at once (whoever waits hears the outcome from the events stream;
+ * the run record lives in the store); failed ones stay a while, for inspection.
+ */
+const RUN_JOB_RETENTION = { removeOnComplete: true, removeOnFail: { age: 86_400, count: 1000 } };
 
 /** Starts, signals, cancels and reads runs on a Redis deployment. */
 export class RunsClient {
   readonly store: RedisRunStore;
   private readonly queue: Queue<RunJobData, RunRecord>;
   private events: QueueEvents | undefined;
+  /** BullMQ does not close a connection it is given: the client closes its own. */
+  private eventsConnection: Redis | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -53,9 +58,10 @@ export class RunsClient {
       source: { file: loaded.file, text: loaded.text },
       inputs: valid,
       projectDir,
+      ...(options.observer && { watch: true }),
     };
     if (options.detach) {
-      await this.queue.add('start', data, { jobId: runId, removeOnComplete: RUN_JOB_RETENTION });
+      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
       return { runId };
     }
     const stop = options.observer
@@ -80,7 +86,14 @@ export class RunsClient {
       ? await watchRunEvents(this.redis, this.prefix, runId, observer)
       : undefined;
     try {
-      return await this.submit('signal', { kind: 'signal', runId, name, payload, projectDir });
+      return await this.submit('signal', {
+        kind: 'signal',
+        runId,
+        name,
+        payload,
+        projectDir,
+        ...(observer && { watch: true }),
+      });
     } finally {
       stop?.();
     }
@@ -115,18 +128,21 @@ export class RunsClient {
 
   async close(): Promise<void> {
     await Promise.all([this.queue.close(), this.events?.close()]);
+    this.eventsConnection?.disconnect();
   }
 
   private async submit(name: string, data: RunJobData, jobId?: string): Promise<RunRecord> {
-    this.events ??= new QueueEvents(QueueName.RUNS, {
-      connection: this.redis.duplicate(),
-      prefix: this.prefix,
-    });
+    if (this.events === undefined) {
+      this.eventsConnection = this.redis.duplicate();
+      this.events = new QueueEvents(QueueName.RUNS, {
+        connection: this.eventsConnection,
+        prefix: this.prefix,
+      });
+    }
     await this.events.waitUntilReady();
     const job = await this.queue.add(name, data, {
       ...(jobId !== undefined && { jobId }),
-      removeOnComplete: RUN_JOB_RETENTION,
-      removeOnFail: RUN_JOB_RETENTION,
+      ...RUN_JOB_RETENTION,
     });
     try {
       return await job.waitUntilFinished(this.events);

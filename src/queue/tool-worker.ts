@@ -15,9 +15,12 @@ import { deferDelay } from '../locks/defer-delay.js';
 import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { toJobError } from './job-error.js';
 import { passGate } from './tool-gate.js';
-import { cancelChannel, cancelledKey, QueueName } from './queue-names.js';
+import { cancelChannel, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
+
+/** Cancellations a worker remembers (a job is taken up within moments of its cancel, or never). */
+const CANCELLED_REMEMBERED = 10_000;
 
 /** What a tool worker needs. */
 export interface ToolWorkerOptions {
@@ -33,18 +36,23 @@ export interface ToolWorkerOptions {
 export class ToolWorker {
   readonly worker: Worker<ToolJobData>;
   private readonly running = new Map<string, AbortController>();
+  /** Jobs whose cancellation this worker heard, newest last, for a job it takes up afterwards. */
+  private readonly cancelled = new Set<string>();
   private readonly dispatchers = new Map<string, ItemDispatcher>();
   private readonly subscriber: Redis;
+  /** BullMQ does not close a connection it is given: this worker closes its own. */
+  private readonly bullConnection: Redis;
 
   constructor(private readonly options: ToolWorkerOptions) {
     this.subscriber = options.redis.duplicate();
+    this.bullConnection = options.redis.duplicate();
     void this.subscriber.subscribe(cancelChannel(options.prefix));
     this.subscriber.on('message', (_channel: string, jobId: string) => this.stop(jobId));
     this.worker = new Worker<ToolJobData>(
       QueueName.TOOLS,
       (job, token) => this.process(job, token),
       {
-        connection: options.redis.duplicate(),
+        connection: this.bullConnection,
         prefix: options.prefix,
         concurrency: options.concurrency ?? 8,
         ...bullWorkerTiming(options.timing ?? workerTiming()),
@@ -57,6 +65,7 @@ export class ToolWorker {
     await this.worker.close();
     await Promise.all([...this.dispatchers.values()].map((d) => d.close()));
     this.subscriber.disconnect();
+    this.bullConnection.disconnect();
   }
 
   private async process(job: Job<ToolJobData>, token: string | undefined): Promise<unknown> {
@@ -67,7 +76,7 @@ export class ToolWorker {
     this.running.set(id, controller);
     let slots: LockSlot[] = [];
     try {
-      if ((await redis.exists(cancelledKey(prefix, id))) === 1) throw cancelled(id);
+      if (this.cancelled.has(id)) throw cancelled(id);
       const dispatcher = this.dispatcherFor(d.projectDir);
       const tool = await dispatcher.toolOf(d.itemId, d.projectDir);
       const gate = await passGate(redis, prefix, d.gate, tool, d.params);
@@ -115,6 +124,10 @@ export class ToolWorker {
   }
 
   private stop(jobId: string): void {
+    this.cancelled.add(jobId);
+    if (this.cancelled.size > CANCELLED_REMEMBERED) {
+      this.cancelled.delete(this.cancelled.values().next().value!);
+    }
     this.running.get(jobId)?.abort(cancelled(jobId));
   }
 

@@ -1,0 +1,856 @@
+/**
+ * Dirigent on BullMQ against hand-written BullMQ on the same Redis, all in this process: a
+ * sequential directive against a chain of jobs, one-step runs per second against no-op jobs, a
+ * 1,000-item foreach against a FlowProducer parent with 1,000 children, and the Redis memory a
+ * waiting run holds against an empty job's. Every side of every round gets its own key prefix,
+ * whose keys are deleted (and queues obliterated) afterwards.
+ */
+import { randomUUID } from 'node:crypto';
+import { FlowProducer, Queue, Worker, type Processor } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { DirectiveLoader, type LoadedDirective } from '../src/engine/directive-loader.js';
+import type { RunRecord, RunStatus } from '../src/engine/run-record.js';
+import { TOOL_JOB_RETENTION } from '../src/queue/queue-dispatcher.js';
+import { QueueName } from '../src/queue/queue-names.js';
+import { queueOptions } from '../src/queue/queue-options.js';
+import { connectRedis, pingRedis, redisDownMessage } from '../src/queue/redis-connection.js';
+import { RunWorker } from '../src/queue/run-worker.js';
+import { RunsClient } from '../src/queue/runs-client.js';
+import { ToolWorker } from '../src/queue/tool-worker.js';
+import { benchRow, withinRounds } from './bench-row.js';
+import type { BenchSection } from './bench-section.js';
+import { echoSequenceDirective } from './echo-sequence-directive.js';
+import type { GeneratedDirective } from './generated-directive.js';
+import { median } from './median.js';
+
+/** The goals: ratios to the BullMQ baselines, and bytes of Redis per waiting run. */
+export const DISTRIBUTED_GOALS = {
+  /** Time per step of a sequential directive, at most this many times the chain's per job. */
+  stepRatio: 1.5,
+  /** One-step runs per second, at least this share of no-op jobs per second. */
+  rateShare: 0.5,
+  /** A 1,000-item foreach, at most this many times the FlowProducer parent with its children. */
+  foreachRatio: 1.5,
+  /** Redis memory per waiting run. */
+  bytesPerWaitingRun: 5 * 1024,
+} as const;
+
+/** Sizes of each measurement. */
+const SIZE = {
+  steps: 20,
+  /** Timed runs of the sequence (and chains) per side per round; the round's figure is their median. */
+  stepReps: 10,
+  /** Timed batches of runs (and of no-op jobs) per side per round. */
+  batchReps: 3,
+  /** Timed foreach runs (and flows) per side per round. */
+  foreachReps: 2,
+  runs: 200,
+  items: 1000,
+  waiting: 200,
+} as const;
+
+/** Concurrency of every worker on both sides. */
+const CONCURRENCY = 50;
+/** Longest wait for the jobs of one measurement. */
+const WAIT_MS = 120_000;
+const KB = 1024;
+
+/** How a job ended, as its worker reported it. */
+type Outcome = { value: unknown } | { error: Error };
+
+/**
+ * The jobs a worker finished, by id, reported through its `completed` and `failed` events (so
+ * both sides are timed to the same point: the worker has moved the job to its final state).
+ */
+class Finished {
+  private readonly done = new Map<string, Outcome>();
+  private readonly waiters = new Set<{ left: Set<string>; resolve: () => void }>();
+
+  constructor(worker: Worker) {
+    worker.on('completed', (job, value: unknown) => this.settle(job.id!, { value }));
+    worker.on('failed', (job, error) => {
+      if (job?.id !== undefined) this.settle(job.id, { error });
+    });
+  }
+
+  /** The results of jobs `ids` once all have ended; rejects if one failed or time runs out. */
+  async results(ids: readonly string[]): Promise<unknown[]> {
+    const left = new Set(ids.filter((id) => !this.done.has(id)));
+    if (left.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = { left, resolve: () => {} };
+      try {
+        await new Promise<void>((resolve, reject) => {
+          waiter.resolve = resolve;
+          this.waiters.add(waiter);
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(`${left.size} of ${ids.length} jobs unfinished after ${WAIT_MS} ms`),
+              ),
+            WAIT_MS,
+          );
+        });
+      } finally {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+      }
+    }
+    return ids.map((id) => {
+      const outcome = this.done.get(id)!;
+      if ('error' in outcome) throw new Error(`job ${id} failed: ${outcome.error.message}`);
+      return outcome.value;
+    });
+  }
+
+  private settle(id: string, outcome: Outcome): void {
+    this.done.set(id, outcome);
+    for (const w of this.waiters) if (w.left.delete(id) && w.left.size === 0) w.resolve();
+  }
+}
+
+/** A fresh key prefix, and what to close before its keys are deleted. */
+interface Scope {
+  prefix: string;
+  /** Registers a close to run (in reverse order) when the measurement ends. */
+  defer(close: () => Promise<unknown> | void): void;
+}
+
+/**
+ * Runs `work` under a fresh prefix; then closes what it registered, obliterates `queues` and
+ * deletes every `<prefix>*` key.
+ */
+async function withPrefix<T>(
+  redis: Redis,
+  queues: readonly string[],
+  work: (scope: Scope) => Promise<T>,
+): Promise<T> {
+  const prefix = `dirigent-bench:${randomUUID()}`;
+  const closes: (() => Promise<unknown> | void)[] = [];
+  try {
+    return await work({ prefix, defer: (c) => void closes.push(c) });
+  } finally {
+    for (const close of closes.reverse()) await close();
+    for (const name of queues) {
+      const queue = new Queue(name, { connection: redis, prefix });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    await deleteKeys(redis, `${prefix}*`);
+  }
+}
+
+/** A BullMQ worker on its own connection, closed (with the connection) when the scope ends. */
+function worker(redis: Redis, scope: Scope, queue: string, processor: Processor): Finished {
+  const connection = redis.duplicate();
+  const w = new Worker(queue, processor, {
+    connection,
+    prefix: scope.prefix,
+    concurrency: CONCURRENCY,
+  });
+  scope.defer(async () => {
+    await w.close();
+    connection.disconnect();
+  });
+  return new Finished(w);
+}
+
+/** A queue as Dirigent opens its own, closed when the scope ends. */
+function queue(redis: Redis, scope: Scope, name: string): Queue {
+  const q = new Queue(name, queueOptions(redis, scope.prefix));
+  scope.defer(() => q.close());
+  return q;
+}
+
+/**
+ * A connection of the scope's own, whose `duplicate()`s are disconnected when the scope ends, after
+ * what was deferred later has closed. `RunWorker` and `ToolWorker` hand duplicates to BullMQ, which
+ * never closes a connection it is given, and their `close()` does not either: without this, every
+ * measurement would leave connections open and the process could not exit.
+ */
+function ownedConnection(redis: Redis, scope: Scope): Redis {
+  const own = redis.duplicate();
+  const copies: Redis[] = [own];
+  const duplicate = own.duplicate.bind(own);
+  own.duplicate = (...args: Parameters<Redis['duplicate']>) => {
+    const copy = duplicate(...args);
+    copies.push(copy);
+    return copy;
+  };
+  scope.defer(() => {
+    for (const c of copies) c.disconnect();
+  });
+  return own;
+}
+
+/** One RunWorker and one ToolWorker in this process, and a client that starts runs on them. */
+interface Deployment {
+  prefix: string;
+  /** Starts `count` runs at once (detached) and resolves with their records once their run jobs ended. */
+  runMany(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    count: number,
+  ): Promise<{ runIds: string[]; records: RunRecord[] }>;
+}
+
+async function withDeployment<T>(
+  redis: Redis,
+  work: (d: Deployment, scope: Scope) => Promise<T>,
+): Promise<T> {
+  return withPrefix(redis, [QueueName.RUNS, QueueName.TOOLS], async (scope) => {
+    const { prefix } = scope;
+    const connection = ownedConnection(redis, scope);
+    const runWorker = new RunWorker({ redis: connection, prefix, concurrency: CONCURRENCY });
+    scope.defer(() => runWorker.close());
+    const toolWorker = new ToolWorker({ redis: connection, prefix, concurrency: CONCURRENCY });
+    scope.defer(() => toolWorker.close());
+    const client = new RunsClient(connection, prefix);
+    scope.defer(() => client.close());
+    const finished = new Finished(runWorker.worker);
+    await Promise.all([runWorker.worker.waitUntilReady(), toolWorker.worker.waitUntilReady()]);
+    const projectDir = process.cwd();
+    return work(
+      {
+        prefix,
+        async runMany(loaded, inputs, count) {
+          const runIds = await Promise.all(
+            Array.from({ length: count }, async () => {
+              const started = await client.start(loaded, inputs, projectDir, { detach: true });
+              return started.runId;
+            }),
+          );
+          return { runIds, records: (await finished.results(runIds)) as RunRecord[] };
+        },
+      },
+      scope,
+    );
+  });
+}
+
+/** Throws unless every record has `status` (and, if given, `steps` step entries). */
+function expectRuns(records: readonly RunRecord[], status: RunStatus, steps?: number): void {
+  for (const r of records) {
+    if (r.status !== status || (steps !== undefined && r.steps.length !== steps)) {
+      const why = r.error ? `: ${r.error.code} ${r.error.message}` : '';
+      throw new Error(
+        `run ${r.runId} of ${r.directive} ended ${r.status} after ${r.steps.length} steps, ` +
+          `expected ${status}${steps === undefined ? '' : ` after ${steps}`}${why}`,
+      );
+    }
+  }
+}
+
+/** Milliseconds `work` takes. */
+async function elapsedMs(work: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await work();
+  return performance.now() - t0;
+}
+
+/** CPU time of this process and of the Redis server while `work` runs, µs. */
+async function cpuOf<T>(
+  redis: Redis,
+  work: () => Promise<T>,
+): Promise<{ value: T; node: number; redis: number }> {
+  const redisBefore = await redisCpuUs(redis);
+  const nodeBefore = process.cpuUsage();
+  const value = await work();
+  const node = process.cpuUsage(nodeBefore);
+  return { value, node: node.user + node.system, redis: (await redisCpuUs(redis)) - redisBefore };
+}
+
+async function redisCpuUs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) =>
+    Number(info.match(new RegExp(`^${name}:([\\d.]+)`, 'm'))?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(info.match(/^used_memory:(\d+)/m)?.[1] ?? NaN);
+}
+
+/** Every key under `pattern` (SCAN). */
+async function keysOf(redis: Redis, pattern: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    out.push(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  return out;
+}
+
+async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  const keys = await keysOf(redis, pattern);
+  for (let i = 0; i < keys.length; i += 1000) await redis.unlink(...keys.slice(i, i + 1000));
+}
+
+/** `MEMORY USAGE … SAMPLES 0` (every element counted) of each key. */
+async function memoryOfKeys(redis: Redis, keys: readonly string[]): Promise<number[]> {
+  if (keys.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const key of keys) pipeline.memory('USAGE', key, 'SAMPLES', 0);
+  const rows = (await pipeline.exec()) ?? [];
+  return rows.map(([err, bytes]) => {
+    if (err) throw err;
+    return Number(bytes ?? 0);
+  });
+}
+
+/** The bytes of every key under `prefix`, summed by the key with run and job ids left out. */
+async function memoryByKind(redis: Redis, prefix: string): Promise<Map<string, number>> {
+  const keys = await keysOf(redis, `${prefix}*`);
+  const sizes = await memoryOfKeys(redis, keys);
+  const byKind = new Map<string, number>();
+  keys.forEach((key, i) => {
+    const kind = withoutIds(key.slice(prefix.length));
+    byKind.set(kind, (byKind.get(kind) ?? 0) + sizes[i]!);
+  });
+  return byKind;
+}
+
+/** A key with UUIDs (and what follows them up to the next `:`) as `<id>`, numeric ids as `<n>`. */
+function withoutIds(text: string): string {
+  return text
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[^:]*/g, '<id>')
+    .replace(/:\d[\d.]*(?=:|$)/g, ':<n>');
+}
+
+/** How Redis memory grew while `work` ran, per run (or job) of `count`. */
+interface Growth {
+  /** Every key under the prefix (`MEMORY USAGE`), bytes per run. */
+  keys: number;
+  /** The server's `used_memory`, bytes per run. */
+  used: number;
+  /** `keys` by key kind (ids left out). */
+  byKind: Map<string, number>;
+  ms: number;
+}
+
+async function memoryGrowth(
+  redis: Redis,
+  prefix: string,
+  count: number,
+  work: () => Promise<unknown>,
+): Promise<Growth> {
+  const before = await memoryByKind(redis, prefix);
+  const usedBefore = await usedMemory(redis);
+  const ms = await elapsedMs(work);
+  const usedAfter = await usedMemory(redis);
+  const after = await memoryByKind(redis, prefix);
+  const byKind = new Map<string, number>();
+  for (const kind of new Set([...before.keys(), ...after.keys()])) {
+    byKind.set(kind, ((after.get(kind) ?? 0) - (before.get(kind) ?? 0)) / count);
+  }
+  const keys = [...byKind.values()].reduce((a, b) => a + b, 0);
+  return { keys, used: (usedAfter - usedBefore) / count, byKind, ms };
+}
+
+// ---- the directives ----
+
+function foreachDirective(): GeneratedDirective {
+  const text = `# Echo foreach
+
+\`\`\`xml
+<directive name="echo-foreach" version="1.0.0">
+  <metadata><description>Distributed benchmark: one echo job per item, all at once.</description></metadata>
+  <inputs>
+    <input name="items" type="array">The items</input>
+  </inputs>
+  <process>
+    <step name="each">
+      <foreach over="\${inputs.items}" as="item" parallel="${SIZE.items}" collect="echoed">
+        <execute item_type="tool" item_id="dirigent/util/echo">
+          <param name="i" value="\${item}"/>
+        </execute>
+      </foreach>
+    </step>
+  </process>
+</directive>
+\`\`\`
+`;
+  return { file: 'bench/echo-foreach.md', text, steps: 1 };
+}
+
+function waitingDirective(): GeneratedDirective {
+  const text = `# Waiting run
+
+\`\`\`xml
+<directive name="waiting-run" version="1.0.0">
+  <metadata><description>Distributed benchmark: a run that waits for a person.</description></metadata>
+  <inputs>
+    <input name="label" type="string" default="bench">Shown in the instruction</input>
+  </inputs>
+  <process>
+    <step name="approve">
+      <instruction>Approve the release of \${inputs.label}. Reply with {"approved": true}.</instruction>
+    </step>
+  </process>
+</directive>
+\`\`\`
+`;
+  return { file: 'bench/waiting-run.md', text, steps: 1 };
+}
+
+// ---- the measurements: each returns one figure for one round ----
+
+/** Per-round figures of a side: µs per operation of wall time, Node CPU and Redis CPU. */
+interface Timed {
+  us: number;
+  nodeCpuUs: number;
+  redisCpuUs: number;
+}
+
+/** What a side times: `once` performs `units` operations; it runs `reps` times after `warm`. */
+interface Rig {
+  warm: () => Promise<unknown>;
+  once: () => Promise<unknown>;
+  units: number;
+  reps: number;
+}
+
+/** The median of the rig's timed repetitions per operation, with the CPU of all of them. */
+async function timed(redis: Redis, rig: Rig): Promise<Timed> {
+  await rig.warm();
+  const times: number[] = [];
+  const cpu = await cpuOf(redis, async () => {
+    for (let i = 0; i < rig.reps; i++) times.push(await elapsedMs(rig.once));
+  });
+  const ops = rig.reps * rig.units;
+  return {
+    us: (median(times) * 1000) / rig.units,
+    nodeCpuUs: cpu.node / ops,
+    redisCpuUs: cpu.redis / ops,
+  };
+}
+
+/** The sequential directive, run after run. */
+function sequenceRig(d: Deployment, loaded: LoadedDirective): Rig {
+  const once = async () =>
+    expectRuns((await d.runMany(loaded, {}, 1)).records, 'completed', SIZE.steps);
+  return {
+    warm: async () => [await once(), await once()],
+    once,
+    units: SIZE.steps,
+    reps: SIZE.stepReps,
+  };
+}
+
+/** A chain of {@link SIZE.steps} jobs, each enqueued by its predecessor's processor, chain after chain. */
+function chainRig(redis: Redis, scope: Scope): Rig {
+  const q = queue(redis, scope, 'bench-chain');
+  const finished = worker(redis, scope, 'bench-chain', async (job) => {
+    const { rep, i } = job.data as { rep: number; i: number };
+    if (i + 1 < SIZE.steps) {
+      await q.add('step', { rep, i: i + 1 }, { jobId: `${rep}.${i + 1}`, ...retention() });
+    }
+    return job.data as unknown;
+  });
+  let rep = 0;
+  const once = async () => {
+    const r = rep++;
+    await q.add('step', { rep: r, i: 0 }, { jobId: `${r}.0`, ...retention() });
+    await finished.results([`${r}.${SIZE.steps - 1}`]);
+  };
+  return {
+    warm: async () => [await once(), await once()],
+    once,
+    units: SIZE.steps,
+    reps: SIZE.stepReps,
+  };
+}
+
+/** Batches of one-step runs started at once. */
+function runsRig(d: Deployment, loaded: LoadedDirective, count: number = SIZE.runs): Rig {
+  const batch = (n: number) => async () =>
+    expectRuns((await d.runMany(loaded, {}, n)).records, 'completed', 1);
+  return { warm: batch(20), once: batch(count), units: count, reps: SIZE.batchReps };
+}
+
+/** Batches of no-op jobs added at once. */
+function noopRig(redis: Redis, scope: Scope, count: number = SIZE.runs): Rig {
+  const q = queue(redis, scope, 'bench-noop');
+  const finished = worker(redis, scope, 'bench-noop', async () => ({}));
+  let batches = 0;
+  const batch = (n: number) => async () => {
+    const b = batches++;
+    const ids = Array.from({ length: n }, (_, i) => `${b}.${i}`);
+    await Promise.all(ids.map((jobId) => q.add('noop', {}, { jobId, ...retention() })));
+    await finished.results(ids);
+  };
+  return { warm: batch(20), once: batch(count), units: count, reps: SIZE.batchReps };
+}
+
+/** Runs of one foreach step over {@link SIZE.items} items. */
+function foreachRig(d: Deployment, loaded: LoadedDirective): Rig {
+  const run = (n: number) => async () => {
+    const inputs = { items: Array.from({ length: n }, (_, i) => i) };
+    expectRuns((await d.runMany(loaded, inputs, 1)).records, 'completed', 1);
+  };
+  return { warm: run(20), once: run(SIZE.items), units: SIZE.items, reps: SIZE.foreachReps };
+}
+
+/** Flows of a parent job with {@link SIZE.items} children, on two queues. */
+function flowRig(redis: Redis, scope: Scope): Rig {
+  const flows = new FlowProducer({ connection: redis, prefix: scope.prefix });
+  scope.defer(() => flows.close());
+  const parents = worker(redis, scope, 'bench-parent', async () => ({}));
+  worker(redis, scope, 'bench-children', async (job) => job.data as unknown);
+  let count = 0;
+  const flow = (children: number) => async () => {
+    const id = `flow.${count++}`;
+    await flows.add({
+      name: 'parent',
+      queueName: 'bench-parent',
+      opts: { jobId: id, ...retention() },
+      children: Array.from({ length: children }, (_, i) => ({
+        name: 'child',
+        queueName: 'bench-children',
+        data: { i },
+        opts: retention(),
+      })),
+    });
+    await parents.results([id]);
+  };
+  return { warm: flow(20), once: flow(SIZE.items), units: SIZE.items, reps: SIZE.foreachReps };
+}
+
+async function waitingSide(redis: Redis, loaded: LoadedDirective): Promise<Growth> {
+  return withDeployment(redis, async (d) => {
+    expectRuns((await d.runMany(loaded, {}, 5)).records, 'waiting');
+    return memoryGrowth(redis, d.prefix, SIZE.waiting, async () =>
+      expectRuns((await d.runMany(loaded, {}, SIZE.waiting)).records, 'waiting'),
+    );
+  });
+}
+
+async function emptyJobSide(redis: Redis): Promise<Growth> {
+  return withPrefix(redis, ['bench-empty'], async (scope) => {
+    const q = queue(redis, scope, 'bench-empty');
+    await Promise.all(Array.from({ length: 5 }, () => q.add('empty', {})));
+    return memoryGrowth(redis, scope.prefix, SIZE.waiting, () =>
+      Promise.all(Array.from({ length: SIZE.waiting }, () => q.add('empty', {}))),
+    );
+  });
+}
+
+/** Finished jobs kept as Dirigent keeps its tool jobs, so both sides write the same. */
+function retention() {
+  return {
+    removeOnComplete: TOOL_JOB_RETENTION.completed,
+    removeOnFail: TOOL_JOB_RETENTION.failed,
+  };
+}
+
+// ---- profile: the Redis commands of one run against one chain ----
+
+/** Commands this prefix's clients sent while `work` ran (MONITOR; not those run inside scripts), by kind. */
+async function commandsOf(
+  redis: Redis,
+  prefix: string,
+  work: () => Promise<unknown>,
+): Promise<Map<string, number>> {
+  // Not `redis.monitor()`: on a busy server, monitor lines can arrive before ioredis has switched
+  // the connection to monitoring, and it then emits errors before one can listen for them. Lines
+  // from before the switch, or still arriving at the disconnect, are of no interest here.
+  const monitor = redis.duplicate({ monitor: true, lazyConnect: false });
+  monitor.on('error', () => {});
+  await new Promise((resolve) => monitor.once('monitoring', resolve));
+  const counts = new Map<string, number>();
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source === 'lua' || !args.some((a) => a.includes(prefix))) return;
+    const command = args[0]!.toLowerCase();
+    const key = command.startsWith('eval') ? args[3] : args.find((a) => a.includes(prefix));
+    const where = withoutIds((key ?? '').replace(prefix, ''));
+    const kind = `${command} ${where}`.trim();
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  });
+  try {
+    await work();
+    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    monitor.disconnect();
+  }
+  return counts;
+}
+
+/** The commands of one sequential run, of one chain, of a batch of one-step runs and of no-op jobs. */
+interface Profiles {
+  sequence: Map<string, number>;
+  chain: Map<string, number>;
+  runs: Map<string, number>;
+  noop: Map<string, number>;
+}
+
+/** Batch size of the profiled one-step runs and no-op jobs. */
+const PROFILED_BATCH = 20;
+
+async function profile(
+  redis: Redis,
+  sequence: LoadedDirective,
+  oneStep: LoadedDirective,
+): Promise<Profiles> {
+  const [seq, runs] = await withDeployment(redis, async (d) => {
+    const s = sequenceRig(d, sequence);
+    const r = runsRig(d, oneStep, PROFILED_BATCH);
+    await s.warm();
+    await r.warm();
+    return [
+      await commandsOf(redis, d.prefix, s.once),
+      await commandsOf(redis, d.prefix, r.once),
+    ] as const;
+  });
+  const [chain, noop] = await withPrefix(redis, ['bench-chain', 'bench-noop'], async (scope) => {
+    const c = chainRig(redis, scope);
+    const n = noopRig(redis, scope, PROFILED_BATCH);
+    await c.warm();
+    await n.warm();
+    return [
+      await commandsOf(redis, scope.prefix, c.once),
+      await commandsOf(redis, scope.prefix, n.once),
+    ] as const;
+  });
+  return { sequence: seq, chain, runs, noop };
+}
+
+function describeCommands(counts: Map<string, number>, per: number): string {
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, n]) => `${(n / per).toFixed(1)}× \`${kind}\``)
+    .join(', ');
+  return `**${(total / per).toFixed(1)}** (${top})`;
+}
+
+// ---- the section ----
+
+/** Every round's figure of every side. */
+interface Figures {
+  sequence: Timed[];
+  chain: Timed[];
+  runs: Timed[];
+  noop: Timed[];
+  foreach: Timed[];
+  flow: Timed[];
+  waiting: Growth[];
+  empty: Growth[];
+}
+
+/**
+ * Measures the distributed engine against plain BullMQ on the Redis at `REDIS_URL` (default
+ * `redis://127.0.0.1:6379`), in `options.rounds` rounds; each round measures every subject and
+ * its baseline once, alternating which side goes first. Ends with one profiled run (the Redis
+ * commands it sends) and one profiled chain.
+ */
+export async function distributedBench(options: { rounds: number }): Promise<BenchSection> {
+  const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  if (!(await pingRedis(url, 2000))) throw new Error(redisDownMessage(url));
+  const redis = connectRedis(url);
+  const loader = new DirectiveLoader(process.cwd());
+  const load = (g: GeneratedDirective) => loader.fromText(g.file, g.text);
+  const sequence = load(echoSequenceDirective(SIZE.steps));
+  const oneStep = load(echoSequenceDirective(1));
+  const foreach = load(foreachDirective());
+  const waiting = load(waitingDirective());
+  const f: Figures = {
+    sequence: [],
+    chain: [],
+    runs: [],
+    noop: [],
+    foreach: [],
+    flow: [],
+    waiting: [],
+    empty: [],
+  };
+  /** Measures both sides into `f`, the subject first in even rounds. */
+  const pair = async <T>(
+    round: number,
+    subject: [T[], () => Promise<T>],
+    baseline: [T[], () => Promise<T>],
+  ) => {
+    for (const [into, measure] of round % 2 === 0 ? [subject, baseline] : [baseline, subject])
+      into.push(await measure());
+  };
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      await pair(
+        round,
+        [f.sequence, () => withDeployment(redis, (d) => timed(redis, sequenceRig(d, sequence)))],
+        [
+          f.chain,
+          () => withPrefix(redis, ['bench-chain'], (s) => timed(redis, chainRig(redis, s))),
+        ],
+      );
+      await pair(
+        round,
+        [f.runs, () => withDeployment(redis, (d) => timed(redis, runsRig(d, oneStep)))],
+        [f.noop, () => withPrefix(redis, ['bench-noop'], (s) => timed(redis, noopRig(redis, s)))],
+      );
+      await pair(
+        round,
+        [f.foreach, () => withDeployment(redis, (d) => timed(redis, foreachRig(d, foreach)))],
+        [
+          f.flow,
+          () =>
+            withPrefix(redis, ['bench-parent', 'bench-children'], (s) =>
+              timed(redis, flowRig(redis, s)),
+            ),
+        ],
+      );
+      await pair(
+        round,
+        [f.waiting, () => waitingSide(redis, waiting)],
+        [f.empty, () => emptyJobSide(redis)],
+      );
+    }
+    return section(f, await profile(redis, sequence, oneStep));
+  } finally {
+    await redis.quit();
+  }
+}
+
+function section(f: Figures, profiled: Profiles): BenchSection {
+  const us = (xs: readonly { us: number }[]) => xs.map((x) => x.us);
+  const ratio = (s: readonly { us: number }[], b: readonly { us: number }[]) =>
+    withinRounds(us(s), us(b), (x, y) => x / y);
+  const G = DISTRIBUTED_GOALS;
+  const stepRatio = ratio(f.sequence, f.chain);
+  const rateShare = 1 / ratio(f.runs, f.noop);
+  const foreachRatio = ratio(f.foreach, f.flow);
+  const perRun = (xs: readonly Growth[]) => xs.map((x) => (x.ms * 1000) / SIZE.waiting);
+  const waitingBytes = median(f.waiting.map((w) => w.keys));
+  const emptyBytes = median(f.empty.map((e) => e.keys));
+  const kb = (bytes: number) => `${(bytes / KB).toFixed(2)} KB`;
+  const cpu = (xs: readonly Timed[]) =>
+    `${median(us(xs)).toFixed(0)} µs wall, ${median(xs.map((x) => x.nodeCpuUs)).toFixed(0)} µs ` +
+    `Node CPU, ${median(xs.map((x) => x.redisCpuUs)).toFixed(0)} µs Redis CPU`;
+  const items = SIZE.items.toLocaleString('en-US');
+  const runJobKinds = [`:${QueueName.RUNS}:<id>`, `:${QueueName.RUNS}:completed`];
+  const withoutRunJob = median(
+    f.waiting.map((w) => w.keys - runJobKinds.reduce((sum, k) => sum + (w.byKind.get(k) ?? 0), 0)),
+  );
+  const cpuRatio = (s: readonly Timed[], b: readonly Timed[]) =>
+    withinRounds(
+      s.map((x) => x.nodeCpuUs),
+      b.map((x) => x.nodeCpuUs),
+      (x, y) => x / y,
+    ).toFixed(1);
+  return {
+    title: 'Distributed runs on BullMQ against plain BullMQ, same Redis',
+    rows: [
+      benchRow(
+        `Dirigent: ${SIZE.steps} sequential echo steps (a tool job each), per step`,
+        us(f.sequence),
+        'steps/s',
+        `**${stepRatio.toFixed(2)}×** the chain's time per step ` +
+          `(+${withinRounds(us(f.sequence), us(f.chain), (s, b) => s - b).toFixed(0)} µs/step)`,
+        { text: `≤ ${G.stepRatio}× the chain per step`, met: () => stepRatio <= G.stepRatio },
+      ),
+      benchRow(
+        `BullMQ chain: each job's processor enqueues the next (${SIZE.steps} jobs), per job`,
+        us(f.chain),
+        'jobs/s',
+      ),
+      benchRow(
+        `Dirigent: ${SIZE.runs} one-step echo runs started at once, per run`,
+        us(f.runs),
+        'runs/s',
+        `**${rateShare.toFixed(2)}×** the no-op job rate`,
+        { text: `≥ ${G.rateShare}× the no-op job rate`, met: () => rateShare >= G.rateShare },
+      ),
+      benchRow(`BullMQ: ${SIZE.runs} no-op jobs added at once, per job`, us(f.noop), 'jobs/s'),
+      benchRow(
+        `Dirigent: foreach over ${items} items (\`parallel="${SIZE.items}"\`, echo), per item`,
+        us(f.foreach),
+        'items/s',
+        `**${foreachRatio.toFixed(2)}×** the flow (whole run ` +
+          `${((median(us(f.foreach)) * SIZE.items) / 1000).toFixed(0)} ms)`,
+        { text: `≤ ${G.foreachRatio}× the flow`, met: () => foreachRatio <= G.foreachRatio },
+      ),
+      benchRow(
+        `BullMQ FlowProducer: a parent with ${items} no-op children, per child`,
+        us(f.flow),
+        'children/s',
+        `baseline (whole flow ${((median(us(f.flow)) * SIZE.items) / 1000).toFixed(0)} ms)`,
+      ),
+      benchRow(
+        `Dirigent: ${SIZE.waiting} runs started at once, parked at an \`<instruction>\`, per run`,
+        perRun(f.waiting),
+        'runs/s',
+        `**${kb(waitingBytes)}** of Redis per waiting run (\`used_memory\`: ` +
+          `${kb(median(f.waiting.map((w) => w.used)))}); ${(waitingBytes / emptyBytes).toFixed(1)}× ` +
+          'an empty job',
+        {
+          text: `< ${G.bytesPerWaitingRun / KB} KB of Redis per waiting run`,
+          met: () => waitingBytes < G.bytesPerWaitingRun,
+        },
+      ),
+      benchRow(
+        `BullMQ: ${SIZE.waiting} empty jobs added at once and left waiting, per job`,
+        perRun(f.empty),
+        'jobs/s',
+        `reference: **${kb(emptyBytes)}** per job (\`used_memory\`: ` +
+          `${kb(median(f.empty.map((e) => e.used)))})`,
+      ),
+    ],
+    notes: [
+      'Both sides run in this process on one Redis: Dirigent as one `RunWorker` and one ' +
+        '`ToolWorker` (every tool call a BullMQ job), runs started with `RunsClient.start(…, ' +
+        '{ detach: true })`; BullMQ as one `Worker` per queue (two for the flow: parent and ' +
+        `children). Every worker has concurrency ${CONCURRENCY}. Each side of each round has its ` +
+        'own key prefix, deleted afterwards, and is warmed up (a run or batch) before timing. ' +
+        "Times run from the first enqueue to the worker's `completed` event of the last run job " +
+        '(Dirigent) or last job (BullMQ): neither includes telling a client through ' +
+        `\`QueueEvents\`. A round's figure is the median of ${SIZE.stepReps} sequential runs ` +
+        `(chains), ${SIZE.batchReps} batches of runs (jobs) or ${SIZE.foreachReps} foreach runs ` +
+        '(flows); finished jobs are kept on both sides as Dirigent keeps its tool jobs. The memory rows ' +
+        'time starting and parking the runs (or adding the jobs); their memory is in the ' +
+        'comparison column.',
+      `Where the time goes, per step, run or item (medians over rounds): sequence ${cpu(f.sequence)}; ` +
+        `chain ${cpu(f.chain)}. One-step runs ${cpu(f.runs)}; no-op jobs ${cpu(f.noop)}. ` +
+        `Foreach ${cpu(f.foreach)}; flow ${cpu(f.flow)}. Node CPU is this process (client and ` +
+        "workers); Redis CPU is the whole server's, so other clients of this Redis count too. " +
+        'Node and Redis share the cores: where Node CPU comes close to the wall time, this ' +
+        'process (the engine, and encoding, sending and parsing Redis commands) sets the pace, ' +
+        `not waiting on Redis. Per step the run costs ${cpuRatio(f.sequence, f.chain)}× the ` +
+        `chain's Node CPU and sends ${commandRatio(profiled.sequence, profiled.chain)}× its ` +
+        `commands; per one-step run, ${cpuRatio(f.runs, f.noop)}× and ` +
+        `${commandRatio(profiled.runs, profiled.noop)}× a no-op job's.`,
+      'Redis commands sent by the clients (MONITOR over profiled work after the rounds; ' +
+        'commands inside Lua scripts not counted; a script is named by its first key). Per step: ' +
+        `Dirigent ${describeCommands(profiled.sequence, SIZE.steps)}; chain ` +
+        `${describeCommands(profiled.chain, SIZE.steps)}. Per one-step run (${PROFILED_BATCH} at ` +
+        `once): ${describeCommands(profiled.runs, PROFILED_BATCH)}; per no-op job: ` +
+        `${describeCommands(profiled.noop, PROFILED_BATCH)}.`,
+      `Memory: the growth of \`MEMORY USAGE … SAMPLES 0\` summed over every key under the ` +
+        `prefix, per run (or job), is the figure judged; the server's \`used_memory\` (other ` +
+        "clients' activity shows in it) is given beside it. Per waiting run, by key: " +
+        describeMemory(f.waiting, kb) +
+        `; without its finished run job (kept by the start job's \`removeOnComplete\`) a ` +
+        `waiting run would hold ${kb(withoutRunJob)}. Per empty job: ` +
+        describeMemory(f.empty, kb) +
+        '.',
+    ],
+  };
+}
+
+/** How many times the commands of `subject` those of `baseline` are (both per operation). */
+function commandRatio(subject: Map<string, number>, baseline: Map<string, number>): string {
+  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  return (total(subject) / total(baseline)).toFixed(1);
+}
+
+/** The biggest kinds of key, bytes per run (medians over rounds). */
+function describeMemory(xs: readonly Growth[], kb: (bytes: number) => string): string {
+  const kinds = new Set(xs.flatMap((x) => [...x.byKind.keys()]));
+  return [...kinds]
+    .map((kind) => [kind, median(xs.map((x) => x.byKind.get(kind) ?? 0))] as const)
+    .filter(([, bytes]) => Math.abs(bytes) >= 16)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, bytes]) => `\`${kind}\` ${kb(bytes)}`)
+    .join(', ');
+}
