@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the parse+compile, engine, warm Python host and Deno sandbox benchmarks in one
- * process, each against its baseline in the same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
+ * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox and distributed (BullMQ
+ * on Redis) benchmarks in one process, each against its baseline in the same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
  * `BENCH_ROUNDS` overrides the number of rounds (default 7).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { format, resolveConfig } from 'prettier';
 import { benchmarkReport } from './benchmark-report.js';
 import { compileBench } from './compile-bench.js';
 import { denoBench } from './deno-bench.js';
+import { distributedBench } from './distributed-bench.js';
 import { engineBench } from './engine-bench.js';
 import { pythonHostBench } from './python-host-bench.js';
 
@@ -29,11 +30,12 @@ const engine = await engineBench({
 
 const pythonHost = await pythonHostBench({ rounds });
 const deno = await denoBench({ rounds });
+const distributed = await distributedBench({ rounds: Math.min(rounds, 5) });
 
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport([compile, engine, pythonHost, deno], {
+  benchmarkReport([compile, engine, pythonHost, deno, distributed], {
     date: new Date(),
     node: process.version,
     cpus: cpus().length,
