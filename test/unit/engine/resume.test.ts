@@ -52,7 +52,7 @@ describe('Engine.resume', () => {
     const file = join(project, 'three.md');
     writeFileSync(
       file,
-      `# three\n\n\`\`\`xml\n<directive name="three" version="1.0.0"><process>${echo('a', 'one')}${echo('b', '\${steps.a.result.v}-two')}${echo('c', '\${steps.b.result.v}-three')}</process><outputs><output name="v" value="\${steps.c.result.v}"/></outputs></directive>\n\`\`\`\n`,
+      `# three\n\n\`\`\`xml\n<directive name="three" version="1.0.0"><process>${echo('a', 'one')}${echo('b', '${steps.a.result.v}-two')}${echo('c', '${steps.b.result.v}-three')}</process><outputs><output name="v" value="\${steps.c.result.v}"/></outputs></directive>\n\`\`\`\n`,
     );
     const dead = new Recorder('b');
     const first = engineWith(dead);
