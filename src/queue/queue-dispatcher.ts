@@ -1,18 +1,20 @@
 /**
  * The tool dispatcher of a distributed engine: every call becomes a job on the tools queue, run by
- * whichever worker takes it, and the call resolves with the job's result. Cancelling the call (a
+ * whichever worker takes it, and the call resolves with the job's result, which the worker sends
+ * to this process's {@link ResultInbox}. Cancelling the call (a
  * step timeout, a cancelled run) is announced to the workers, and the one running the job stops
  * the tool (killing its process group).
  */
 import { randomUUID } from 'node:crypto';
-import type { Job, Queue, QueueEvents } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { DirigentError } from '../errors/dirigent-error.js';
 import { abortError } from '../tools/abort-error.js';
 import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import type { ToolDescription, ToolDispatcher } from '../tools/tool-dispatcher.js';
-import { fromJobError } from './job-error.js';
 import { cancelChannel } from './queue-names.js';
+import type { ResultInbox } from './result-inbox.js';
 import { toolJobData, toolJobId, type ToolJobData } from './tool-job.js';
 
 /**
@@ -30,7 +32,7 @@ export class QueueDispatcher implements ToolDispatcher {
 
   constructor(
     private readonly queue: Queue<ToolJobData>,
-    private readonly events: QueueEvents,
+    private readonly inbox: ResultInbox,
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {}
@@ -44,25 +46,32 @@ export class QueueDispatcher implements ToolDispatcher {
     const label = `tool ${call.itemId}`;
     if (call.signal.aborted) throw abortError(call.signal, label);
     const jobId = toolJobId(call, randomUUID);
-    const job = await this.queue.add('tool', toolJobData(call), {
-      jobId,
-      attempts: 1,
-      removeOnComplete: TOOL_JOB_RETENTION.completed,
-      removeOnFail: TOOL_JOB_RETENTION.failed,
-    });
+    await this.inbox.whenReady();
+    const outcome = this.inbox.expect(jobId, label);
+    const job = await this.queue.add(
+      'tool',
+      { ...toolJobData(call), replyTo: this.inbox.id },
+      {
+        jobId,
+        attempts: 1,
+        removeOnComplete: TOOL_JOB_RETENTION.completed,
+        removeOnFail: TOOL_JOB_RETENTION.failed,
+      },
+    );
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
+        this.inbox.forget(jobId);
         void this.cancel(job).catch(() => undefined);
         reject(abortError(call.signal, label));
       };
       call.signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      return await Promise.race([job.waitUntilFinished(this.events), aborted]);
+      return await Promise.race([outcome, aborted]);
     } catch (err) {
       if (call.signal.aborted) throw abortError(call.signal, label);
-      throw fromJobError(err, label);
+      throw DirigentError.from(err);
     } finally {
       call.signal.removeEventListener('abort', onAbort!);
     }

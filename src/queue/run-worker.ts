@@ -6,7 +6,7 @@
  * A run that waits holds no worker slot: its job completes, and its deadlines become delayed
  * wake jobs.
  */
-import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import { DirectiveLoader } from '../engine/directive-loader.js';
@@ -18,6 +18,7 @@ import { toJobError } from './job-error.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
+import { ResultInbox } from './result-inbox.js';
 import { publishingObserver } from './run-events.js';
 import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
@@ -44,7 +45,7 @@ export class RunWorker {
   readonly store: RedisRunStore;
   private readonly runsQueue: Queue<RunJobData>;
   private readonly toolsQueue: Queue<ToolJobData>;
-  private readonly toolEvents: QueueEvents;
+  private readonly inbox: ResultInbox;
   private readonly subscriber: Redis;
   private readonly engines = new Map<string, Engine>();
   private readonly timing: WorkerTiming;
@@ -62,9 +63,7 @@ export class RunWorker {
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
     this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
-    this.toolEvents = new QueueEvents(QueueName.TOOLS, { connection: this.own(redis), prefix });
-    // One waiter per tool call in flight listens on the queue: as many as calls at once.
-    this.toolsQueue.setMaxListeners(0);
+    this.inbox = new ResultInbox(redis, prefix, this.toolsQueue);
     this.subscriber = this.own(redis);
     void this.subscriber.subscribe(runCancelChannel(prefix));
     this.subscriber.on('message', (_c: string, message: string) => {
@@ -83,7 +82,8 @@ export class RunWorker {
     await this.worker.close();
     await Promise.all([...this.engines.values()].map((e) => e.drain()));
     for (const e of this.engines.values()) e.release();
-    await Promise.all([this.runsQueue.close(), this.toolsQueue.close(), this.toolEvents.close()]);
+    this.inbox.close();
+    await Promise.all([this.runsQueue.close(), this.toolsQueue.close()]);
     for (const c of this.owned) c.disconnect();
   }
 
@@ -191,7 +191,7 @@ export class RunWorker {
         projectDir,
         dispatcher: new QueueDispatcher(
           this.toolsQueue,
-          this.toolEvents,
+          this.inbox,
           this.options.redis,
           this.options.prefix,
         ),

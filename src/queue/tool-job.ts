@@ -9,6 +9,8 @@ export interface ToolJobData {
   step: string;
   attempt: number;
   callId?: string;
+  /** The {@link ResultInbox} the outcome goes to. */
+  replyTo?: string;
   /** The step's lock and rate limit, keys rendered. */
   gate?: ToolGate;
   /** Times the job was deferred for its lock or rate, and when that first happened. */

@@ -6,14 +6,15 @@
  */
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DirigentError } from '../errors/dirigent-error.js';
+import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces } from '../items/space.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { deferDelay } from '../locks/defer-delay.js';
 import type { LockSlot } from '../locks/keyed-semaphore.js';
-import { toJobError } from './job-error.js';
+import { fromJobError, toJobError } from './job-error.js';
+import { inboxChannel } from './result-inbox.js';
 import { passGate } from './tool-gate.js';
 import { cancelChannel, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
@@ -58,6 +59,24 @@ export class ToolWorker {
         ...bullWorkerTiming(options.timing ?? workerTiming()),
       },
     );
+    // Outcomes go to the caller's inbox once BullMQ has recorded them.
+    this.worker.on('completed', (job, value) => this.reply(job, { ok: true, value }));
+    this.worker.on('failed', (job, err) => {
+      if (job)
+        this.reply(job, { ok: false, error: fromJobError(err, `tool job ${job.id}`).toJSON() });
+    });
+  }
+
+  private reply(
+    job: Job<ToolJobData>,
+    outcome: { ok: true; value: unknown } | { ok: false; error: SerializedError },
+  ): void {
+    const to = job.data.replyTo;
+    if (to === undefined) return;
+    const message = JSON.stringify({ jobId: job.id, ...outcome });
+    void this.options.redis
+      .publish(inboxChannel(this.options.prefix, to), message)
+      .catch(() => undefined);
   }
 
   /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
