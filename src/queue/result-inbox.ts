@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import { fromJobError } from './job-error.js';
 
 /** What a worker publishes when a job it ran has finished. */
@@ -29,6 +30,7 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: DirigentError) => void;
   since: number;
+  checkedAt: number;
   label: string;
 }
 
@@ -66,7 +68,7 @@ export class ResultInbox {
    */
   expect(jobId: string, label: string): Promise<unknown> {
     return new Promise((resolve, reject) =>
-      this.pending.set(jobId, { resolve, reject, since: Date.now(), label }),
+      this.pending.set(jobId, { resolve, reject, since: Date.now(), checkedAt: Date.now(), label }),
     );
   }
 
@@ -88,13 +90,35 @@ export class ResultInbox {
     else p.reject(DirigentError.fromJSON(outcome.error));
   }
 
-  /** Checks calls open for a while against their jobs: a finished one settles its call. */
+  /**
+   * Checks calls open for a while against their jobs: a finished one settles its call. A call is
+   * checked less often the longer it runs (after half its age, at most every 30 s), so many long
+   * tool calls cost little.
+   */
   private async sweep(): Promise<void> {
-    const old = [...this.pending].filter(([, p]) => Date.now() - p.since >= SWEEP_MS);
-    for (const [jobId, p] of old) {
-      const job = await Job.fromId(this.queue, jobId).catch(() => undefined);
-      if (job?.finishedOn === undefined) continue;
+    const now = Date.now();
+    const due = [...this.pending].filter(
+      ([, p]) => now - p.checkedAt >= Math.min(30_000, Math.max(SWEEP_MS, (now - p.since) / 2)),
+    );
+    for (const [jobId, p] of due) {
+      p.checkedAt = now;
+      const job = await Job.fromId(this.queue, jobId).catch(() => null);
       if (!this.pending.has(jobId)) continue;
+      if (job === undefined) {
+        // Gone without a word to us: finished and already removed, or removed by hand.
+        this.pending.delete(jobId);
+        p.reject(
+          DirigentError.retryable(
+            ErrorCode.INTERNAL,
+            `The outcome of ${p.label} (job ${jobId}) was lost: the job is gone from the queue.`,
+            {
+              hint: 'The step is retried per its <retry> policy; lost outcomes mean the inbox lost its connection to Redis.',
+            },
+          ),
+        );
+        continue;
+      }
+      if (job === null || job.finishedOn === undefined) continue;
       this.pending.delete(jobId);
       if (job.failedReason) p.reject(fromJobError(job.failedReason, p.label));
       else p.resolve(job.returnvalue);
