@@ -38,6 +38,11 @@ export abstract class RunTracker {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Resolves once every store write made so far has completed. */
+  persisted(): Promise<void> {
+    return this.stored;
+  }
+
   /** Resolves when the run ends (completed, failed or cancelled), however long it waits. */
   finished(): Promise<RunRecord> {
     if (this.isOver()) return this.stored.then(() => this.record);

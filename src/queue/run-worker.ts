@@ -6,9 +6,10 @@
  * A run that waits holds no worker slot: its job completes, and its deadlines become delayed
  * wake jobs.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
+import type { ActiveRun } from '../engine/active-run.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
 import { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/run-record.js';
@@ -49,6 +50,9 @@ export class RunWorker {
   private readonly subscriber: Redis;
   private readonly engines = new Map<string, Engine>();
   private readonly timing: WorkerTiming;
+  /** Runs this worker drives, each with the function that hands it back. */
+  private readonly driving = new Map<string, () => void>();
+  private closing = false;
   /** Runs whose progress someone watches (their current job asked for it). */
   private readonly watched = new Set<string>();
   /** BullMQ does not close a connection it is given: this worker closes its own. */
@@ -70,15 +74,25 @@ export class RunWorker {
       const { runId, reason } = JSON.parse(message) as { runId: string; reason?: string };
       for (const engine of this.engines.values()) engine.cancel(runId, reason);
     });
-    this.worker = new Worker<RunJobData, RunRecord>(QueueName.RUNS, (job) => this.process(job), {
-      connection: this.own(redis),
-      prefix,
-      concurrency: options.concurrency ?? 50,
-      ...bullWorkerTiming(this.timing),
-    });
+    this.worker = new Worker<RunJobData, RunRecord>(
+      QueueName.RUNS,
+      (job, token) => this.process(job, token),
+      {
+        connection: this.own(redis),
+        prefix,
+        concurrency: options.concurrency ?? 50,
+        ...bullWorkerTiming(this.timing),
+      },
+    );
   }
 
+  /**
+   * Stops taking jobs, hands the runs it drives back to the queue (another worker resumes them),
+   * waits for signal and cancel jobs under way, then closes its connections.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    for (const handOver of this.driving.values()) handOver();
     await this.worker.close();
     await Promise.all([...this.engines.values()].map((e) => e.drain()));
     for (const e of this.engines.values()) e.release();
@@ -93,7 +107,10 @@ export class RunWorker {
     return c;
   }
 
-  private async process(job: Job<RunJobData, RunRecord>): Promise<RunRecord> {
+  private async process(
+    job: Job<RunJobData, RunRecord>,
+    token: string | undefined,
+  ): Promise<RunRecord> {
     const data = job.data;
     const watch = 'watch' in data && data.watch === true;
     if (watch) this.watched.add(data.runId);
@@ -108,15 +125,21 @@ export class RunWorker {
       }
       // A start taken up for the first time has nothing stored yet: no need to look.
       const fresh = data.kind === 'start' && job.attemptsStarted <= 1 && job.stalledCounter === 0;
-      return await this.withRunLock(data.runId, () => this.drive(data, fresh));
+      return await this.withRunLock(data.runId, () => this.drive(data, fresh, job, token));
     } catch (err) {
+      if (err instanceof WaitingError) throw err;
       throw toJobError(err);
     } finally {
       if (watch) this.watched.delete(data.runId);
     }
   }
 
-  private async drive(data: RunJobData, fresh: boolean): Promise<RunRecord> {
+  private async drive(
+    data: RunJobData,
+    fresh: boolean,
+    job: Job<RunJobData, RunRecord>,
+    token: string | undefined,
+  ): Promise<RunRecord> {
     const engine = this.engineFor(data.projectDir);
     const stored = fresh ? undefined : await this.store.load(data.runId);
     const over = stored && !['running', 'waiting'].includes(stored.record.status);
@@ -124,15 +147,20 @@ export class RunWorker {
     switch (data.kind) {
       case 'start':
         if (over) return stored.record; // delivered again after it ended
-        record = stored
-          ? await (await engine.resume(data.runId)).settled()
-          : await engine.run(
-              engine.loader.fromText(data.source.file, data.source.text),
-              data.inputs,
-              {
-                runId: data.runId,
-              },
-            );
+        record = await this.untilSettledOrHandedOver(
+          stored
+            ? await engine.resume(data.runId)
+            : engine.start(
+                engine.loader.fromText(data.source.file, data.source.text),
+                data.inputs,
+                {
+                  runId: data.runId,
+                },
+              ),
+          engine,
+          job,
+          token,
+        );
         break;
       case 'signal':
         record = await engine.signal(data.runId, data.name, data.payload);
@@ -143,12 +171,44 @@ export class RunWorker {
         break;
       case 'wake':
         if (over || stored === undefined) return stored?.record ?? notFound(data.runId);
-        record = await (await engine.resume(data.runId)).settled();
+        record = await this.untilSettledOrHandedOver(
+          await engine.resume(data.runId),
+          engine,
+          job,
+          token,
+        );
         break;
     }
     if (record.status === 'waiting') await this.scheduleWake(engine, data, record);
     engine.releaseRun(data.runId);
     return record;
+  }
+
+  /**
+   * The run's record once it ends or waits; or, if this worker is told to close first, the run is
+   * handed back: stored as it stands, let go, and its job returned to the queue, where another
+   * worker takes it up and resumes the run (its tool calls under way are answered, not repeated).
+   */
+  private async untilSettledOrHandedOver(
+    run: ActiveRun,
+    engine: Engine,
+    job: Job<RunJobData, RunRecord>,
+    token: string | undefined,
+  ): Promise<RunRecord> {
+    const handover = new Promise<undefined>((resolve) =>
+      this.driving.set(run.runId, () => resolve(undefined)),
+    );
+    if (this.closing) this.driving.get(run.runId)!();
+    try {
+      const record = await Promise.race([run.settled(), handover]);
+      if (record !== undefined) return record;
+    } finally {
+      this.driving.delete(run.runId);
+    }
+    await run.persisted();
+    engine.releaseRun(run.runId);
+    await job.moveToWait(token);
+    throw new WaitingError();
   }
 
   /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */

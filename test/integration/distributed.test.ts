@@ -300,20 +300,23 @@ describe('distributed runs', () => {
     expect(most).toBe(2);
   });
 
-  it('drains on SIGTERM: the run under way finishes, then the worker exits 0', async () => {
+  it('drains on SIGTERM: the tool under way finishes, the run is handed to another worker', async () => {
     const w = await startWorker();
-    const file = directive(
-      'drain',
-      `<process>${bash('work', 'touch started; sleep 1; echo finished')}</process>`,
-    );
+    const steps = ['a', 'b', 'c', 'd']
+      .map((s) => bash(s, `echo ${s} >> steps.log; sleep 0.7`))
+      .join('');
+    const file = directive('drain', `<process>${steps}</process>`);
     const pending = runJson(file);
-    await until(() => existsSync(join(project, 'started')));
+    await until(() => existsSync(join(project, 'steps.log')));
     const exited = new Promise<number | null>((r) => w.once('exit', (code) => r(code)));
+    const termAt = Date.now();
     w.kill('SIGTERM');
-    // Draining finishes the jobs under way: the tool, and the run it belongs to.
+    expect(await exited).toBe(0);
+    expect(Date.now() - termAt, 'it did not wait for the whole run').toBeLessThan(2000);
+    await startWorker();
     const { record } = await pending;
     expect(record).toMatchObject({ status: 'completed' });
-    expect(await exited).toBe(0);
+    expect(readFileSync(join(project, 'steps.log'), 'utf8')).toBe('a\nb\nc\nd\n');
   });
 
   it("serialises a step's tool calls under its <lock> with limit 1, keyed by the run's inputs", async () => {
