@@ -13,8 +13,8 @@ export interface WorkerOptions {
 
 /**
  * `dirigent worker [--concurrency N] [--queues runs,tools]`: serves run jobs and tool jobs until
- * SIGTERM or SIGINT, then finishes the jobs under way and exits 0. Any number of workers, on any
- * number of machines, share one Redis.
+ * SIGTERM or SIGINT, then finishes the tool jobs under way, hands its runs back to the queue and
+ * exits 0. Any number of workers, on any number of machines, share one Redis.
  */
 export async function workerCommand(opts: WorkerOptions): Promise<number> {
   const url = redisUrl(opts.redis);
