@@ -24,3 +24,4 @@ export * from './tools/index.js';
 export { ItemDispatcher } from './tools/item-dispatcher.js';
 export { ItemResolver, type Resolution } from './items/item-resolver.js';
 export { defaultSpaces, type Space, type SpaceName } from './items/space.js';
+export * from './items/signing/index.js';

@@ -22,4 +22,17 @@ describe('import from "dirigent"', () => {
     const record = JSON.parse(out) as { status: string; outputs: unknown };
     expect(record).toMatchObject({ status: 'completed', outputs: { greeting: 'Hello, Ada!' } });
   });
+
+  it('offers the distributed engine as "dirigent/distributed", without loading it from "dirigent"', () => {
+    const script = `
+      const main = await import('dirigent');
+      const distributed = await import('dirigent/distributed');
+      console.log(JSON.stringify({ main: 'RunWorker' in main, workers: ['RunWorker', 'ToolWorker', 'RunsClient', 'RedisRunStore'].every((n) => typeof distributed[n] === 'function'), signing: typeof main.verifyItem }));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({ main: false, workers: true, signing: 'function' });
+  });
 });

@@ -13,3 +13,8 @@ export const DEFAULT_PREFIX = 'dirigent';
 export function cancelChannel(prefix: string): string {
   return `${prefix}:cancel`;
 }
+
+/** Pub/sub channel on which cancellations of runs being driven are announced. */
+export function runCancelChannel(prefix: string): string {
+  return `${prefix}:run-cancel`;
+}

@@ -17,7 +17,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { toJobError } from './job-error.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
-import { QueueName } from './queue-names.js';
+import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
 import { ResultInbox } from './result-inbox.js';
 import { publishingObserver } from './run-events.js';
@@ -36,9 +36,6 @@ export interface RunWorkerOptions {
   retentionSeconds?: number;
   timing?: WorkerTiming;
 }
-
-/** Channel on which cancellations of runs being driven are announced. */
-const runCancelChannel = (prefix: string) => `${prefix}:run-cancel`;
 
 /** A running run worker; `close()` lets the runs under way settle, then stops. */
 export class RunWorker {

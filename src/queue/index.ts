@@ -1,0 +1,11 @@
+/**
+ * `dirigent/distributed`: runs on BullMQ and Redis. Kept apart from the main entry point, so that
+ * an application that only embeds the engine never loads BullMQ.
+ */
+export { RunWorker, type RunWorkerOptions } from './run-worker.js';
+export { ToolWorker, type ToolWorkerOptions } from './tool-worker.js';
+export { RunsClient } from './runs-client.js';
+export { RedisRunStore, type RunListFilter, type VersionedRun } from './redis-run-store.js';
+export { connectRedis, pingRedis, redisUrl } from './redis-connection.js';
+export { DEFAULT_PREFIX, QueueName } from './queue-names.js';
+export { workerTiming, type WorkerTiming } from './worker-timing.js';
