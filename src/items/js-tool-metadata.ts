@@ -47,6 +47,9 @@ export interface JsToolMetadata {
   /** Names of the secrets the tool reads from `context.secrets`. */
   requiredSecrets: string[];
   examples: JsToolExample[];
+  /** `concurrency` and `rate_limit`, as written (the tool reader checks them). */
+  concurrency: JsonValue | undefined;
+  rateLimit: JsonValue | undefined;
   /** Whether the module exports `execute`. */
   hasExecute: boolean;
   /** SHA-256 of the file content this was read from (keys warm sandbox hosts). */
@@ -63,6 +66,8 @@ const DIRIGENT_FIELDS = [
   'permissions',
   'required_secrets',
   'examples',
+  'concurrency',
+  'rate_limit',
 ] as const;
 /** RYE's constants, read whether exported or not (RYE's own examples do both). */
 const RYE_FIELDS = [
@@ -152,6 +157,8 @@ export function parseJsToolMetadata(file: string, text: string): JsToolMetadata 
     network: shape.network(),
     requiredSecrets: shape.secrets(),
     examples: shape.examples(),
+    concurrency: v.get('concurrency')?.value,
+    rateLimit: v.get('rate_limit')?.value,
     hasExecute,
   };
   return meta;

@@ -22,9 +22,6 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
   if (ext === '.yaml' || ext === '.yml') return readYamlTool(file);
   if (ext === '.py') {
     const meta = await readPythonToolMetadata(file, await resolvePython(projectDir));
-    const at = { subject: `tool ${file}`, location: { file, line: 1, column: 1 } };
-    const concurrency = parseConcurrencySpec(meta.concurrency, at);
-    const rateLimit = parseRateLimitSpec(meta.rateLimit, at);
     return {
       file,
       format: 'python',
@@ -40,8 +37,7 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
       requiredSecrets: meta.requiredSecrets,
       limits: {},
       network: false,
-      ...(concurrency && { concurrency }),
-      ...(rateLimit && { rateLimit }),
+      ...gateSpecs(file, meta.concurrency, meta.rateLimit),
       source: meta,
     };
   }
@@ -64,6 +60,7 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
       requiredSecrets: meta.requiredSecrets,
       limits: meta.limits,
       network: meta.network,
+      ...gateSpecs(file, meta.concurrency, meta.rateLimit),
       source: meta,
     };
   }
@@ -75,4 +72,16 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
       hint: 'Write the tool in Python (.py), YAML (.yaml, naming a runtime) or JS/TS (.ts, .js, .mjs).',
     },
   );
+}
+
+/** A tool's `concurrency` and `rate_limit` declarations, checked, as {@link ToolItem} fields. */
+function gateSpecs(
+  file: string,
+  concurrency: unknown,
+  rateLimit: unknown,
+): Pick<ToolItem, 'concurrency' | 'rateLimit'> {
+  const at = { subject: `tool ${file}`, location: { file, line: 1, column: 1 } };
+  const c = parseConcurrencySpec(concurrency, at);
+  const r = parseRateLimitSpec(rateLimit, at);
+  return { ...(c && { concurrency: c }), ...(r && { rateLimit: r }) };
 }
