@@ -21,7 +21,7 @@ import { executeAction } from './execute-action.js';
 import { instructionText } from './instruction-text.js';
 import { runAttempts, type AttemptOutcome } from './run-attempts.js';
 import { runForeach } from './run-foreach.js';
-import type { WaitingStep } from './run-record.js';
+import type { RunRecord, WaitingStep } from './run-record.js';
 import type { StoredRun } from './run-store.js';
 import { StepBook } from './step-book.js';
 import { StepWaits } from './step-waits.js';
@@ -123,6 +123,9 @@ export class ActiveRun extends StepBook {
       );
     }
     this.actor.start();
+    // A durable run is stored from its first state on: a process that dies in the first step
+    // leaves a run that can be resumed (and a parent that can find its child).
+    if (this.engine.durable && this.record.status === 'running') this.checkpoint();
     // After start: a restored wait whose deadline passed while stored fails right here.
     for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.add(w);
     this.queueIdleCheck();
@@ -141,11 +144,17 @@ export class ActiveRun extends StepBook {
     return true;
   }
 
-  /** Links a restored child run to the parent step that started it. */
-  adoptChild(node: string, child: ActiveRun): void {
+  /** Links a restored child run (or the record of one that ended) to the step that started it. */
+  adoptChild(node: string, child: ActiveRun | RunRecord): void {
     const cn = this.node(node);
     if (cn.node.kind === 'step')
       this.runWork(cn, cn.node, () => this.engine.awaitChild(child), undefined, undefined);
+  }
+
+  /** Records the child run a step started (stored at once by a durable engine, for resuming). */
+  noteChild(node: string, childId: string): void {
+    this.children[node] = childId;
+    if (this.engine.durable) this.checkpoint();
   }
 
   /** Counts one more child run against `limit`; false when the limit is reached. */

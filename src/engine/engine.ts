@@ -201,8 +201,8 @@ export class Engine {
   }
 
   /** The child's outputs, or a `CHILD_FAILED` error carrying the child's own error. */
-  async awaitChild(child: ActiveRun): Promise<unknown> {
-    const record = await child.finished();
+  async awaitChild(child: ActiveRun | RunRecord): Promise<unknown> {
+    const record = child instanceof ActiveRun ? await child.finished() : child;
     if (record.status === 'completed') return record.outputs;
     throw childError(record);
   }
@@ -284,6 +284,9 @@ export class Engine {
       const resumable =
         child?.record.status === 'waiting' || (interrupted && child?.record.status === 'running');
       if (resumable) run.adoptChild(node, await this.attach(childId, interrupted));
+      // A child that ended while the parent's process was down: its outcome settles the step.
+      else if (interrupted && child && run.steps[node]?.status === 'running')
+        run.adoptChild(node, child.record);
     }
     return run;
   }

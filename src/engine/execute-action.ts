@@ -76,7 +76,7 @@ async function runChild(
     );
   }
   const child = await run.engine.startChild(itemId, params, run);
-  run.children[node] = child.runId;
+  run.noteChild(node, child.runId);
   const onAbort = () => run.engine.cancel(child.runId, `Parent step "${node}" was stopped.`);
   signal.addEventListener('abort', onAbort, { once: true });
   try {

@@ -83,4 +83,32 @@ describe('Engine.resume', () => {
       code: 'RUN_NOT_WAITING',
     });
   });
+
+  it('resumes a parent whose child directive went on (or ended) while the parent was down', async () => {
+    writeFileSync(
+      join(project, 'child.md'),
+      `# child\n\n\`\`\`xml\n<directive name="child" version="1.0.0"><process>${echo('inner', 'deep')}</process><outputs><output name="v" value="\${steps.inner.result.v}"/></outputs></directive>\n\`\`\`\n`,
+    );
+    const file = join(project, 'parent.md');
+    writeFileSync(
+      file,
+      `# parent\n\n\`\`\`xml\n<directive name="parent" version="1.0.0"><process><step name="call"><execute item_type="directive" item_id="child"/></step></process><outputs><output name="v" value="\${steps.call.result.v}"/></outputs></directive>\n\`\`\`\n`,
+    );
+    const first = engineWith(new Recorder('inner'));
+    const parent = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 150)); // the child's step hangs: the process "dies"
+    first.release();
+
+    // The child ended meanwhile (another process finished it): its outcome settles the parent.
+    const store = new FileRunStore(project);
+    const stored = await store.load(parent.runId);
+    const childId = stored!.children.call!;
+    const child = await store.load(childId);
+    child!.record.status = 'completed';
+    child!.record.outputs = { v: 'from the child' };
+    await store.save(child!);
+    const second = engineWith(new Recorder());
+    const record = await (await second.resume(parent.runId)).settled();
+    expect(record).toMatchObject({ status: 'completed', outputs: { v: 'from the child' } });
+  });
 });
