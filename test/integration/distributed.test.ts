@@ -47,7 +47,7 @@ const env = () => ({
   ...process.env,
   REDIS_URL: redis.url,
   DIRIGENT_PREFIX: redis.prefix,
-  DIRIGENT_LOCK_MS: '1000',
+  DIRIGENT_LOCK_MS: '2000',
 });
 
 /** Starts `dirigent worker` (or the env-configured `dist/workers/worker.js`) once it serves. */
@@ -116,7 +116,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Prom
   }
 }
 
-describe('distributed runs', () => {
+describe('distributed runs', { timeout: 60_000 }, () => {
   it('runs a directive on a worker with the same record and exit status as embedded', async () => {
     await startWorker();
     const file = directive(
