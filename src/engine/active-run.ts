@@ -349,9 +349,14 @@ export class ActiveRun extends StepBook {
       return;
     }
     const rec = this.steps[node]!;
+    const firstAttempt = rec.attempts;
     inflight.done = runAttempts(
       (attempt, signal) => {
-        rec.attempts = attempt;
+        if (attempt !== rec.attempts) {
+          rec.attempts = attempt;
+          // A resumed run goes on from this attempt, not the first.
+          if (this.engine.durable) this.checkpoint();
+        }
         if (attempt > 1) this.engine.observer?.stepStarted?.(this.runId, node, attempt);
         return work(attempt, signal);
       },
@@ -367,6 +372,7 @@ export class ActiveRun extends StepBook {
         signal: controller.signal,
         onRetry: (error, _attempt, delayMs) =>
           this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs),
+        firstAttempt,
       },
     ).then(settleWith);
   }

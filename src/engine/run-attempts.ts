@@ -14,6 +14,8 @@ export interface AttemptOptions {
   signal: AbortSignal;
   /** Called before the wait that precedes a retry. */
   onRetry?: (error: DirigentError, attempt: number, delayMs: number) => void;
+  /** The number of the first attempt (a resumed step goes on counting; default 1). */
+  firstAttempt?: number;
 }
 
 /** The outcome of {@link runAttempts}, with the number of attempts made. Never a rejection. */
@@ -31,7 +33,7 @@ export async function runAttempts<T>(
   o: AttemptOptions,
 ): Promise<AttemptOutcome<T>> {
   const max = o.policy?.attempts ?? 1;
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = o.firstAttempt ?? 1; ; attempt++) {
     let error: DirigentError;
     try {
       return { ok: true, value: await timed(work, attempt, o), attempts: attempt };

@@ -13,6 +13,7 @@ import { FileRunStore } from '../../../src/engine/file-run-store.js';
 import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
 import type { ToolCall } from '../../../src/tools/tool-call.js';
 import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
+import { DirigentError } from '../../../src/errors/dirigent-error.js';
 
 let project: string;
 beforeEach(() => {
@@ -111,4 +112,34 @@ describe('Engine.resume', () => {
     const record = await (await second.resume(parent.runId)).settled();
     expect(record).toMatchObject({ status: 'completed', outputs: { v: 'from the child' } });
   });
+
+  it('goes on counting the attempts of a step that was retrying when its process died', async () => {
+    const file = join(project, 'flaky.md');
+    writeFileSync(
+      file,
+      `# flaky\n\n\`\`\`xml\n<directive name="flaky" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    );
+    const attempts: number[] = [];
+    const dying: ToolDispatcher = {
+      describe: () => undefined,
+      dispatch: (call) => {
+        attempts.push(call.attempt);
+        if (call.attempt < 3) return Promise.reject(DirigentError.retryable('TOOL_FAILED', 'busy'));
+        return new Promise(() => undefined); // the third attempt never ends: the process dies
+      },
+    };
+    const first = engineWith(dying);
+    const run = first.start(await first.loader.loadFile(file), {});
+    await until(() => attempts.length === 3);
+    first.release();
+    const alive = new Recorder();
+    const record = await (await engineWith(alive).resume(run.runId)).settled();
+    expect(record.status).toBe('completed');
+    expect(record.steps).toMatchObject([{ name: 'try', status: 'completed', attempts: 3 }]);
+  });
 });
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+}
