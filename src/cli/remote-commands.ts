@@ -4,8 +4,6 @@
  * `status` and `runs` read the run store. Output and exit statuses are those of the embedded CLI.
  */
 import { resolve } from 'node:path';
-import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
 import { FileRunStore } from '../engine/file-run-store.js';
@@ -13,7 +11,7 @@ import type { RunRecord, RunStatus } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/redis-connection.js';
-import { DEFAULT_PREFIX, QueueName } from '../queue/queue-names.js';
+import { DEFAULT_PREFIX } from '../queue/queue-names.js';
 import { RunsClient } from '../queue/runs-client.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { progressPrinter } from './progress-printer.js';
@@ -36,7 +34,10 @@ export function remoteRun(target: string, opts: RunOptions & RemoteOptions): Pro
     if (!opts.json)
       for (const w of loaded.compiled.directive.warnings)
         process.stderr.write(formatDiagnostic(w) + '\n');
-    await warnWithoutWorkers(opts);
+    if (!opts.json && (await client.workers()) === 0)
+      process.stderr.write(
+        'No worker is connected: the run waits in the queue until one starts (`dirigent worker`).\n',
+      );
     const { runId, record } = await client.start(
       loaded,
       parseInputs(opts.input, opts.inputs),
@@ -143,12 +144,12 @@ function printStatus(record: RunRecord, opts: { json?: boolean }): number {
 
 async function withClient(
   opts: RemoteOptions,
-  work: (client: RunsClient, redis: Redis) => Promise<number>,
+  work: (client: RunsClient) => Promise<number>,
 ): Promise<number> {
   const url = redisUrl(opts.redis)!;
   if (!(await pingRedis(url, 2000))) {
     return reportInvalid(
-      DirigentError.fatal(ErrorCode.INTERNAL, redisDownMessage(url), {
+      DirigentError.fatal(ErrorCode.REDIS_UNAVAILABLE, redisDownMessage(url), {
         hint: 'Without --redis and REDIS_URL, runs are embedded in this process.',
       }),
       opts,
@@ -160,30 +161,11 @@ async function withClient(
     opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX),
   );
   try {
-    return await work(client, redis);
+    return await work(client);
   } catch (err) {
     return reportInvalid(err, opts);
   } finally {
     await client.close();
-    redis.disconnect();
-  }
-}
-
-/** Says so when no worker listens: the run would wait in the queue until one starts. */
-async function warnWithoutWorkers(opts: RemoteOptions): Promise<void> {
-  if (opts.json) return;
-  const redis = connectRedis(redisUrl(opts.redis)!);
-  const queue = new Queue(QueueName.RUNS, {
-    connection: redis,
-    prefix: opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX),
-  });
-  try {
-    if ((await queue.getWorkersCount()) === 0)
-      process.stderr.write(
-        'No worker is connected: the run waits in the queue until one starts (`dirigent worker`).\n',
-      );
-  } finally {
-    await queue.close();
     redis.disconnect();
   }
 }

@@ -8,6 +8,7 @@ import type { EngineObserver } from '../engine/engine-options.js';
 import { FileRunStore } from '../engine/file-run-store.js';
 import { exitCodeOf, type RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
@@ -163,5 +164,7 @@ export function reportInvalid(err: unknown, opts: { json?: boolean }): number {
   } else {
     for (const d of diagnosticsOf(e)) process.stderr.write(formatDiagnostic(d) + '\n');
   }
-  return e.code === 'INTERNAL' ? 1 : 2;
+  // Nothing ran because the directive or the call is wrong (2), or because something around it
+  // failed (1).
+  return e.code === ErrorCode.INTERNAL || e.code === ErrorCode.REDIS_UNAVAILABLE ? 1 : 2;
 }

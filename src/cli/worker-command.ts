@@ -24,7 +24,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
   }
   if (!(await pingRedis(url, 3000))) {
     process.stderr.write(`${redisDownMessage(url)}\n`);
-    return 2;
+    return 1;
   }
   const queues = new Set(opts.queues.split(',').map((q) => q.trim()));
   const unknown = [...queues].filter((q) => q !== 'runs' && q !== 'tools');

@@ -121,6 +121,11 @@ export class RunsClient {
     return run.record;
   }
 
+  /** How many workers take run jobs right now. */
+  workers(): Promise<number> {
+    return this.queue.getWorkersCount();
+  }
+
   /** Run records, newest first. */
   list(filter: RunListFilter = {}): Promise<RunRecord[]> {
     return this.store.list(filter);

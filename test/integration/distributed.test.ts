@@ -340,4 +340,26 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     for (let i = 1; i < intervals.length; i++)
       expect(intervals[i]![0]).toBeGreaterThanOrEqual(intervals[i - 1]![1]);
   });
+
+  it('says clearly when Redis does not answer, and exits 1 without running anything', async () => {
+    const file = directive('nowhere', `<process>${bash('x', 'touch ran')}</process>`);
+    const r = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [
+        MAIN,
+        'run',
+        file,
+        '--redis',
+        'redis://127.0.0.1:1',
+        '--project',
+        project,
+      ]);
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('exit', (code) => done({ code, stderr }));
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Redis at redis://127.0.0.1:1 does not answer');
+    expect(r.stderr).toContain('REDIS_UNAVAILABLE');
+    expect(existsSync(join(project, 'ran'))).toBe(false);
+  });
 });
