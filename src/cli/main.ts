@@ -8,6 +8,13 @@ import { graphCommand, validateCommand } from './validate-command.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+// A reader that stops early (`dirigent run … | head -1`) closes the pipe: that is not an error.
+// The command goes on (a run still finishes, and its status is still the exit status), silently.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+});
+
 const program = new Command()
   .name('dirigent')
   .description('Run RYE directives as durable state machines.')

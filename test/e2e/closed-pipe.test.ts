@@ -1,0 +1,34 @@
+/** The CLI when its reader stops early (`dirigent run … | head -1`): no crash, no stack trace. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+it('exits quietly when stdout is closed after the first line', async () => {
+  const project = mkdtempSync(join(tmpdir(), 'dirigent-pipe-'));
+  try {
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'dist', 'src', 'cli', 'main.js'),
+        'run',
+        join(ROOT, 'directives', 'branch_and_loop.md'),
+        '--project',
+        project,
+      ],
+      { env: { ...process.env, REDIS_URL: '' } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+});
