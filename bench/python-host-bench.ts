@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readPythonToolMetadata } from '../src/items/python-tool-metadata.js';
 import { PythonHostPool } from '../src/runtimes/python-host/python-host-pool.js';
 import { resolvePython } from '../src/runtimes/python-interpreter.js';
-import { spawnPythonTool } from '../src/runtimes/python-tool-runner.js';
+import { spawnPythonTool } from './spawn-python-tool.js';
 import { benchRow, withinRounds } from './bench-row.js';
 import type { BenchSection } from './bench-section.js';
 import { interleavedRounds } from './interleaved-rounds.js';

@@ -12,7 +12,7 @@ import {
   type PythonHostCall,
 } from '../../../src/runtimes/python-host/python-host-pool.js';
 import { resolvePython } from '../../../src/runtimes/python-interpreter.js';
-import { runPythonTool, spawnPythonTool } from '../../../src/runtimes/python-tool-runner.js';
+import { spawnPythonTool } from '../../../bench/spawn-python-tool.js';
 import { rejection } from '../tools/helpers.js';
 
 const FIXTURES = resolve('test/fixtures/python-host');
@@ -274,7 +274,7 @@ describe('PythonHostPool', () => {
   });
 });
 
-describe('runPythonTool', () => {
+describe('the warm host against a process per call (the benchmark baseline)', () => {
   const toolCall = async (file: string, params: Record<string, unknown>) => ({
     python,
     file: fixture(file),
@@ -286,17 +286,22 @@ describe('runPythonTool', () => {
     timeoutMs: 10_000,
   });
 
-  it('runs the function runtime on a warm host, with the results of a spawned harness', async () => {
+  const onHost = async (p: PythonHostPool, file: string, params: Record<string, unknown>) => {
+    const c = await toolCall(file, params);
+    return p.call({ ...c, format: c.meta.format });
+  };
+
+  it('gives the results of a spawned harness', async () => {
     const p = pool(1);
-    const warm = await runPythonTool(await toolCall('rye_tool.py', { text: 'hi' }), p);
+    const warm = await onHost(p, 'rye_tool.py', { text: 'hi' });
     const spawned = await spawnPythonTool({
       ...(await toolCall('rye_tool.py', { text: 'hi' })),
       env: { PYTHONDONTWRITEBYTECODE: '1' }, // no __pycache__ among the fixtures
     });
     expect({ ...(warm as object), pid: 0 }).toEqual({ ...(spawned as object), pid: 0 });
-    expect(await runPythonTool(await toolCall('seed_tool.py', { name: 'Cy' }), p)).toBe('hello Cy');
+    expect(await onHost(p, 'seed_tool.py', { name: 'Cy' })).toBe('hello Cy');
     expect(p.stats().started).toBe(1);
-    const failed = await rejection(runPythonTool(await toolCall('rye_tool.py', { fail: 1 }), p));
+    const failed = await rejection(onHost(p, 'rye_tool.py', { fail: 1 }));
     expect(failed.code).toBe(ErrorCode.TOOL_FAILED);
   });
 });
