@@ -97,24 +97,17 @@ export class ToolWorker {
     try {
       if (this.cancelled.has(id)) throw cancelled(id);
       const dispatcher = this.dispatcherFor(d.projectDir);
-      const tool = await dispatcher.toolOf(d.itemId, d.projectDir);
-      const gate = await passGate(redis, prefix, d.gate, tool, d.params);
+      const chain = dispatcher.isBuiltin(d.itemId)
+        ? undefined
+        : await dispatcher.chainOf(d.itemId, d.projectDir);
+      const gate = await passGate(redis, prefix, d.gate, chain?.[0]!.item, d.params);
       if ('blockedBy' in gate) return await this.defer(job, token, gate.retryAfterMs);
       slots = gate.slots;
       const signal =
         slots.length > 0
           ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
           : controller.signal;
-      return await dispatcher.dispatch({
-        itemId: d.itemId,
-        params: d.params,
-        projectDir: d.projectDir,
-        runId: d.runId,
-        step: d.step,
-        attempt: d.attempt,
-        ...(d.callId !== undefined && { callId: d.callId }),
-        signal,
-      });
+      return await dispatcher.dispatch({ ...d, signal }, chain);
     } catch (err) {
       if (err instanceof DelayedError) throw err;
       throw toJobError(err);

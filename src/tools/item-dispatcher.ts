@@ -15,7 +15,7 @@ import type { ItemResolver } from '../items/item-resolver.js';
 import { readToolItem } from '../items/read-tool-item.js';
 import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItem } from '../items/signing/verify-item.js';
-import type { ChainLink, ToolItem } from '../items/tool-item.js';
+import type { ChainLink } from '../items/tool-item.js';
 import { checkToolEnabled } from '../items/tool-registry.js';
 import { buildChain } from '../runtimes/build-chain.js';
 import { chainEnvironment, mergeChainConfig, templateConfig } from '../runtimes/chain-config.js';
@@ -106,15 +106,18 @@ export class ItemDispatcher implements ToolDispatcher {
     return chain;
   }
 
-  /** The tool item behind `itemId`, or `undefined` for a built-in tool. */
-  async toolOf(itemId: string, projectDir: string): Promise<ToolItem | undefined> {
-    if (this.builtins.describe(itemId) !== undefined) return undefined;
-    return (await this.chainOf(itemId, projectDir))[0]!.item;
+  /** Whether `itemId` is one of the built-in tools (which have no chain). */
+  isBuiltin(itemId: string): boolean {
+    return this.builtins.describe(itemId) !== undefined;
   }
 
-  async dispatch(call: ToolCall): Promise<unknown> {
-    if (this.builtins.describe(call.itemId) !== undefined) return this.builtins.dispatch(call);
-    const chain = await this.chainOf(call.itemId, call.projectDir);
+  /**
+   * Runs the call; `chain`, when the caller has already built it with {@link chainOf} (a worker
+   * checking the tool's locks first), is used instead of building it again.
+   */
+  async dispatch(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
+    if (this.isBuiltin(call.itemId)) return this.builtins.dispatch(call);
+    chain ??= await this.chainOf(call.itemId, call.projectDir);
     const space = this.items.spaces.find((s) => s.name === chain[0]!.space);
     if (space !== undefined) await checkToolEnabled(space.root, call.itemId);
     const tool = chain[0]!.item;
