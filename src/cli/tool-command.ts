@@ -61,9 +61,7 @@ export async function toolRunCommand(
     );
     return 0;
   } catch (err) {
-    const e = DirigentError.from(err);
-    if (opts.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
-    else for (const d of diagnosticsOf(e)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    const e = reportToolError(err, opts);
     return INVALID_CALL.includes(e.code) ? 2 : 1;
   } finally {
     process.off('SIGINT', onSigint);
@@ -104,12 +102,18 @@ export async function toolShowCommand(
     }
     return 0;
   } catch (err) {
-    const e = DirigentError.from(err);
-    if (opts.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
-    else for (const d of diagnosticsOf(e)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    reportToolError(err, opts);
     return 2;
   } finally {
     await dispatcher.close();
     resolver.close();
   }
+}
+
+/** Prints why a tool command failed (`{ok: false, error}` with `--json`) and returns the error. */
+export function reportToolError(err: unknown, opts: { json?: boolean }): DirigentError {
+  const e = DirigentError.from(err);
+  if (opts.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
+  else for (const d of diagnosticsOf(e)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  return e;
 }

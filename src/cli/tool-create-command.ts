@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { formatDiagnostic } from '../directive/diagnostics.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { createTool } from '../items/create-tool.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces, type SpaceName } from '../items/space.js';
-import { diagnosticsOf } from './validate-command.js';
+import { reportToolError } from './tool-command.js';
 
 /** Options of `dirigent tool create`. */
 export interface ToolCreateOptions {
@@ -53,9 +52,7 @@ export async function toolCreateCommand(itemId: string, opts: ToolCreateOptions)
     );
     return 0;
   } catch (err) {
-    const e = DirigentError.from(err);
-    if (opts.json) process.stdout.write(`${JSON.stringify({ ok: false, error: e.toJSON() })}\n`);
-    else for (const d of diagnosticsOf(e)) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    reportToolError(err, opts);
     return 2;
   } finally {
     resolver.close();
