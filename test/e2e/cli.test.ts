@@ -7,13 +7,10 @@ import { execSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_MAIN, DIRECTIVES, REPO_ROOT as ROOT } from '../support/paths.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const DIRECTIVES = join(ROOT, 'directives');
 const example = (name: string) => join(DIRECTIVES, `${name}.md`);
 
 interface Result {
@@ -50,7 +47,7 @@ function cli(
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<Result> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
       cwd: options.cwd ?? project,
       env: { ...process.env, DIRIGENT_USER_SPACE: userSpace, NO_COLOR: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -116,7 +113,7 @@ async function directive(
 }
 
 beforeAll(async () => {
-  if (!existsSync(MAIN)) execSync('npm run build', { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(CLI_MAIN)) execSync('npm run build', { cwd: ROOT, stdio: 'inherit' });
   userSpace = await mkdtemp(join(tmpdir(), 'dirigent-e2e-user-'));
 }, 120_000);
 afterAll(async () => {

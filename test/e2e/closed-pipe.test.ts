@@ -2,24 +2,16 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { CLI_MAIN, DIRECTIVES } from '../support/paths.js';
 
 it('exits quietly when stdout is closed after the first line', async () => {
   const project = mkdtempSync(join(tmpdir(), 'dirigent-pipe-'));
   try {
     const child = spawn(
       process.execPath,
-      [
-        join(ROOT, 'dist', 'src', 'cli', 'main.js'),
-        'run',
-        join(ROOT, 'directives', 'branch_and_loop.md'),
-        '--project',
-        project,
-      ],
+      [CLI_MAIN, 'run', join(DIRECTIVES, 'branch_and_loop.md'), '--project', project],
       { env: { ...process.env, REDIS_URL: '' } },
     );
     let stderr = '';

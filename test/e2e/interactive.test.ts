@@ -5,20 +5,10 @@
 import { spawn } from 'node:child_process';
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alive } from '../support/process-alive.js';
-
-const MAIN = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'dist',
-  'src',
-  'cli',
-  'main.js',
-);
+import { CLI_MAIN } from '../support/paths.js';
 
 const ASK = `# Ask
 
@@ -72,7 +62,7 @@ describe('dirigent run in a terminal', () => {
       join(project, 'slow.md'),
       '# Slow\n\n```xml\n<directive name="slow" version="1.0.0"><process><step name="nap"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo $$ > nap.pid; sleep 30"/></execute></step></process></directive>\n```\n',
     );
-    const child = spawn(process.execPath, [MAIN, 'run', 'slow.md', '--json'], { cwd: project });
+    const child = spawn(process.execPath, [CLI_MAIN, 'run', 'slow.md', '--json'], { cwd: project });
     let out = '';
     let errOut = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -94,7 +84,7 @@ describe('dirigent run in a terminal', () => {
 
   it('asks for the answer to an instruction and continues the run with it', async () => {
     const { code, output } = await inTerminal(
-      `node ${MAIN} run ask.md`,
+      `node ${CLI_MAIN} run ask.md`,
       'answer (JSON or text) >',
       '"Aurora"',
     );
@@ -105,7 +95,7 @@ describe('dirigent run in a terminal', () => {
 
   it('leaves the run waiting with --no-interactive', async () => {
     const { code, output } = await inTerminal(
-      `node ${MAIN} run ask.md --no-interactive`,
+      `node ${CLI_MAIN} run ask.md --no-interactive`,
       'never',
       '',
     );

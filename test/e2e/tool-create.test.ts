@@ -6,19 +6,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_MAIN } from '../support/paths.js';
 
-const MAIN = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'dist',
-  'src',
-  'cli',
-  'main.js',
-);
 let project: string;
 beforeEach(() => {
   project = mkdtempSync(join(tmpdir(), 'dirigent-create-'));
@@ -26,7 +17,7 @@ beforeEach(() => {
 afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, ...args, '--project', project], {
+  const r = spawnSync(process.execPath, [CLI_MAIN, ...args, '--project', project], {
     encoding: 'utf8',
     env: { ...process.env, DIRIGENT_USER_SPACE: join(project, 'user-space') },
   });

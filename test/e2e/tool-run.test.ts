@@ -2,19 +2,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_MAIN } from '../support/paths.js';
 
-const MAIN = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'dist',
-  'src',
-  'cli',
-  'main.js',
-);
 let project: string;
 beforeEach(() => {
   project = mkdtempSync(join(tmpdir(), 'dirigent-tool-'));
@@ -22,7 +13,7 @@ beforeEach(() => {
 afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 function tool(...args: string[]) {
-  const r = spawnSync(process.execPath, [MAIN, 'tool', 'run', ...args, '--project', project], {
+  const r = spawnSync(process.execPath, [CLI_MAIN, 'tool', 'run', ...args, '--project', project], {
     encoding: 'utf8',
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -7,22 +7,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alive } from '../support/process-alive.js';
 import { redisForTest } from '../support/redis.js';
+import { CLI_MAIN, REPO_ROOT } from '../support/paths.js';
 
-const MAIN = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'dist',
-  'src',
-  'cli',
-  'main.js',
-);
-const WORKER_ENTRY = resolve(MAIN, '..', '..', '..', 'workers', 'worker.js');
+const WORKER_ENTRY = join(REPO_ROOT, 'dist', 'workers', 'worker.js');
 const redis = redisForTest();
 let project: string;
 let workers: ChildProcess[] = [];
@@ -55,7 +46,7 @@ function startWorker(
   queues = 'runs,tools',
   entry: 'cli' | 'workers' = 'cli',
 ): Promise<ChildProcess> {
-  const args = entry === 'cli' ? [MAIN, 'worker', '--queues', queues] : [WORKER_ENTRY];
+  const args = entry === 'cli' ? [CLI_MAIN, 'worker', '--queues', queues] : [WORKER_ENTRY];
   const child = spawn(process.execPath, args, {
     env: { ...env(), DIRIGENT_QUEUES: queues },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -73,7 +64,9 @@ function startWorker(
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [MAIN, ...args, '--project', project], { env: env() });
+    const child = spawn(process.execPath, [CLI_MAIN, ...args, '--project', project], {
+      env: env(),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -345,7 +338,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     const file = directive('nowhere', `<process>${bash('x', 'touch ran')}</process>`);
     const r = await new Promise<{ code: number | null; stderr: string }>((done) => {
       const child = spawn(process.execPath, [
-        MAIN,
+        CLI_MAIN,
         'run',
         file,
         '--redis',

@@ -21,7 +21,7 @@ import { ItemResolver } from '../../../src/items/item-resolver.js';
 import { SYSTEM_SPACE_ROOT, type Space, type SpaceName } from '../../../src/items/space.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
 import { alive } from '../../support/process-alive.js';
-import { rejection } from '../tools/helpers.js';
+import { caller, rejection } from '../tools/helpers.js';
 
 let base: string;
 let project: string;
@@ -97,20 +97,10 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const call = (
-  itemId: string,
-  params: Record<string, unknown> = {},
-  signal = new AbortController().signal,
-) =>
-  dispatcher.dispatch({
-    itemId,
-    params,
-    projectDir: project,
-    runId: 'r',
-    step: 's',
-    attempt: 1,
-    signal,
-  });
+const call = caller(
+  () => dispatcher,
+  () => project,
+);
 
 describe('executor chains', () => {
   it('runs a YAML tool on RYE bash_runtime, templating {param} into the command', async () => {
@@ -390,15 +380,10 @@ describe('secrets and output schemas', () => {
     writeFileSync(join(project, 'secrets.env'), 'API_TOKEN=x\n');
     put('project', 'sec/inside.yaml', envDump('required_secrets: [API_TOKEN]\n'));
     const err = await rejection(
-      inside.dispatch({
-        itemId: 'sec/inside',
-        params: {},
-        projectDir: project,
-        runId: 'r',
-        step: 's',
-        attempt: 1,
-        signal: new AbortController().signal,
-      }),
+      caller(
+        () => inside,
+        () => project,
+      )('sec/inside'),
     );
     expect(err.message).toContain('inside the project');
     await inside.close();

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ItemResolver } from '../../../src/items/item-resolver.js';
 import { SYSTEM_SPACE_ROOT } from '../../../src/items/space.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
-import { rejection } from '../tools/helpers.js';
+import { caller, rejection } from '../tools/helpers.js';
 
 const SERVER = resolve(
   dirname(fileURLToPath(import.meta.url)),
@@ -71,16 +71,10 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
 });
 
-const call = (itemId: string, params: Record<string, unknown> = {}) =>
-  dispatcher.dispatch({
-    itemId,
-    params,
-    projectDir: project,
-    runId: 'r',
-    step: 's',
-    attempt: 1,
-    signal: new AbortController().signal,
-  });
+const call = caller(
+  () => dispatcher,
+  () => project,
+);
 
 describe('MCP tools', () => {
   it('calls the tool on its server, with parameters validated by the input_schema', async () => {

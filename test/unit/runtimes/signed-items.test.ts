@@ -20,7 +20,7 @@ import { ItemResolver } from '../../../src/items/item-resolver.js';
 import { generateSigningKey, signItem, writeTrustedKey } from '../../../src/items/signing/index.js';
 import { SYSTEM_SPACE_ROOT, type Space } from '../../../src/items/space.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
-import { rejection } from '../tools/helpers.js';
+import { caller, rejection } from '../tools/helpers.js';
 
 let base: string;
 let project: string;
@@ -67,15 +67,10 @@ afterAll(() => {
 });
 
 const run = (dispatcher: ItemDispatcher, itemId: string) =>
-  dispatcher.dispatch({
-    itemId,
-    params: {},
-    projectDir: project,
-    runId: 'r',
-    step: 's',
-    attempt: 1,
-    signal: new AbortController().signal,
-  });
+  caller(
+    () => dispatcher,
+    () => project,
+  )(itemId);
 
 describe('signed tools', () => {
   it('runs a signed tool, and refuses it once a byte changed, whatever the policy', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { DirigentError } from '../../../src/errors/index.js';
-import type { ToolCall } from '../../../src/tools/index.js';
+import type { ToolCall, ToolDispatcher } from '../../../src/tools/index.js';
 
 /** A call with sensible defaults; each test gets fresh params since validation mutates them. */
 export function makeCall(
@@ -40,4 +40,15 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `call(itemId, params?, signal?)`: runs a tool through `dispatcher` for a project; `project` is
+ * read at each call, so it may be set in a `beforeAll`.
+ */
+export function caller(dispatcher: () => ToolDispatcher, project: () => string) {
+  return (itemId: string, params: Record<string, unknown> = {}, signal?: AbortSignal) =>
+    dispatcher().dispatch(
+      makeCall(itemId, params, { projectDir: project(), ...(signal && { signal }) }),
+    );
 }

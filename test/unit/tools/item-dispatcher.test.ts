@@ -9,6 +9,7 @@ import { ItemResolver } from '../../../src/items/item-resolver.js';
 import { SYSTEM_SPACE_ROOT, type Space } from '../../../src/items/space.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
 import { alive } from '../../support/process-alive.js';
+import { caller } from './helpers.js';
 
 let base: string;
 let project: string;
@@ -116,20 +117,10 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const call = (
-  itemId: string,
-  params: Record<string, unknown> = {},
-  signal = new AbortController().signal,
-) =>
-  dispatcher.dispatch({
-    itemId,
-    params,
-    projectDir: project,
-    runId: 'r',
-    step: 's',
-    attempt: 1,
-    signal,
-  });
+const call = caller(
+  () => dispatcher,
+  () => project,
+);
 
 describe('ItemDispatcher', () => {
   it('runs a RYE function-runtime tool, with params coerced and defaulted by its CONFIG_SCHEMA', async () => {

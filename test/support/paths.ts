@@ -1,0 +1,9 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root folder. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built CLI (`npm test` builds before the tests run). */
+export const CLI_MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The example directives. */
+export const DIRECTIVES = join(REPO_ROOT, 'directives');
