@@ -22,15 +22,15 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     process.stderr.write('dirigent worker needs Redis: pass --redis <url> or set REDIS_URL.\n');
     return 2;
   }
-  if (!(await pingRedis(url, 3000))) {
-    process.stderr.write(`${redisDownMessage(url)}\n`);
-    return 1;
-  }
   const queues = new Set(opts.queues.split(',').map((q) => q.trim()));
   const unknown = [...queues].filter((q) => q !== 'runs' && q !== 'tools');
   if (unknown.length > 0 || queues.size === 0) {
     process.stderr.write(`--queues takes runs, tools or both (got ${opts.queues}).\n`);
     return 2;
+  }
+  if (!(await pingRedis(url, 3000))) {
+    process.stderr.write(`${redisDownMessage(url)}\n`);
+    return 1;
   }
   const prefix = opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
   const concurrency = opts.concurrency === undefined ? undefined : Number(opts.concurrency);
