@@ -28,12 +28,18 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     process.stderr.write(`--queues takes runs, tools or both (got ${opts.queues}).\n`);
     return 2;
   }
+  const concurrency = opts.concurrency === undefined ? undefined : Number(opts.concurrency);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
+    process.stderr.write(
+      `--concurrency takes a whole number of at least 1 (got ${opts.concurrency}).\n`,
+    );
+    return 2;
+  }
   if (!(await pingRedis(url, 3000))) {
     process.stderr.write(`${redisDownMessage(url)}\n`);
     return 1;
   }
   const prefix = opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
-  const concurrency = opts.concurrency === undefined ? undefined : Number(opts.concurrency);
   const redis = connectRedis(url);
   const tools = queues.has('tools')
     ? new ToolWorker({ redis, prefix, ...(concurrency && { concurrency }) })

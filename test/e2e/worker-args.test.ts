@@ -17,12 +17,15 @@ describe('dirigent worker', () => {
     expect(r.stderr).toContain('needs Redis: pass --redis <url> or set REDIS_URL');
   });
 
-  it('names the queues it knows when given others (exit 2)', () => {
+  it('names the queues and the concurrency it takes when given others (exit 2)', () => {
     const r = worker(['--queues', 'runs,jobs'], {
       REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--queues takes runs, tools or both (got runs,jobs)');
+    const c = worker(['--concurrency', 'many'], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(c.status).toBe(2);
+    expect(c.stderr).toContain('--concurrency takes a whole number of at least 1 (got many)');
   });
 
   it('exits 1 when Redis does not answer', () => {
