@@ -48,7 +48,7 @@ export class QueueDispatcher implements ToolDispatcher {
     const jobId = toolJobId(call, randomUUID);
     await this.inbox.whenReady();
     const outcome = this.inbox.expect(jobId, label);
-    const job = await this.queue.add(
+    const adding = this.queue.add(
       'tool',
       { ...toolJobData(call), replyTo: this.inbox.id },
       {
@@ -58,6 +58,11 @@ export class QueueDispatcher implements ToolDispatcher {
         removeOnFail: TOOL_JOB_RETENTION.failed,
       },
     );
+    this.inbox.track(adding);
+    const job = await adding.catch((err: unknown) => {
+      this.inbox.forget(jobId);
+      throw DirigentError.from(err);
+    });
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {

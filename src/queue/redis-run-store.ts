@@ -121,8 +121,10 @@ end
  * id, status, directive, startedAt, retention seconds (0: keep), n, n fields to delete,
  * field/value pairs.
  * `full` also deletes the step fields it is not given; `diff` requires the base etag (else
- * answers `stale`, writing nothing); `steps` writes step fields of an existing run only. A full or
- * diff save also retires up to two expired runs' index entries, so that they never pile up.
+ * answers `stale`, writing nothing); `steps` writes step fields of an existing run only. A full
+ * save, or a diff that changes the run's status or directive, also moves the run in the indexes,
+ * sets its expiry and retires up to two expired runs' index entries, so that they never pile up;
+ * a diff that changes neither leaves all that as the last write left it.
  */
 const SAVE_SCRIPT = `${LUA_LIBRARY}
 local hash, prefix, mode = KEYS[1], ARGV[1], ARGV[2]
@@ -158,6 +160,10 @@ local version = current + 1
 redis.call('HSET', hash, 'version', version, 'etag', ARGV[5])
 if mode == 'steps' then return {based and 'ok' or 'unbased', version} end
 local old = redis.call('HGET', hash, 'directive')
+-- A diff builds on this store's last write, so the indexes are as that write left them.
+if mode == 'diff' and old == directive and redis.call('HGET', hash, 'status') == status then
+  return {'ok', version}
+end
 if old and old ~= directive then redis.call('ZREM', prefix .. ':runs:directive:' .. old, runId) end
 redis.call('HSET', hash, 'status', status, 'directive', directive)
 local score = ARGV[9]
@@ -205,6 +211,8 @@ interface StoreCommands {
 interface Written {
   etag: string;
   fields: Map<string, string>;
+  /** The run's unchanging fields as last written, so that the next save need not serialise them. */
+  meta?: RunMeta;
 }
 
 /**
@@ -221,9 +229,10 @@ interface Written {
  * and the record's `steps` list is written whole. Saves of one run from one store are applied in
  * call order.
  *
- * Ended runs expire after the retention. Their index entries never pile up: every save also
- * retires those of two expired runs, {@link prune} retires many at once, and {@link list} skips
- * (and removes) any entry whose hash is gone, so an expired run is never listed.
+ * Ended runs expire after the retention. Their index entries never pile up: every save that
+ * changes a run's status also retires those of two expired runs, {@link prune} retires many at
+ * once, and {@link list} skips (and removes) any entry whose hash is gone, so an expired run is
+ * never listed.
  *
  * {@link load} rebuilds `steps` from the hash fields, whose order Redis does not keep: the step
  * records are the same, their key order may differ.
@@ -281,7 +290,9 @@ export class RedisRunStore implements RunStore {
     const { record } = run;
     if (!STATUSES.includes(record.status))
       throw DirigentError.fatal(ErrorCode.INTERNAL, `Unknown run status "${record.status}".`);
-    const fields = fieldsOf(run);
+    const before = this.written.get(record.runId);
+    const meta = metaOf(run);
+    const fields = fieldsOf(run, meta, sameMeta(before?.meta, meta) ? before : undefined);
     return this.serially(record.runId, async () => {
       const known = this.written.get(record.runId);
       let reply: [string, number] | undefined;
@@ -299,7 +310,7 @@ export class RedisRunStore implements RunStore {
       }
       const version = this.checked(record.runId, reply, options);
       if (ENDED.has(record.status)) this.written.delete(record.runId);
-      else this.remember(record.runId, { etag, fields });
+      else this.remember(record.runId, { etag, fields, meta });
       return version;
     });
   }
@@ -528,20 +539,37 @@ interface RunMeta {
   parentRunId: string | null;
 }
 
-/** The hash fields of a run, as JSON. */
-function fieldsOf(run: StoredRun): Map<string, string> {
-  const meta: RunMeta = {
+function metaOf(run: StoredRun): RunMeta {
+  return {
     source: run.source,
     projectDir: run.projectDir,
     depth: run.depth,
     parentRunId: run.parentRunId,
   };
+}
+
+function sameMeta(a: RunMeta | undefined, b: RunMeta): boolean {
+  return (
+    a !== undefined &&
+    a.source.file === b.source.file &&
+    a.source.text === b.source.text &&
+    a.projectDir === b.projectDir &&
+    a.depth === b.depth &&
+    a.parentRunId === b.parentRunId
+  );
+}
+
+/**
+ * The hash fields of a run, as JSON; the `meta` field is taken from `previous` (the last write,
+ * whose meta was the same) rather than serialised again.
+ */
+function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map<string, string> {
   // What changes as the run goes (counters at every step, children now and then) is kept apart
   // from what never does (the source above), so a save sends only the small fields.
   const fields = new Map<string, string>([
     ['record', JSON.stringify(run.record)],
     ['snapshot', JSON.stringify(run.snapshot) ?? 'null'],
-    ['meta', JSON.stringify(meta)],
+    ['meta', previous?.fields.get('meta') ?? JSON.stringify(meta)],
     ['counters', JSON.stringify(run.counters)],
     ['children', JSON.stringify(run.children)],
   ]);

@@ -4,7 +4,9 @@
  * waiting call resolves. This is one message per call, where waiting through the queue's events
  * stream costs several reads. A message can be lost (the inbox reconnecting, a job finished
  * before it was enqueued again by a resumed run), so calls still open after a while are checked
- * against the job itself.
+ * against the job itself. A tool worker in the same process as the inbox hands the outcome over
+ * directly instead ({@link ResultInbox.handOver}), which is how a run advances in the worker that
+ * finished its step.
  */
 import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
@@ -26,6 +28,9 @@ export function inboxChannel(prefix: string, inbox: string): string {
   return `${prefix}:results:${inbox}`;
 }
 
+/** The inboxes open in this process, by id. */
+const inThisProcess = new Map<string, ResultInbox>();
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: DirigentError) => void;
@@ -42,6 +47,13 @@ export class ResultInbox {
   private readonly sub: Redis;
   private readonly sweeper: NodeJS.Timeout;
   private readonly ready: Promise<unknown>;
+  /** Enqueues under way of the calls this inbox expects. */
+  private readonly adding = new Set<Promise<unknown>>();
+
+  /** The inbox of this process with id `id`, if there is one. */
+  static inThisProcess(id: string | undefined): ResultInbox | undefined {
+    return id === undefined ? undefined : inThisProcess.get(id);
+  }
 
   constructor(
     redis: Redis,
@@ -55,6 +67,7 @@ export class ResultInbox {
     this.ready = this.sub.subscribe(inboxChannel(prefix, this.id));
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
     this.sweeper.unref();
+    inThisProcess.set(this.id, this);
   }
 
   /** Resolves once the inbox listens; call before {@link expect}. */
@@ -72,12 +85,35 @@ export class ResultInbox {
     );
   }
 
+  /** Registers the enqueue of an expected call's job, so that {@link handOver} can wait for it. */
+  track(add: Promise<unknown>): void {
+    this.adding.add(add);
+    const done = () => this.adding.delete(add);
+    add.then(done, done);
+  }
+
+  /**
+   * Settles a call waiting here with the outcome of its job, as a message would, and resolves
+   * once the run has reacted: its engine has gone as far as it can and the jobs it enqueued in
+   * response (the next step's) are in the queue. Resolves false if no call waits for the job.
+   * A worker calls this before it reports the job finished, so that BullMQ hands it the job
+   * the outcome caused in the same round trip (as a job that enqueues its successor does).
+   */
+  async handOver(outcome: JobOutcome): Promise<boolean> {
+    if (!this.pending.has(outcome.jobId)) return false;
+    this.settle(outcome);
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.allSettled(this.adding);
+    return true;
+  }
+
   /** Stops waiting for a job (its call was cancelled). */
   forget(jobId: string): void {
     this.pending.delete(jobId);
   }
 
   close(): void {
+    inThisProcess.delete(this.id);
     clearInterval(this.sweeper);
     this.sub.disconnect();
   }

@@ -14,7 +14,7 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { deferDelay } from '../locks/defer-delay.js';
 import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { fromJobError, toJobError } from './job-error.js';
-import { inboxChannel } from './result-inbox.js';
+import { inboxChannel, ResultInbox, type JobOutcome } from './result-inbox.js';
 import { passGate } from './tool-gate.js';
 import { cancelChannel, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
@@ -39,6 +39,8 @@ export class ToolWorker {
   private readonly running = new Map<string, AbortController>();
   /** Jobs whose cancellation this worker heard, newest last, for a job it takes up afterwards. */
   private readonly cancelled = new Set<string>();
+  /** Jobs whose outcome went straight to an inbox of this process (no message to publish). */
+  private readonly handedOver = new Set<string>();
   private readonly dispatchers = new Map<string, ItemDispatcher>();
   private readonly subscriber: Redis;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
@@ -72,7 +74,7 @@ export class ToolWorker {
     outcome: { ok: true; value: unknown } | { ok: false; error: SerializedError },
   ): void {
     const to = job.data.replyTo;
-    if (to === undefined) return;
+    if (to === undefined || this.handedOver.delete(job.id!)) return;
     const message = JSON.stringify({ jobId: job.id, ...outcome });
     void this.options.redis
       .publish(inboxChannel(this.options.prefix, to), message)
@@ -87,7 +89,28 @@ export class ToolWorker {
     this.bullConnection.disconnect();
   }
 
+  /**
+   * Runs the job. When the run that made the call is driven in this process, the outcome goes to
+   * it before the job is reported finished: the run advances here, and the job of its next step
+   * is in the queue by the time BullMQ moves this one on, so this worker takes it up in the same
+   * round trip. Otherwise the outcome is published once BullMQ has recorded it.
+   */
   private async process(job: Job<ToolJobData>, token: string | undefined): Promise<unknown> {
+    const outcome = await this.run(job, token);
+    const inbox = ResultInbox.inThisProcess(job.data.replyTo);
+    const reply: JobOutcome = outcome.ok
+      ? { jobId: job.id!, ok: true, value: outcome.value }
+      : { jobId: job.id!, ok: false, error: outcome.error.toJSON() };
+    if (inbox !== undefined && (await inbox.handOver(reply))) this.handedOver.add(job.id!);
+    if (!outcome.ok) throw toJobError(outcome.error);
+    return outcome.value;
+  }
+
+  /** The tool's outcome, once it has passed its gate and run (a deferral throws `DelayedError`). */
+  private async run(
+    job: Job<ToolJobData>,
+    token: string | undefined,
+  ): Promise<{ ok: true; value: unknown } | { ok: false; error: DirigentError }> {
     const id = job.id!;
     const { redis, prefix } = this.options;
     const d = job.data;
@@ -107,10 +130,10 @@ export class ToolWorker {
         slots.length > 0
           ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
           : controller.signal;
-      return await dispatcher.dispatch({ ...d, signal }, chain);
+      return { ok: true, value: await dispatcher.dispatch({ ...d, signal }, chain) };
     } catch (err) {
       if (err instanceof DelayedError) throw err;
-      throw toJobError(err);
+      return { ok: false, error: DirigentError.from(err) };
     } finally {
       this.running.delete(id);
       await Promise.all(slots.map((s) => s.release()));
