@@ -22,6 +22,14 @@ export interface StepRecord {
   endedAt: number | null;
   /** Which entry of the run this is (its transition count when it started): loops make several. */
   seq?: number;
+  /**
+   * While the step waits to try again after a retryable failure: when its next attempt is due
+   * (epoch ms). `attempts` is then the number of the attempt that failed. Stored, so a run
+   * resumed in another process waits out the rest of the delay, not all of it again.
+   */
+  retryAt?: number;
+  /** When the attempt under way times out (epoch ms), for a step with a timeout; a resumed attempt keeps it. */
+  deadline?: number;
 }
 
 /** Why a run failed or was cancelled. */

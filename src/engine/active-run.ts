@@ -59,6 +59,13 @@ export class ActiveRun extends StepBook {
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
   private runTimer: NodeJS.Timeout | undefined;
+  /**
+   * Told when every step under way starts waiting to retry, with the time the first is due
+   * ({@link backingOffUntil}).
+   */
+  onBackingOff: ((until: number) => void) | undefined;
+  /** Let go by this process ({@link release}): its work starts no new attempt. */
+  private released = false;
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
   private readonly data: RunData;
@@ -229,7 +236,9 @@ export class ActiveRun extends StepBook {
   stopStep(node: string): void {
     const wasWaiting = this.waiting.dropStep(node);
     const inflight = this.inflight.get(node);
-    if (inflight === undefined && !wasWaiting) return;
+    // A restored run that is only cancelled has no work under way for a step that waited to retry.
+    const wasBackingOff = this.steps[node]?.retryAt !== undefined;
+    if (inflight === undefined && !wasWaiting && !wasBackingOff) return;
     this.inflight.delete(node);
     // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
     if (inflight?.done) this.engine.trackWork(inflight.done);
@@ -349,20 +358,35 @@ export class ActiveRun extends StepBook {
       return;
     }
     const rec = this.steps[node]!;
-    const firstAttempt = rec.attempts;
+    // A step resumed while it waited to retry goes on with its next attempt when that is due; one
+    // resumed in the middle of an attempt keeps that attempt's deadline.
+    const now = Date.now();
+    const backingOff = rec.retryAt !== undefined;
+    const firstAttempt = backingOff ? rec.attempts + 1 : rec.attempts;
+    const firstDelayMs = backingOff ? Math.max(0, rec.retryAt! - now) : undefined;
+    const firstTimeoutMs =
+      !backingOff && rec.deadline !== undefined ? Math.max(0, rec.deadline - now) : undefined;
     inflight.done = runAttempts(
       (attempt, signal) => {
-        if (attempt !== rec.attempts) {
-          rec.attempts = attempt;
-          // A resumed run goes on from this attempt, not the first.
-          if (this.engine.durable) this.checkpoint();
+        if (this.released) throw released(this.runId);
+        // What a resumed run needs: which attempt this is, and when it times out.
+        const resumedAttempt = attempt === firstAttempt && firstTimeoutMs !== undefined;
+        let changed = attempt !== rec.attempts || rec.retryAt !== undefined;
+        rec.attempts = attempt;
+        delete rec.retryAt;
+        if (step.timeoutMs !== undefined && !resumedAttempt) {
+          rec.deadline = Date.now() + step.timeoutMs;
+          changed = true;
         }
+        if (changed && this.engine.durable) this.checkpoint();
         if (attempt > 1) this.engine.observer?.stepStarted?.(this.runId, node, attempt);
         return work(attempt, signal);
       },
       {
         policy,
         timeoutMs: step.timeoutMs,
+        firstTimeoutMs,
+        firstDelayMs,
         timeoutError: () =>
           DirigentError.retryable(
             ErrorCode.STEP_TIMEOUT,
@@ -370,11 +394,33 @@ export class ActiveRun extends StepBook {
             { location: step.loc },
           ),
         signal: controller.signal,
-        onRetry: (error, _attempt, delayMs) =>
-          this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs),
+        onRetry: (error, _attempt, delayMs) => {
+          rec.retryAt = Date.now() + delayMs;
+          delete rec.deadline;
+          if (this.engine.durable) this.checkpoint();
+          this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
+          const until = this.backingOffUntil();
+          if (until !== undefined) this.onBackingOff?.(until);
+        },
         firstAttempt,
       },
     ).then(settleWith);
+  }
+
+  /**
+   * When every step under way waits to retry (nothing runs, no signal or child run is awaited):
+   * the time the first of them is due. A distributed worker then lets the run go until that time,
+   * holding no slot for it (see {@link onBackingOff}).
+   */
+  backingOffUntil(): number | undefined {
+    if (this.inflight.size === 0 || this.waiting.size > 0) return undefined;
+    let until = Infinity;
+    for (const node of this.inflight.keys()) {
+      const retryAt = this.steps[node]?.retryAt;
+      if (retryAt === undefined || this.children[node] !== undefined) return undefined;
+      until = Math.min(until, retryAt);
+    }
+    return until;
   }
 
   /**
@@ -463,10 +509,19 @@ export class ActiveRun extends StepBook {
     return this.lineage.parentRunId;
   }
 
-  /** Stops timers so the process can exit; a waiting run lives on in the store. */
+  /**
+   * Stops timers so the process can exit; a waiting run lives on in the store. Calls under way
+   * are left to finish (a process that resumes the run takes their results), but no step starts
+   * another attempt here.
+   */
   release(): void {
+    this.released = true;
     if (this.runTimer) clearTimeout(this.runTimer);
     this.waiting.release();
     this.actor.stop();
   }
+}
+
+function released(runId: string): DirigentError {
+  return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was let go by this process.`);
 }

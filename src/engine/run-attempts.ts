@@ -16,6 +16,10 @@ export interface AttemptOptions {
   onRetry?: (error: DirigentError, attempt: number, delayMs: number) => void;
   /** The number of the first attempt (a resumed step goes on counting; default 1). */
   firstAttempt?: number;
+  /** A wait before the first attempt (a resumed step that was waiting to retry: the rest of it). */
+  firstDelayMs?: number | undefined;
+  /** The first attempt's timeout, when it differs from `timeoutMs` (a resumed attempt: what is left). */
+  firstTimeoutMs?: number | undefined;
 }
 
 /** The outcome of {@link runAttempts}, with the number of attempts made. Never a rejection. */
@@ -33,10 +37,19 @@ export async function runAttempts<T>(
   o: AttemptOptions,
 ): Promise<AttemptOutcome<T>> {
   const max = o.policy?.attempts ?? 1;
-  for (let attempt = o.firstAttempt ?? 1; ; attempt++) {
+  const first = o.firstAttempt ?? 1;
+  if (o.firstDelayMs !== undefined && o.firstDelayMs > 0) {
+    try {
+      await sleep(o.firstDelayMs, o.signal);
+    } catch (err) {
+      return { ok: false, error: DirigentError.from(err), attempts: first - 1 };
+    }
+  }
+  for (let attempt = first; ; attempt++) {
     let error: DirigentError;
     try {
-      return { ok: true, value: await timed(work, attempt, o), attempts: attempt };
+      const timeoutMs = attempt === first ? (o.firstTimeoutMs ?? o.timeoutMs) : o.timeoutMs;
+      return { ok: true, value: await timed(work, attempt, o, timeoutMs), attempts: attempt };
     } catch (err) {
       error = DirigentError.from(o.signal.aborted ? o.signal.reason : err);
     }
@@ -56,8 +69,9 @@ async function timed<T>(
   work: (attempt: number, signal: AbortSignal) => Promise<T>,
   attempt: number,
   o: AttemptOptions,
+  timeoutMs: number | undefined,
 ): Promise<T> {
-  if (o.timeoutMs === undefined) return work(attempt, o.signal);
+  if (timeoutMs === undefined) return work(attempt, o.signal);
   const controller = new AbortController();
   const onStop = () => controller.abort(o.signal.reason);
   o.signal.addEventListener('abort', onStop, { once: true });
@@ -66,9 +80,9 @@ async function timed<T>(
     (() =>
       DirigentError.retryable(
         ErrorCode.STEP_TIMEOUT,
-        `The work ran longer than ${o.timeoutMs} ms.`,
+        `The work ran longer than ${timeoutMs} ms.`,
       ));
-  const timer = setTimeout(() => controller.abort(timeoutError()), o.timeoutMs);
+  const timer = setTimeout(() => controller.abort(timeoutError()), timeoutMs);
   try {
     return await work(attempt, controller.signal);
   } catch (err) {

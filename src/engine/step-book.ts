@@ -76,6 +76,8 @@ export abstract class StepBook extends RunTracker {
       endedAt: null,
     });
     rec.endedAt = Date.now();
+    delete rec.retryAt;
+    delete rec.deadline;
     if ('edge' in event) {
       rec.status = event.skipped ? 'skipped' : 'completed';
       rec.result = event.result;
@@ -102,7 +104,11 @@ export abstract class StepBook extends RunTracker {
   /** A step was stopped before it ended; it is recorded after the transition that stopped it. */
   protected stepStopped(node: string): void {
     const rec = this.steps[node];
-    if (rec) rec.status = 'cancelled';
+    if (rec) {
+      rec.status = 'cancelled';
+      delete rec.retryAt;
+      delete rec.deadline;
+    }
     this.stopped.push({
       name: node,
       status: 'cancelled',

@@ -6,7 +6,7 @@
  * A run that waits holds no worker slot: its job completes, and its deadlines become delayed
  * wake jobs.
  */
-import { Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import type { ActiveRun } from '../engine/active-run.js';
@@ -25,6 +25,13 @@ import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
+
+/**
+ * The shortest retry delay for which a run whose steps all wait to retry is let go (its job
+ * delayed) rather than kept in memory: shorter waits cost less to sleep through than to store,
+ * let go and resume.
+ */
+export const PARK_AFTER_MS = 2000;
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
@@ -124,7 +131,7 @@ export class RunWorker {
       const fresh = data.kind === 'start' && job.attemptsStarted <= 1 && job.stalledCounter === 0;
       return await this.withRunLock(data.runId, () => this.drive(data, fresh, job, token));
     } catch (err) {
-      if (err instanceof WaitingError) throw err;
+      if (err instanceof WaitingError || err instanceof DelayedError) throw err;
       throw toJobError(err);
     } finally {
       if (watch) this.watched.delete(data.runId);
@@ -182,9 +189,12 @@ export class RunWorker {
   }
 
   /**
-   * The run's record once it ends or waits; or, if this worker is told to close first, the run is
+   * The run's record once it ends or waits. If this worker is told to close first, the run is
    * handed back: stored as it stands, let go, and its job returned to the queue, where another
    * worker takes it up and resumes the run (its tool calls under way are answered, not repeated).
+   * A run whose steps all wait to retry, the first at least {@link PARK_AFTER_MS} away, is let go
+   * the same way, its job delayed until then: a long backoff holds no worker slot, and the delay
+   * is a delayed job, so it survives every process.
    */
   private async untilSettledOrHandedOver(
     run: ActiveRun,
@@ -192,20 +202,37 @@ export class RunWorker {
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
   ): Promise<RunRecord> {
-    const handover = new Promise<undefined>((resolve) =>
-      this.driving.set(run.runId, () => resolve(undefined)),
+    const handover = new Promise<{ handover: true }>((resolve) =>
+      this.driving.set(run.runId, () => resolve({ handover: true })),
     );
     if (this.closing) this.driving.get(run.runId)!();
+    const parked = new Promise<{ until: number }>((resolve) => {
+      run.onBackingOff = (until) => {
+        if (until - Date.now() >= PARK_AFTER_MS) resolve({ until });
+      };
+    });
+    let outcome: RunRecord | { handover: true } | { until: number };
     try {
-      const record = await Promise.race([run.settled(), handover]);
-      if (record !== undefined) return record;
+      outcome = await Promise.race([run.settled(), handover, parked]);
     } finally {
       this.driving.delete(run.runId);
+      run.onBackingOff = undefined;
     }
+    if (!('handover' in outcome) && !('until' in outcome)) return outcome;
     await run.persisted();
     engine.releaseRun(run.runId);
-    await job.moveToWait(token);
-    throw new WaitingError();
+    if ('handover' in outcome) {
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    // The run's own time limit may come first.
+    const limit = run.directive.limits.durationSeconds;
+    const due = Math.min(
+      outcome.until,
+      limit === undefined ? Infinity : run.record.startedAt + limit * 1000,
+    );
+    await job.moveToDelayed(due, token);
+    throw new DelayedError();
   }
 
   /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */

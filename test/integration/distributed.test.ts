@@ -8,7 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { QueueName } from '../../src/queue/queue-names.js';
+import { RedisRunStore } from '../../src/queue/redis-run-store.js';
 import { alive } from '../support/process-alive.js';
 import { redisForTest } from '../support/redis.js';
 import { CLI_MAIN, REPO_ROOT } from '../support/paths.js';
@@ -238,6 +241,55 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     expect(JSON.parse(s.stdout)).toMatchObject({
       status: 'completed',
       outputs: { text: 'timed out' },
+    });
+  });
+
+  it('lets a run go while its step waits to retry, and makes the next attempt after every process restarted', async () => {
+    const w = await startWorker();
+    const marker = join(project, 'tried');
+    const file = directive(
+      'flaky',
+      `<process><step name="try"><retry attempts="2" backoff="fixed" delay_ms="3000"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="if [ -e ${marker} ]; then echo second; else touch ${marker}; exit 1; fi"/></execute></step></process><outputs><output name="out" value="\${steps.try.result.stdout}"/></outputs>`,
+    );
+    const started = await cli('run', file, '--detach');
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
+    try {
+      // Attempt 1 failed: the stored step says when attempt 2 is due, and the run's job waits
+      // in the delayed set for it, holding no worker slot.
+      await until(async () => (await store.load(runId))?.steps.try?.retryAt !== undefined);
+      const retryAt = (await store.load(runId))!.steps.try!.retryAt!;
+      await until(async () => (await runs.getJobState(runId)) === 'delayed');
+      w.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      await startWorker();
+      await until(async () => (await store.load(runId))?.record.status === 'completed', 15_000);
+      const done = (await store.load(runId))!;
+      expect(done.record.outputs).toEqual({ out: 'second\n' });
+      expect(done.record.steps).toMatchObject([{ name: 'try', status: 'completed', attempts: 2 }]);
+      expect(done.record.endedAt!).toBeGreaterThanOrEqual(retryAt);
+    } finally {
+      await runs.close();
+    }
+  });
+
+  it('cancels a run that no worker holds while its step waits to retry', async () => {
+    await startWorker();
+    const file = directive(
+      'failing',
+      `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="60000"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="exit 1"/></execute></step></process>`,
+    );
+    const started = await cli('run', file, '--detach');
+    const runId = started.stdout.trim();
+    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+    await until(async () => (await store.load(runId))?.steps.try?.retryAt !== undefined);
+    const cancelled = await cli('cancel', runId, '--json');
+    expect(cancelled.code).toBe(1);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({
+      status: 'cancelled',
+      steps: [{ name: 'try', status: 'cancelled', attempts: 1 }],
     });
   });
 

@@ -79,7 +79,7 @@ describe('ResultInbox', () => {
       await inbox.handOver({
         jobId: 'job-f',
         ok: false,
-        error: { name: 'DirigentError', code: 'TOOL_FAILED', message: 'no', retryable: false },
+        error: { code: 'TOOL_FAILED', message: 'no', retryable: false },
       });
       await call;
     });

@@ -137,6 +137,97 @@ describe('Engine.resume', () => {
     expect(record.status).toBe('completed');
     expect(record.steps).toMatchObject([{ name: 'try', status: 'completed', attempts: 3 }]);
   });
+
+  it('waits out only the rest of a retry delay when resumed in the middle of it, then tries the next attempt', async () => {
+    const file = join(project, 'backoff.md');
+    writeFileSync(
+      file,
+      `# backoff\n\n\`\`\`xml\n<directive name="backoff" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="800"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    );
+    const failing: ToolDispatcher = {
+      describe: () => undefined,
+      dispatch: () => Promise.reject(DirigentError.retryable('TOOL_FAILED', 'busy')),
+    };
+    const first = engineWith(failing);
+    const run = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 300)); // attempt 1 failed; its retry is 800 ms away
+    first.release(); // the process "dies" in the backoff
+    const stored = await new FileRunStore(project).load(run.runId);
+    const retryAt = stored!.steps.try!.retryAt!;
+    expect(stored!.steps.try).toMatchObject({ status: 'running', attempts: 1 });
+    expect(retryAt).toBeGreaterThan(Date.now());
+
+    const attempts: { attempt: number; at: number }[] = [];
+    const alive = new Recorder();
+    const recording: ToolDispatcher = {
+      describe: (id) => alive.describe(id),
+      dispatch: (call) => {
+        attempts.push({ attempt: call.attempt, at: Date.now() });
+        return alive.dispatch(call);
+      },
+    };
+    const record = await (await engineWith(recording).resume(run.runId)).settled();
+    expect(record.steps).toMatchObject([{ name: 'try', status: 'completed', attempts: 2 }]);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]!.attempt).toBe(2);
+    // Not before the stored time, and not a whole new delay after the resume either.
+    expect(attempts[0]!.at).toBeGreaterThanOrEqual(retryAt);
+    expect(attempts[0]!.at).toBeLessThan(retryAt + 400);
+    const ended = await new FileRunStore(project).load(run.runId);
+    expect(ended!.steps.try!.retryAt).toBeUndefined();
+  });
+
+  it('keeps the deadline of an attempt under way when resumed: the time already spent counts', async () => {
+    const file = join(project, 'slow.md');
+    writeFileSync(
+      file,
+      `# slow\n\n\`\`\`xml\n<directive name="slow" version="1.0.0"><process><step name="wait"><timeout seconds="1"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    );
+    const first = engineWith(new Recorder('wait'));
+    const startedAt = Date.now();
+    const run = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 800));
+    first.release();
+    const stored = await new FileRunStore(project).load(run.runId);
+    const deadline = stored!.steps.wait!.deadline!;
+    expect(deadline).toBeGreaterThanOrEqual(startedAt + 1000);
+    expect(deadline).toBeLessThan(startedAt + 1300);
+
+    // A call that never answers but stops when aborted, as every runtime's does.
+    const stuck: ToolDispatcher = {
+      describe: () => undefined,
+      dispatch: (call) =>
+        new Promise((_, reject) =>
+          call.signal.addEventListener('abort', () => reject(call.signal.reason as Error)),
+        ),
+    };
+    const record = await (await engineWith(stuck).resume(run.runId)).settled();
+    const failedAt = Date.now();
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'STEP_TIMEOUT' } });
+    // The resumed attempt had what was left of its second, not a fresh one.
+    expect(failedAt).toBeLessThan(deadline + 500);
+  });
+
+  it('cancels a stored run that no process drives while its step waits to retry', async () => {
+    const file = join(project, 'parked.md');
+    writeFileSync(
+      file,
+      `# parked\n\n\`\`\`xml\n<directive name="parked" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="60000"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    );
+    const first = engineWith({
+      describe: () => undefined,
+      dispatch: () => Promise.reject(DirigentError.retryable('TOOL_FAILED', 'busy')),
+    });
+    const run = first.start(await first.loader.loadFile(file), {});
+    await until(() => first.activeRun(run.runId)?.backingOffUntil() !== undefined);
+    first.release();
+
+    const alive = new Recorder();
+    const record = await engineWith(alive).cancelRun(run.runId, 'no longer needed');
+    expect(record.status).toBe('cancelled');
+    expect(record.steps).toMatchObject([{ name: 'try', status: 'cancelled', attempts: 1 }]);
+    expect(alive.calls).toEqual([]);
+  });
 });
 
 async function until(check: () => boolean): Promise<void> {
