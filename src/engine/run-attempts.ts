@@ -78,10 +78,7 @@ async function timed<T>(
   const timeoutError =
     o.timeoutError ??
     (() =>
-      DirigentError.retryable(
-        ErrorCode.STEP_TIMEOUT,
-        `The work ran longer than ${timeoutMs} ms.`,
-      ));
+      DirigentError.retryable(ErrorCode.STEP_TIMEOUT, `The work ran longer than ${timeoutMs} ms.`));
   const timer = setTimeout(() => controller.abort(timeoutError()), timeoutMs);
   try {
     return await work(attempt, controller.signal);
