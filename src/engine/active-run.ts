@@ -129,10 +129,10 @@ export class ActiveRun extends StepBook {
         Math.max(0, remaining),
       );
     }
+    // Starting the actor reports its first state, which a durable engine stores (onSnapshot): a
+    // process that dies in the first step leaves a run that can be resumed (and a parent that
+    // can find its child).
     this.actor.start();
-    // A durable run is stored from its first state on: a process that dies in the first step
-    // leaves a run that can be resumed (and a parent that can find its child).
-    if (this.engine.durable && this.record.status === 'running') this.checkpoint();
     // After start: a restored wait whose deadline passed while stored fails right here.
     for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.add(w);
     this.queueIdleCheck();

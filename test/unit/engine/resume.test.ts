@@ -72,6 +72,26 @@ describe('Engine.resume', () => {
     expect(record.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
   });
 
+  it('stores a run from its first state, so one whose process dies in its first step resumes', async () => {
+    const file = join(project, 'first.md');
+    writeFileSync(
+      file,
+      `# first\n\n\`\`\`xml\n<directive name="first" version="1.0.0"><process>${echo('a', 'one')}</process></directive>\n\`\`\`\n`,
+    );
+    const first = engineWith(new Recorder('a'));
+    const run = first.start(await first.loader.loadFile(file), {});
+    await run.persisted();
+    first.release();
+    const stored = await new FileRunStore(project).load(run.runId);
+    expect(stored?.record.status).toBe('running');
+    expect(stored?.steps.a?.status).toBe('running');
+    const record = await (await engineWith(new Recorder()).resume(run.runId)).settled();
+    expect(record).toMatchObject({
+      status: 'completed',
+      steps: [{ name: 'a', status: 'completed' }],
+    });
+  });
+
   it('refuses to resume a run that has ended', async () => {
     const file = join(project, 'one.md');
     writeFileSync(

@@ -1,0 +1,60 @@
+/**
+ * `docker-compose.yml` runs what the tests run: Redis with its append-only file, and workers whose
+ * command, started here as compose would start it (the image's `/app` is this repository), serves
+ * runs on the real Redis and drains on compose's stop signal. No Docker engine is needed.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CLI_MAIN, DIRECTIVES, REPO_ROOT } from '../support/paths.js';
+import { redisForTest } from '../support/redis.js';
+
+interface Compose {
+  services: Record<
+    string,
+    { command?: string[]; stop_signal?: string; environment?: Record<string, string> }
+  >;
+}
+
+const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8')) as Compose;
+const redis = redisForTest();
+
+describe('docker-compose.yml', { timeout: 60_000 }, () => {
+  it('keeps Redis append-only, so queues and runs survive its restart', () => {
+    expect(compose.services.redis!.command).toEqual(
+      expect.arrayContaining(['--appendonly', 'yes']),
+    );
+  });
+
+  it("starts workers with the CLI's own worker command, which serves runs and drains on its stop signal", async () => {
+    const worker = compose.services.worker!;
+    const [program, ...args] = worker.command!.map((a) => a.replace(/^\/app\//, `${REPO_ROOT}/`));
+    expect(program).toBe('node');
+    expect(args.slice(0, 2)).toEqual([CLI_MAIN, 'worker']);
+    const env = { ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: redis.prefix };
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      await new Promise<void>((serving, failed) => {
+        let err = '';
+        child.stderr!.on('data', (c: Buffer) => {
+          err += c.toString();
+          if (err.includes('jobs from')) serving();
+        });
+        child.once('exit', (code) => failed(new Error(`worker exited (${code}): ${err}`)));
+      });
+      const run = spawnSync(
+        process.execPath,
+        [CLI_MAIN, 'run', join(DIRECTIVES, 'hello.md'), '--input', 'name=Ada', '--json'],
+        { env, encoding: 'utf8', cwd: REPO_ROOT, timeout: 30_000 },
+      );
+      expect(run.status).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed' });
+    } finally {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill(worker.stop_signal as NodeJS.Signals);
+      expect(await exited).toBe(0);
+    }
+  });
+});
