@@ -59,13 +59,14 @@ export class ActiveRun extends StepBook {
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
   private runTimer: NodeJS.Timeout | undefined;
-  /**
-   * Told when every step under way starts waiting to retry, with the time the first is due
-   * ({@link backingOffUntil}).
-   */
-  onBackingOff: ((until: number) => void) | undefined;
+  /** Told when the run may have become {@link parkable} (a step started waiting to retry). */
+  onParkable: (() => void) | undefined;
+  /** Steps restarted by {@link restartInterrupted} whose work has not settled since. */
+  private readonly repeating = new Set<string>();
   /** Let go by this process ({@link release}): its work starts no new attempt. */
   private released = false;
+  /** The snapshot when the run was let go. */
+  private heldSnapshot: unknown;
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
   private readonly data: RunData;
@@ -223,7 +224,8 @@ export class ActiveRun extends StepBook {
       const cn = this.loaded.compiled.nodes.get(node);
       if (rec.status !== 'running' || cn?.node.kind !== 'step' || waits.has(node)) continue;
       if (this.children[node] !== undefined) continue; // a child run resumes on its own
-      this.engine.observer?.stepStarted?.(this.runId, node, rec.attempts);
+      // Not announced again: it was when it started (a next attempt is, when it starts).
+      this.repeating.add(node);
       try {
         this.runAction(cn, cn.node, context);
       } catch (err) {
@@ -335,6 +337,7 @@ export class ActiveRun extends StepBook {
     const settleWith = (outcome: AttemptOutcome<unknown>) => {
       if (this.inflight.get(node) !== inflight) return; // the step was stopped meanwhile
       this.inflight.delete(node);
+      this.repeating.delete(node);
       if (outcome.ok) this.finish(cn, this.actor.getSnapshot().context, outcome.value, collect);
       else this.fail(cn, outcome.error);
     };
@@ -399,28 +402,47 @@ export class ActiveRun extends StepBook {
           delete rec.deadline;
           if (this.engine.durable) this.checkpoint();
           this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
-          const until = this.backingOffUntil();
-          if (until !== undefined) this.onBackingOff?.(until);
+          this.onParkable?.();
         },
         firstAttempt,
       },
     ).then(settleWith);
   }
 
+  /** Whether the step's calls may repeat calls made before the run was resumed. */
+  isRepeating(node: string): boolean {
+    return this.repeating.size > 0 && this.repeating.has(node);
+  }
+
   /**
-   * When every step under way waits to retry (nothing runs, no signal or child run is awaited):
-   * the time the first of them is due. A distributed worker then lets the run go until that time,
-   * holding no slot for it (see {@link onBackingOff}).
+   * Whether this run could be let go while its work goes on without it, and what it would wait
+   * for: every step under way either waits to retry or waits for its tool calls (no child run, no
+   * signal awaited). `due` is the first time the run must act itself (a retry, a step's timeout,
+   * the run's time limit); `calls` whether some step waits for tool calls. A distributed worker
+   * lets such a run go, holding no slot for it, until `due` or one of its calls ends.
    */
-  backingOffUntil(): number | undefined {
+  parkable(): { due: number | undefined; calls: boolean } | undefined {
     if (this.inflight.size === 0 || this.waiting.size > 0) return undefined;
-    let until = Infinity;
+    let due = Infinity;
+    let calls = false;
     for (const node of this.inflight.keys()) {
-      const retryAt = this.steps[node]?.retryAt;
-      if (retryAt === undefined || this.children[node] !== undefined) return undefined;
-      until = Math.min(until, retryAt);
+      if (this.children[node] !== undefined || this.startsChildren(node)) return undefined;
+      const rec = this.steps[node];
+      if (rec?.retryAt === undefined) calls = true;
+      due = Math.min(due, rec?.retryAt ?? rec?.deadline ?? Infinity);
     }
-    return until;
+    const limit = this.directive.limits.durationSeconds;
+    if (limit !== undefined) due = Math.min(due, this.record.startedAt + limit * 1000);
+    return { due: due === Infinity ? undefined : due, calls };
+  }
+
+  /** Whether the step runs child directives (whose work is in this process). */
+  private startsChildren(node: string): boolean {
+    const step = this.loaded.compiled.nodes.get(node)?.node;
+    if (step?.kind !== 'step') return false;
+    const action = step.action;
+    const execute = action.type === 'foreach' ? action.execute : action;
+    return execute.type === 'execute' && execute.itemType === 'directive';
   }
 
   /**
@@ -516,9 +538,18 @@ export class ActiveRun extends StepBook {
    */
   release(): void {
     this.released = true;
+    this.heldSnapshot = this.actor.getPersistedSnapshot();
     if (this.runTimer) clearTimeout(this.runTimer);
     this.waiting.release();
     this.actor.stop();
+  }
+
+  /**
+   * The machine's snapshot to store: as it stands, or, once the run is let go, as it stood then (a
+   * store write still under way must not record the stopped actor, which would never run again).
+   */
+  persistedSnapshot(): unknown {
+    return this.heldSnapshot ?? this.actor.getPersistedSnapshot();
   }
 }
 

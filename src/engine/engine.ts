@@ -75,6 +75,14 @@ export class Engine {
 
   /** Sends a signal to a waiting run (restoring it from the store if needed), then waits for it to settle. */
   async signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
+    return (await this.deliverSignal(runId, name, payload)).settled();
+  }
+
+  /**
+   * {@link signal}, resolving as soon as the signal is delivered, with the run it resumed (whose
+   * `settled()` says when it ends or waits again).
+   */
+  async deliverSignal(runId: string, name: string, payload: unknown): Promise<ActiveRun> {
     const run = await this.attach(runId);
     if (!run.isWaiting && run.record.status !== 'running') {
       const record = await run.settled();
@@ -97,7 +105,7 @@ export class Engine {
       );
     }
     target.deliver(name, payload);
-    return run.settled();
+    return run;
   }
 
   /** Cancels a run and the work it has running (restoring it first if it waits in the store). */
@@ -212,7 +220,7 @@ export class Engine {
   async persist(run: ActiveRun): Promise<void> {
     await this.store.save({
       record: run.record,
-      snapshot: run.actor.getPersistedSnapshot(),
+      snapshot: run.persistedSnapshot(),
       source: { file: run.loaded.file, text: run.loaded.text },
       projectDir: this.projectDir,
       depth: run.lineage.depth,
@@ -298,6 +306,11 @@ export class Engine {
         run.adoptChild(node, child.record);
     }
     return run;
+  }
+
+  /** Whether the run, or a child run of it, has a step waiting for signal `name`. */
+  waitsFor(run: ActiveRun, name: string): boolean {
+    return this.findWaiter(run, name) !== undefined;
   }
 
   private findWaiter(run: ActiveRun, name: string): ActiveRun | undefined {

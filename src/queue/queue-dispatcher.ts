@@ -6,13 +6,14 @@
  * the tool (killing its process group).
  */
 import { randomUUID } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
+import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { abortError } from '../tools/abort-error.js';
 import { BuiltinDispatcher } from '../tools/builtin-dispatcher.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import type { ToolDescription, ToolDispatcher } from '../tools/tool-dispatcher.js';
+import { fromJobError } from './job-error.js';
 import { cancelChannel } from './queue-names.js';
 import type { ResultInbox } from './result-inbox.js';
 import { toolJobData, toolJobId, type ToolJobData } from './tool-job.js';
@@ -29,6 +30,8 @@ export const TOOL_JOB_RETENTION = {
 /** A {@link ToolDispatcher} that runs every call as a BullMQ job. */
 export class QueueDispatcher implements ToolDispatcher {
   private readonly builtins = new BuiltinDispatcher();
+  /** Each run's tool jobs under way, and when its last call was made. */
+  private readonly open = new Map<string, { jobIds: Set<string>; lastAt: number }>();
 
   constructor(
     private readonly queue: Queue<ToolJobData>,
@@ -46,8 +49,66 @@ export class QueueDispatcher implements ToolDispatcher {
     const label = `tool ${call.itemId}`;
     if (call.signal.aborted) throw abortError(call.signal, label);
     const jobId = toolJobId(call, randomUUID);
-    await this.inbox.whenReady();
-    const outcome = this.inbox.expect(jobId, label);
+    const open = this.opened(call.runId, jobId);
+    try {
+      await this.inbox.whenReady();
+      const earlier = call.repeated ? await this.earlierJob(jobId) : undefined;
+      if (earlier?.finishedOn !== undefined) {
+        if (earlier.failedReason) throw fromJobError(earlier.failedReason, label);
+        return earlier.returnvalue;
+      }
+      const outcome = this.inbox.expect(jobId, label);
+      const job = earlier ?? (await this.add(call, jobId));
+      return await this.outcomeOf(job, outcome, call.signal, label);
+    } finally {
+      open.jobIds.delete(jobId);
+      if (open.jobIds.size === 0) this.open.delete(call.runId);
+    }
+  }
+
+  /**
+   * The tool jobs of a run under way, and when its last call was made; undefined when it has
+   * none (see {@link abandon}).
+   */
+  openCalls(runId: string): { count: number; lastAt: number } | undefined {
+    const open = this.open.get(runId);
+    return open && { count: open.jobIds.size, lastAt: open.lastAt };
+  }
+
+  /**
+   * Stops waiting for the run's tool jobs, which go on running: their calls fail with `error`
+   * (the run was let go first, so nothing hears it). Resolves with the jobs' ids.
+   */
+  abandon(runId: string, error: DirigentError): string[] {
+    const jobIds = [...(this.open.get(runId)?.jobIds ?? [])];
+    this.inbox.abandon(jobIds, error);
+    return jobIds;
+  }
+
+  private opened(runId: string, jobId: string): { jobIds: Set<string>; lastAt: number } {
+    let open = this.open.get(runId);
+    if (open === undefined) {
+      open = { jobIds: new Set(), lastAt: 0 };
+      this.open.set(runId, open);
+    }
+    open.jobIds.add(jobId);
+    open.lastAt = Date.now();
+    return open;
+  }
+
+  /**
+   * The job of a call made before the run was resumed, if it is still kept. One still to finish
+   * is told to send its outcome here (the process that made it may be gone).
+   */
+  private async earlierJob(jobId: string): Promise<Job<ToolJobData> | undefined> {
+    const job = await Job.fromId<ToolJobData>(this.queue, jobId);
+    if (job === undefined || job.finishedOn !== undefined) return job;
+    if (job.data.replyTo !== this.inbox.id)
+      await job.updateData({ ...job.data, replyTo: this.inbox.id }).catch(() => undefined);
+    return job;
+  }
+
+  private async add(call: ToolCall, jobId: string): Promise<Job<ToolJobData>> {
     const adding = this.queue.add(
       'tool',
       { ...toolJobData(call), replyTo: this.inbox.id },
@@ -59,26 +120,42 @@ export class QueueDispatcher implements ToolDispatcher {
       },
     );
     this.inbox.track(adding);
-    const job = await adding.catch((err: unknown) => {
+    return adding.catch((err: unknown) => {
       this.inbox.forget(jobId);
       throw DirigentError.from(err);
     });
+  }
+
+  /** The job's outcome, or the call's abort (which stops the job wherever it runs). */
+  private async outcomeOf(
+    job: Job<ToolJobData>,
+    outcome: Promise<unknown>,
+    signal: AbortSignal,
+    label: string,
+  ): Promise<unknown> {
+    const jobId = job.id!;
+    if (signal.aborted) {
+      // Aborted while the job was being enqueued (or looked up): stop it now.
+      this.inbox.forget(jobId);
+      void this.cancel(job).catch(() => undefined);
+      throw abortError(signal, label);
+    }
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
         this.inbox.forget(jobId);
         void this.cancel(job).catch(() => undefined);
-        reject(abortError(call.signal, label));
+        reject(abortError(signal, label));
       };
-      call.signal.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
       return await Promise.race([outcome, aborted]);
     } catch (err) {
-      if (call.signal.aborted) throw abortError(call.signal, label);
+      if (signal.aborted) throw abortError(signal, label);
       throw DirigentError.from(err);
     } finally {
-      call.signal.removeEventListener('abort', onAbort!);
+      signal.removeEventListener('abort', onAbort!);
     }
   }
 

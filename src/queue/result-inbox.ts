@@ -16,9 +16,10 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { fromJobError } from './job-error.js';
 
 /** What a worker publishes when a job it ran has finished. */
-export type JobOutcome =
-  | { jobId: string; ok: true; value: unknown }
-  | { jobId: string; ok: false; error: SerializedError };
+export type JobOutcome = { jobId: string; /** The run that made the call. */ runId?: string } & (
+  | { ok: true; value: unknown }
+  | { ok: false; error: SerializedError }
+);
 
 /** How often, and after how long, open calls are checked against their jobs. */
 const SWEEP_MS = 2000;
@@ -47,6 +48,11 @@ export class ResultInbox {
   private readonly sub: Redis;
   private readonly sweeper: NodeJS.Timeout;
   private readonly ready: Promise<unknown>;
+  /**
+   * Told of an outcome published here that no call waits for (its call was cancelled, or its run
+   * was let go and may need waking: see parked-runs.ts).
+   */
+  onUnexpected: ((outcome: JobOutcome) => void) | undefined;
   /** Enqueues under way of the calls this inbox expects. */
   private readonly adding = new Set<Promise<unknown>>();
 
@@ -112,6 +118,16 @@ export class ResultInbox {
     this.pending.delete(jobId);
   }
 
+  /** Stops waiting for these jobs, failing their calls with `error` (their run was let go). */
+  abandon(jobIds: Iterable<string>, error: DirigentError): void {
+    for (const jobId of jobIds) {
+      const p = this.pending.get(jobId);
+      if (p === undefined) continue;
+      this.pending.delete(jobId);
+      p.reject(error);
+    }
+  }
+
   close(): void {
     inThisProcess.delete(this.id);
     clearInterval(this.sweeper);
@@ -120,7 +136,10 @@ export class ResultInbox {
 
   private settle(outcome: JobOutcome): void {
     const p = this.pending.get(outcome.jobId);
-    if (p === undefined) return;
+    if (p === undefined) {
+      this.onUnexpected?.(outcome);
+      return;
+    }
     this.pending.delete(outcome.jobId);
     if (outcome.ok) p.resolve(outcome.value);
     else p.reject(DirigentError.fromJSON(outcome.error));

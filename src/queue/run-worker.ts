@@ -3,10 +3,11 @@
  * an engine whose tool calls go to the tools queue and whose state goes to Redis after every
  * transition. A run is driven by one worker at a time (a per-run mutex with a lease); if that
  * worker dies, its job stalls, another worker takes it and resumes the run from the store.
- * A run that waits holds no worker slot: its job completes, and its deadlines become delayed
- * wake jobs.
+ * A run that waits for a signal holds no worker slot: its job completes, and its deadlines become
+ * delayed wake jobs. A run that only waits for its tool jobs or its retries is parked: its job is
+ * delayed until its next deadline, and the end of one of its tool jobs promotes it.
  */
-import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import type { ActiveRun } from '../engine/active-run.js';
@@ -20,6 +21,7 @@ import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
 import { ResultInbox } from './result-inbox.js';
+import { markParked, PARKED_CHECK_IN_MS, wakeParked } from './parked-runs.js';
 import { publishingObserver } from './run-events.js';
 import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
@@ -27,9 +29,8 @@ import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
 /**
- * The shortest retry delay for which a run whose steps all wait to retry is let go (its job
- * delayed) rather than kept in memory: shorter waits cost less to sleep through than to store,
- * let go and resume.
+ * How long a run must have nothing to do before it is parked (see {@link RunWorker}): shorter
+ * waits cost less to sit out than to store, let go and resume.
  */
 export const PARK_AFTER_MS = 2000;
 
@@ -54,8 +55,9 @@ export class RunWorker {
   private readonly subscriber: Redis;
   private readonly engines = new Map<string, Engine>();
   private readonly timing: WorkerTiming;
-  /** Runs this worker drives, each with the function that hands it back. */
-  private readonly driving = new Map<string, () => void>();
+  /** Runs this worker drives, and how to hand each back or park it. */
+  private readonly driving = new Map<string, Driven>();
+  private readonly parkScan: NodeJS.Timeout;
   private closing = false;
   /** Runs whose progress someone watches (their current job asked for it). */
   private readonly watched = new Set<string>();
@@ -78,6 +80,15 @@ export class RunWorker {
       const { runId, reason } = JSON.parse(message) as { runId: string; reason?: string };
       for (const engine of this.engines.values()) engine.cancel(runId, reason);
     });
+    // An outcome no call waits for may be one a parked run waits for.
+    this.inbox.onUnexpected = ({ runId }) => {
+      if (runId !== undefined)
+        void wakeParked(redis, prefix, this.runsQueue, runId).catch(() => undefined);
+    };
+    this.parkScan = setInterval(() => {
+      for (const d of this.driving.values()) this.parkIfIdle(d);
+    }, PARK_AFTER_MS / 2);
+    this.parkScan.unref();
     this.worker = new Worker<RunJobData, RunRecord>(
       QueueName.RUNS,
       (job, token) => this.process(job, token),
@@ -96,7 +107,8 @@ export class RunWorker {
    */
   async close(): Promise<void> {
     this.closing = true;
-    for (const handOver of this.driving.values()) handOver();
+    clearInterval(this.parkScan);
+    for (const d of this.driving.values()) d.handOver();
     await this.worker.close();
     await Promise.all([...this.engines.values()].map((e) => e.drain()));
     for (const e of this.engines.values()) e.release();
@@ -127,9 +139,8 @@ export class RunWorker {
           JSON.stringify({ runId: data.runId, reason: data.reason }),
         );
       }
-      // A start taken up for the first time has nothing stored yet: no need to look.
-      const fresh = data.kind === 'start' && job.attemptsStarted <= 1 && job.stalledCounter === 0;
-      return await this.withRunLock(data.runId, () => this.drive(data, fresh, job, token));
+      const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
+      return await this.withRunLock(data.runId, () => this.drive(data, redelivered, job, token));
     } catch (err) {
       if (err instanceof WaitingError || err instanceof DelayedError) throw err;
       throw toJobError(err);
@@ -138,13 +149,19 @@ export class RunWorker {
     }
   }
 
+  /**
+   * Does what the job asks, under the run's lock. `redelivered`: the job was taken up before (and
+   * handed back, parked, or lost with its worker), so the run may have moved on meanwhile.
+   */
   private async drive(
     data: RunJobData,
-    fresh: boolean,
+    redelivered: boolean,
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
   ): Promise<RunRecord> {
     const engine = this.engineFor(data.projectDir);
+    // A start taken up for the first time has nothing stored yet: no need to look.
+    const fresh = data.kind === 'start' && !redelivered;
     const stored = fresh ? undefined : await this.store.load(data.runId);
     const over = stored && !['running', 'waiting'].includes(stored.record.status);
     let record: RunRecord;
@@ -166,11 +183,23 @@ export class RunWorker {
           token,
         );
         break;
-      case 'signal':
-        record = await engine.signal(data.runId, data.name, data.payload);
+      case 'signal': {
+        let run: ActiveRun;
+        if (redelivered && stored?.record.status === 'running') {
+          // This job delivered its signal before it was handed back, parked or lost with its
+          // worker: the run goes on from its stored state (unless it waits for the signal still).
+          run = await engine.resume(data.runId);
+          if (engine.waitsFor(run, data.name))
+            run = await engine.deliverSignal(data.runId, data.name, data.payload);
+        } else run = await engine.deliverSignal(data.runId, data.name, data.payload);
+        record = await this.untilSettledOrHandedOver(run, engine, job, token);
         break;
+      }
       case 'cancel':
         if (over) return stored.record;
+        // A run no worker drives (parked, or its worker died) may have tool jobs running: resumed,
+        // its calls are made again, and cancelling stops their jobs wherever they run.
+        if (stored?.record.status === 'running') await engine.resume(data.runId);
         record = await engine.cancelRun(data.runId, data.reason);
         break;
       case 'wake':
@@ -192,9 +221,9 @@ export class RunWorker {
    * The run's record once it ends or waits. If this worker is told to close first, the run is
    * handed back: stored as it stands, let go, and its job returned to the queue, where another
    * worker takes it up and resumes the run (its tool calls under way are answered, not repeated).
-   * A run whose steps all wait to retry, the first at least {@link PARK_AFTER_MS} away, is let go
-   * the same way, its job delayed until then: a long backoff holds no worker slot, and the delay
-   * is a delayed job, so it survives every process.
+   * A run with nothing to do but wait for its tool jobs or its retries is parked the same way
+   * (see {@link parkIfIdle}): its job is delayed until the run's next deadline, and the end of
+   * one of its tool jobs wakes it (see parked-runs.ts).
    */
   private async untilSettledOrHandedOver(
     run: ActiveRun,
@@ -202,37 +231,63 @@ export class RunWorker {
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
   ): Promise<RunRecord> {
-    const handover = new Promise<{ handover: true }>((resolve) =>
-      this.driving.set(run.runId, () => resolve({ handover: true })),
-    );
-    if (this.closing) this.driving.get(run.runId)!();
-    const parked = new Promise<{ until: number }>((resolve) => {
-      run.onBackingOff = (until) => {
-        if (until - Date.now() >= PARK_AFTER_MS) resolve({ until });
+    const dispatcher = this.dispatcherOf(engine);
+    let driven!: Driven;
+    const handover = new Promise<{ handover: true }>((resolve) => {
+      driven = { run, dispatcher, handOver: () => resolve({ handover: true }), park: () => {} };
+    });
+    const parked = new Promise<{ due: number; jobIds: string[] }>((resolve) => {
+      driven.park = (due) => {
+        // Let go first, so that nothing reaches the run any more; then stop waiting for its calls.
+        engine.releaseRun(run.runId);
+        resolve({ due, jobIds: dispatcher.abandon(run.runId, letGo(run.runId)) });
       };
     });
-    let outcome: RunRecord | { handover: true } | { until: number };
+    this.driving.set(run.runId, driven);
+    run.onParkable = () => this.parkIfIdle(driven);
+    if (this.closing) driven.handOver();
+    let outcome: RunRecord | { handover: true } | { due: number; jobIds: string[] };
     try {
       outcome = await Promise.race([run.settled(), handover, parked]);
     } finally {
       this.driving.delete(run.runId);
-      run.onBackingOff = undefined;
+      run.onParkable = undefined;
     }
-    if (!('handover' in outcome) && !('until' in outcome)) return outcome;
+    if (!('handover' in outcome) && !('due' in outcome)) return outcome;
     await run.persisted();
-    engine.releaseRun(run.runId);
     if ('handover' in outcome) {
+      engine.releaseRun(run.runId);
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    // The run's own time limit may come first.
-    const limit = run.directive.limits.durationSeconds;
-    const due = Math.min(
-      outcome.until,
-      limit === undefined ? Infinity : run.record.startedAt + limit * 1000,
+    const { redis, prefix } = this.options;
+    await job.moveToDelayed(outcome.due, token);
+    await markParked(redis, prefix, run.runId, job.id!, outcome.due);
+    // A call that ended before the mark found nothing to wake: look for one.
+    const ended = await Promise.all(
+      outcome.jobIds.map(async (id) => (await Job.fromId(this.toolsQueue, id))?.finishedOn),
     );
-    await job.moveToDelayed(due, token);
+    if (ended.some((at) => at !== undefined))
+      await wakeParked(redis, prefix, this.runsQueue, run.runId);
     throw new DelayedError();
+  }
+
+  /**
+   * Parks the run if it has nothing to do for a while: every step waits for tool jobs (the last
+   * enqueued at least {@link PARK_AFTER_MS} ago) or for a retry, and its next deadline is at least
+   * that far away. Tool calls that end sooner, and short waits, cost less to sit out than to
+   * store, let go and resume.
+   */
+  private parkIfIdle(d: Driven): void {
+    const idle = d.run.parkable();
+    if (idle === undefined) return;
+    const now = Date.now();
+    const open = d.dispatcher.openCalls(d.run.runId);
+    if (open !== undefined) {
+      if (now - open.lastAt < PARK_AFTER_MS) return;
+    } else if (idle.calls) return; // between two calls of a step, in this process
+    const due = Math.min(idle.due ?? Infinity, now + PARKED_CHECK_IN_MS);
+    if (due - now >= PARK_AFTER_MS) d.park(due);
   }
 
   /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */
@@ -268,6 +323,10 @@ export class RunWorker {
     }
   }
 
+  private dispatcherOf(engine: Engine): QueueDispatcher {
+    return engine.dispatcher as QueueDispatcher;
+  }
+
   private engineFor(projectDir: string): Engine {
     let engine = this.engines.get(projectDir);
     if (engine === undefined) {
@@ -288,6 +347,18 @@ export class RunWorker {
     }
     return engine;
   }
+}
+
+/** A run this worker drives: how to hand it back, or park it until `due`. */
+interface Driven {
+  run: ActiveRun;
+  dispatcher: QueueDispatcher;
+  handOver: () => void;
+  park: (due: number) => void;
+}
+
+function letGo(runId: string): DirigentError {
+  return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was parked by this worker.`);
 }
 
 function notFound(runId: string): never {

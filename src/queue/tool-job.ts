@@ -4,7 +4,7 @@ import type { ToolCall } from '../tools/tool-call.js';
  * What a tool job carries: the call without its signal (everything a worker needs to run it),
  * where its outcome goes, and its deferrals.
  */
-export type ToolJobData = Omit<ToolCall, 'signal'> & {
+export type ToolJobData = Omit<ToolCall, 'signal' | 'repeated'> & {
   /** The {@link ResultInbox} the outcome goes to. */
   replyTo?: string;
   /** Times the job was deferred for its lock or rate, and when that first happened. */
@@ -21,6 +21,10 @@ export function toolJobId(call: ToolCall, fallback: () => string): string {
 }
 
 /** The job's data for a call. */
-export function toolJobData({ signal: _signal, ...data }: ToolCall): ToolJobData {
+export function toolJobData({
+  signal: _signal,
+  repeated: _repeated,
+  ...data
+}: ToolCall): ToolJobData {
   return data;
 }

@@ -4,7 +4,7 @@
  * cancellation announced for a running job aborts it, which stops the tool and kills its process
  * group; a worker that dies mid-job loses nothing: BullMQ hands the stalled job to another.
  */
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -16,6 +16,9 @@ import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { fromJobError, toJobError } from './job-error.js';
 import { inboxChannel, ResultInbox, type JobOutcome } from './result-inbox.js';
 import { passGate } from './tool-gate.js';
+import { wakeParked } from './parked-runs.js';
+import { queueOptions } from './queue-options.js';
+import type { RunJobData } from './run-job.js';
 import { cancelChannel, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
@@ -45,6 +48,7 @@ export class ToolWorker {
   private readonly subscriber: Redis;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly bullConnection: Redis;
+  private runs: Queue<RunJobData> | undefined;
 
   constructor(private readonly options: ToolWorkerOptions) {
     this.subscriber = options.redis.duplicate();
@@ -75,16 +79,31 @@ export class ToolWorker {
   ): void {
     const to = job.data.replyTo;
     if (to === undefined || this.handedOver.delete(job.id!)) return;
-    const message = JSON.stringify({ jobId: job.id, ...outcome });
-    void this.options.redis
-      .publish(inboxChannel(this.options.prefix, to), message)
+    const { redis, prefix } = this.options;
+    const runId = job.data.runId;
+    const message = JSON.stringify({ jobId: job.id, runId, ...outcome });
+    void redis
+      .publish(inboxChannel(prefix, to), message)
+      // No one listens (the process that drove the run is gone): the run may be parked, waiting
+      // for this outcome; wake it.
+      .then((heard) => (heard === 0 ? wakeParked(redis, prefix, this.runsQueue(), runId) : false))
       .catch(() => undefined);
+  }
+
+  /** The runs queue, to wake parked runs (made on first use: most workers never need it). */
+  private runsQueue(): Queue<RunJobData> {
+    this.runs ??= new Queue<RunJobData>(
+      QueueName.RUNS,
+      queueOptions(this.options.redis, this.options.prefix),
+    );
+    return this.runs;
   }
 
   /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
   async close(): Promise<void> {
     await this.worker.close();
     await Promise.all([...this.dispatchers.values()].map((d) => d.close()));
+    await this.runs?.close();
     this.subscriber.disconnect();
     this.bullConnection.disconnect();
   }
@@ -98,9 +117,10 @@ export class ToolWorker {
   private async process(job: Job<ToolJobData>, token: string | undefined): Promise<unknown> {
     const outcome = await this.run(job, token);
     const inbox = ResultInbox.inThisProcess(job.data.replyTo);
+    const { runId } = job.data;
     const reply: JobOutcome = outcome.ok
-      ? { jobId: job.id!, ok: true, value: outcome.value }
-      : { jobId: job.id!, ok: false, error: outcome.error.toJSON() };
+      ? { jobId: job.id!, runId, ok: true, value: outcome.value }
+      : { jobId: job.id!, runId, ok: false, error: outcome.error.toJSON() };
     if (inbox !== undefined && (await inbox.handOver(reply))) this.handedOver.add(job.id!);
     if (!outcome.ok) throw toJobError(outcome.error);
     return outcome.value;

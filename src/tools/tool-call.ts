@@ -28,6 +28,11 @@ export interface ToolCall {
    */
   callId?: string;
   /**
+   * Set when a resumed run makes a call of a step it had under way: the call may have run
+   * already, so a queue looks for its job's outcome before anything else.
+   */
+  repeated?: boolean;
+  /**
    * The step's `<lock>` and `<rate_limit>`, keys rendered: workers on a queue enforce them
    * (with the tool's own) before the call runs; in process they do not apply.
    */

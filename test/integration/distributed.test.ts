@@ -275,6 +275,73 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     }
   });
 
+  it('parks a run while its tool runs long, holding no slot, and wakes it when the tool ends', async () => {
+    await startWorker();
+    const file = directive(
+      'slow',
+      `<process>${bash('nap', 'sleep 4; echo rested')}<step name="after"><render>done: \${steps.nap.result.stdout}</render></step></process><outputs><output name="text" value="\${steps.after.result}"/></outputs>`,
+    );
+    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
+    try {
+      const done = runJson(file);
+      // After 2 s with nothing to do but wait for its tool, the run's job waits in the delayed
+      // set (until a check-in minutes away) while the tool job runs.
+      await until(async () => (await runs.getJobCounts('delayed', 'active')).delayed === 1);
+      expect((await runs.getJobCounts('active')).active).toBe(0);
+      const { code, record } = await done;
+      expect(code).toBe(0);
+      expect(record.outputs).toEqual({ text: 'done: rested\n' });
+      // Woken by its tool's end, not by the check-in.
+      const took = record as unknown as { endedAt: number; startedAt: number };
+      expect(took.endedAt - took.startedAt).toBeLessThan(8000);
+    } finally {
+      await runs.close();
+    }
+  });
+
+  it("reaches a parked run with its step's timeout, which stops the tool wherever it runs", async () => {
+    await startWorker('runs');
+    await startWorker('tools');
+    const file = directive(
+      'late',
+      `<process><step name="hang"><retry attempts="1"/><timeout seconds="6"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="sleep 60 &amp; echo $! &gt; child.pid; wait"/></execute></step></process>`,
+    );
+    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
+    try {
+      const done = runJson(file);
+      await until(async () => (await runs.getJobCounts('delayed')).delayed === 1);
+      const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
+      const { code, record } = await done;
+      expect(code).toBe(1);
+      expect(record).toMatchObject({ status: 'failed', error: { code: 'STEP_TIMEOUT' } });
+      await until(() => !alive(pid), 5000);
+    } finally {
+      await runs.close();
+    }
+  });
+
+  it('cancels a parked run and stops its tool on another worker', async () => {
+    await startWorker('runs');
+    await startWorker('tools');
+    const file = directive(
+      'parked',
+      `<process>${bash('hang', 'sleep 60 & echo $! > child.pid; wait')}</process>`,
+    );
+    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
+    try {
+      const started = await cli('run', file, '--detach', '--json');
+      const { runId } = JSON.parse(started.stdout) as { runId: string };
+      await until(async () => (await runs.getJobState(runId)) === 'delayed');
+      const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
+      const cancelled = await cli('cancel', runId, '--json');
+      expect(cancelled.code).toBe(1);
+      expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: 'cancelled' });
+      await until(() => !alive(pid), 5000);
+    } finally {
+      await runs.close();
+    }
+  });
+
   it('cancels a run that no worker holds while its step waits to retry', async () => {
     await startWorker();
     const file = directive(

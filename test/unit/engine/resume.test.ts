@@ -239,7 +239,7 @@ describe('Engine.resume', () => {
       dispatch: () => Promise.reject(DirigentError.retryable('TOOL_FAILED', 'busy')),
     });
     const run = first.start(await first.loader.loadFile(file), {});
-    await until(() => first.activeRun(run.runId)?.backingOffUntil() !== undefined);
+    await until(() => first.activeRun(run.runId)?.steps.try?.retryAt !== undefined);
     first.release();
 
     const alive = new Recorder();
