@@ -416,8 +416,8 @@ export class ActiveRun extends StepBook {
 
   /**
    * Whether this run could be let go while its work goes on without it, and what it would wait
-   * for: every step under way either waits to retry or waits for its tool calls (no child run, no
-   * signal awaited). `due` is the first time the run must act itself (a retry, a step's timeout,
+   * for: every step under way either waits to retry or waits for its tool call (not a child run,
+   * not a foreach, no signal awaited). `due` is the first time the run must act itself (a retry, a step's timeout,
    * the run's time limit); `calls` whether some step waits for tool calls. A distributed worker
    * lets such a run go, holding no slot for it, until `due` or one of its calls ends.
    */
@@ -426,7 +426,7 @@ export class ActiveRun extends StepBook {
     let due = Infinity;
     let calls = false;
     for (const node of this.inflight.keys()) {
-      if (this.children[node] !== undefined || this.startsChildren(node)) return undefined;
+      if (this.children[node] !== undefined || !this.waitsForCallsOnly(node)) return undefined;
       const rec = this.steps[node];
       if (rec?.retryAt === undefined) calls = true;
       due = Math.min(due, rec?.retryAt ?? rec?.deadline ?? Infinity);
@@ -436,13 +436,16 @@ export class ActiveRun extends StepBook {
     return { due: due === Infinity ? undefined : due, calls };
   }
 
-  /** Whether the step runs child directives (whose work is in this process). */
-  private startsChildren(node: string): boolean {
+  /**
+   * Whether the step's work is a tool call and nothing else: not a child directive (which runs in
+   * this process), nor a foreach (whose window of items is kept here; resumed, it would look up
+   * every item's call again).
+   */
+  private waitsForCallsOnly(node: string): boolean {
     const step = this.loaded.compiled.nodes.get(node)?.node;
-    if (step?.kind !== 'step') return false;
-    const action = step.action;
-    const execute = action.type === 'foreach' ? action.execute : action;
-    return execute.type === 'execute' && execute.itemType === 'directive';
+    return (
+      step?.kind === 'step' && step.action.type === 'execute' && step.action.itemType === 'tool'
+    );
   }
 
   /**

@@ -299,6 +299,30 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     }
   });
 
+  it('wakes a parked run whose worker died, once its tool ends on another worker', async () => {
+    const driver = await startWorker('runs');
+    await startWorker('tools');
+    const file = directive(
+      'orphan',
+      `<process>${bash('nap', 'sleep 4; echo rested')}</process><outputs><output name="out" value="\${steps.nap.result.stdout}"/></outputs>`,
+    );
+    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
+    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+    try {
+      const started = await cli('run', file, '--detach', '--json');
+      const { runId } = JSON.parse(started.stdout) as { runId: string };
+      await until(async () => (await runs.getJobState(runId)) === 'delayed');
+      driver.kill('SIGKILL');
+      await startWorker('runs');
+      // No one hears the tool's outcome any more: the tool's worker wakes the run itself, long
+      // before the parked run's check-in.
+      await until(async () => (await store.load(runId))?.record.status === 'completed', 10_000);
+      expect((await store.load(runId))!.record.outputs).toEqual({ out: 'rested\n' });
+    } finally {
+      await runs.close();
+    }
+  });
+
   it("reaches a parked run with its step's timeout, which stops the tool wherever it runs", async () => {
     await startWorker('runs');
     await startWorker('tools');
