@@ -52,6 +52,8 @@ export class RunWorker {
   private readonly runsQueue: Queue<RunJobData>;
   private readonly toolsQueue: Queue<ToolJobData>;
   private readonly inbox: ResultInbox;
+  /** The tool calls of every project's engine go through it. */
+  private readonly dispatcher: QueueDispatcher;
   private readonly subscriber: Redis;
   private readonly engines = new Map<string, Engine>();
   private readonly timing: WorkerTiming;
@@ -74,6 +76,7 @@ export class RunWorker {
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
     this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
     this.inbox = new ResultInbox(redis, prefix, this.toolsQueue);
+    this.dispatcher = new QueueDispatcher(this.toolsQueue, this.inbox, redis, prefix);
     this.subscriber = this.own(redis);
     void this.subscriber.subscribe(runCancelChannel(prefix));
     this.subscriber.on('message', (_c: string, message: string) => {
@@ -231,16 +234,15 @@ export class RunWorker {
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
   ): Promise<RunRecord> {
-    const dispatcher = this.dispatcherOf(engine);
     let driven!: Driven;
     const handover = new Promise<{ handover: true }>((resolve) => {
-      driven = { run, dispatcher, handOver: () => resolve({ handover: true }), park: () => {} };
+      driven = { run, handOver: () => resolve({ handover: true }), park: () => {} };
     });
     const parked = new Promise<{ due: number; jobIds: string[] }>((resolve) => {
       driven.park = (due) => {
         // Let go first, so that nothing reaches the run any more; then stop waiting for its calls.
         engine.releaseRun(run.runId);
-        resolve({ due, jobIds: dispatcher.abandon(run.runId, letGo(run.runId)) });
+        resolve({ due, jobIds: this.dispatcher.abandon(run.runId, letGo(run.runId)) });
       };
     });
     this.driving.set(run.runId, driven);
@@ -282,7 +284,7 @@ export class RunWorker {
     const idle = d.run.parkable();
     if (idle === undefined) return;
     const now = Date.now();
-    const open = d.dispatcher.openCalls(d.run.runId);
+    const open = this.dispatcher.openCalls(d.run.runId);
     if (open !== undefined) {
       if (now - open.lastAt < PARK_AFTER_MS) return;
     } else if (idle.calls) return; // between two calls of a step, in this process
@@ -323,21 +325,12 @@ export class RunWorker {
     }
   }
 
-  private dispatcherOf(engine: Engine): QueueDispatcher {
-    return engine.dispatcher as QueueDispatcher;
-  }
-
   private engineFor(projectDir: string): Engine {
     let engine = this.engines.get(projectDir);
     if (engine === undefined) {
       engine = new Engine({
         projectDir,
-        dispatcher: new QueueDispatcher(
-          this.toolsQueue,
-          this.inbox,
-          this.options.redis,
-          this.options.prefix,
-        ),
+        dispatcher: this.dispatcher,
         loader: new DirectiveLoader(projectDir),
         store: this.store,
         durable: true,
@@ -352,7 +345,6 @@ export class RunWorker {
 /** A run this worker drives: how to hand it back, or park it until `due`. */
 interface Driven {
   run: ActiveRun;
-  dispatcher: QueueDispatcher;
   handOver: () => void;
   park: (due: number) => void;
 }
