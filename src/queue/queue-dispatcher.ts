@@ -1,9 +1,11 @@
 /**
  * The tool dispatcher of a distributed engine: every call becomes a job on the tools queue, run by
  * whichever worker takes it, and the call resolves with the job's result, which the worker sends
- * to this process's {@link ResultInbox}. Cancelling the call (a
- * step timeout, a cancelled run) is announced to the workers, and the one running the job stops
- * the tool (killing its process group).
+ * to this process's {@link ResultInbox}. Cancelling the call (a step timeout, a cancelled run) is
+ * announced to the workers, and the one running the job stops the tool (killing its process
+ * group). A call that a resumed run makes again is looked up first: a job that already ended
+ * answers it at once. The dispatcher knows each run's calls under way, so that a run worker can
+ * let a run go (park it) while its jobs go on.
  */
 import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
