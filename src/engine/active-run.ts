@@ -238,9 +238,7 @@ export class ActiveRun extends StepBook {
   stopStep(node: string): void {
     const wasWaiting = this.waiting.dropStep(node);
     const inflight = this.inflight.get(node);
-    // A restored run that is only cancelled has no work under way for a step that waited to retry.
-    const wasBackingOff = this.steps[node]?.retryAt !== undefined;
-    if (inflight === undefined && !wasWaiting && !wasBackingOff) return;
+    if (inflight === undefined && !wasWaiting) return;
     this.inflight.delete(node);
     // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
     if (inflight?.done) this.engine.trackWork(inflight.done);

@@ -110,9 +110,7 @@ export class Engine {
 
   /** Cancels a run and the work it has running (restoring it first if it waits in the store). */
   async cancelRun(runId: string, reason?: string): Promise<RunRecord> {
-    // A stored run may be running with no process driving it (let go while a step waits to
-    // retry): it is restored as it stands, without restarting its work, and cancelled.
-    const run = await this.attach(runId, 'restore');
+    const run = await this.attach(runId);
     run.resumeRunning();
     run.cancel(reason);
     return run.settled();
@@ -261,18 +259,14 @@ export class Engine {
    * `RUN_NOT_WAITING`.
    */
   async resume(runId: string): Promise<ActiveRun> {
-    return this.attach(runId, 'resume');
+    return this.attach(runId, true);
   }
 
   /**
-   * The active run, or the stored one restored into this process: only a waiting one by default;
-   * `restore` also takes a running one as it stands, `resume` also restarts its interrupted work.
+   * The active run, or the stored one restored into this process: a waiting one, or with
+   * `interrupted` also a running one, whose interrupted work is restarted.
    */
-  private async attach(
-    runId: string,
-    mode: 'waiting' | 'restore' | 'resume' = 'waiting',
-  ): Promise<ActiveRun> {
-    const interrupted = mode === 'resume';
+  private async attach(runId: string, interrupted = false): Promise<ActiveRun> {
     const live = this.active.get(runId);
     if (live) return live;
     const stored = await this.store.load(runId);
@@ -281,10 +275,10 @@ export class Engine {
         hint: 'List runs with `dirigent runs`.',
       });
     const status = stored.record.status;
-    if (status !== 'waiting' && !(mode !== 'waiting' && status === 'running')) {
+    if (status !== 'waiting' && !(interrupted && status === 'running')) {
       throw DirigentError.fatal(
         ErrorCode.RUN_NOT_WAITING,
-        `Run ${runId} is ${status}; only a ${mode === 'waiting' ? 'waiting' : 'running or waiting'} run can be resumed.`,
+        `Run ${runId} is ${status}; only a ${interrupted ? 'running or waiting' : 'waiting'} run can be resumed.`,
       );
     }
     const loaded = this.loader.fromText(stored.source.file, stored.source.text);
@@ -300,7 +294,7 @@ export class Engine {
       const child = await this.store.load(childId);
       const resumable =
         child?.record.status === 'waiting' || (interrupted && child?.record.status === 'running');
-      if (resumable) run.adoptChild(node, await this.attach(childId, mode));
+      if (resumable) run.adoptChild(node, await this.attach(childId, interrupted));
       // A child that ended while the parent's process was down: its outcome settles the step.
       else if (interrupted && child && run.steps[node]?.status === 'running')
         run.adoptChild(node, child.record);

@@ -228,7 +228,7 @@ describe('Engine.resume', () => {
     expect(failedAt).toBeLessThan(deadline + 500);
   });
 
-  it('cancels a stored run that no process drives while its step waits to retry', async () => {
+  it('cancels a run resumed while its step waits to retry, before the next attempt', async () => {
     const file = join(project, 'parked.md');
     writeFileSync(
       file,
@@ -243,7 +243,9 @@ describe('Engine.resume', () => {
     first.release();
 
     const alive = new Recorder();
-    const record = await engineWith(alive).cancelRun(run.runId, 'no longer needed');
+    const second = engineWith(alive);
+    await second.resume(run.runId); // as a worker does for a run no one drives
+    const record = await second.cancelRun(run.runId, 'no longer needed');
     expect(record.status).toBe('cancelled');
     expect(record.steps).toMatchObject([{ name: 'try', status: 'cancelled', attempts: 1 }]);
     expect(alive.calls).toEqual([]);
