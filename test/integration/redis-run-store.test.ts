@@ -139,8 +139,13 @@ describe('RedisRunStore: layout and round trip', () => {
         'status',
         'version',
         ...Object.keys(run.steps).map((name) => `step:${name}`),
+        ...run.record.steps.map((_, i) => `entry:${i}`),
       ].sort(),
     );
+    // The record's list of step entries is kept entry by entry, so that a save adds the new ones.
+    expect(run.record.steps.length).toBeGreaterThan(0);
+    expect(JSON.parse(hash.record!)).toEqual({ ...run.record, steps: [] });
+    expect(JSON.parse(hash['entry:0']!)).toEqual(run.record.steps[0]);
     expect(Object.keys(run.steps)).toEqual(expect.arrayContaining(['draft', 'count', 'ask']));
     expect(JSON.parse(hash['step:draft']!)).toEqual(run.steps.draft);
     expect(JSON.parse(hash.meta!)).toEqual({
@@ -210,6 +215,24 @@ describe('RedisRunStore: writing only what changed', () => {
     expect(hash.meta).toBe('"untouched"');
     expect(JSON.parse(hash['step:ask']!)).toMatchObject({ status: 'completed', result: 'yes' });
     expect(hash.status).toBe('completed');
+  });
+
+  it("adds the record's new step entries without writing the earlier ones again", async () => {
+    const store = storeFor();
+    const run = runOf('running', 1000);
+    await store.save(run);
+    const key = store.runKey(run.record.runId);
+    await t.redis.hset(key, 'entry:0', '"untouched"');
+    for (let i = 1; i <= 300; i++) {
+      run.record.steps.push({ name: `s${i}`, status: 'completed', attempts: 1, durationMs: i });
+      await store.save(run);
+    }
+    expect(await t.redis.hget(key, 'entry:0')).toBe('"untouched"');
+    await t.redis.hset(key, 'entry:0', JSON.stringify(run.record.steps[0]));
+    // Another process reads the 301 entries back in their order.
+    const loaded = await storeFor({}, t.connect()).load(run.record.runId);
+    expect(loaded?.record.steps).toEqual(run.record.steps);
+    expect((await store.list())[0]?.steps).toEqual(run.record.steps);
   });
 
   it('writes everything again when another process wrote the run meanwhile', async () => {
