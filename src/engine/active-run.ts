@@ -19,6 +19,7 @@ import type { Engine } from './engine.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import { executeAction } from './execute-action.js';
 import { instructionText } from './instruction-text.js';
+import { resumedAttempts } from './resumed-attempts.js';
 import { runAttempts, type AttemptOutcome } from './run-attempts.js';
 import { runForeach } from './run-foreach.js';
 import type { RunRecord, WaitingStep } from './run-record.js';
@@ -59,7 +60,7 @@ export class ActiveRun extends StepBook {
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
   private runTimer: NodeJS.Timeout | undefined;
-  /** Told when the run may have become {@link parkable} (a step started waiting to retry). */
+  /** Told when the run may have become parkable (a step started waiting to retry; see parkable.ts). */
   onParkable: (() => void) | undefined;
   /** Steps restarted by {@link restartInterrupted} whose work has not settled since. */
   private readonly repeating = new Set<string>();
@@ -359,14 +360,7 @@ export class ActiveRun extends StepBook {
       return;
     }
     const rec = this.steps[node]!;
-    // A step resumed while it waited to retry goes on with its next attempt when that is due; one
-    // resumed in the middle of an attempt keeps that attempt's deadline.
-    const now = Date.now();
-    const backingOff = rec.retryAt !== undefined;
-    const firstAttempt = backingOff ? rec.attempts + 1 : rec.attempts;
-    const firstDelayMs = backingOff ? Math.max(0, rec.retryAt! - now) : undefined;
-    const firstTimeoutMs =
-      !backingOff && rec.deadline !== undefined ? Math.max(0, rec.deadline - now) : undefined;
+    const { firstAttempt, firstDelayMs, firstTimeoutMs } = resumedAttempts(rec, Date.now());
     inflight.done = runAttempts(
       (attempt, signal) => {
         if (this.released) throw released(this.runId);
@@ -386,6 +380,7 @@ export class ActiveRun extends StepBook {
       {
         policy,
         timeoutMs: step.timeoutMs,
+        firstAttempt,
         firstTimeoutMs,
         firstDelayMs,
         timeoutError: () =>
@@ -402,7 +397,6 @@ export class ActiveRun extends StepBook {
           this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
           this.onParkable?.();
         },
-        firstAttempt,
       },
     ).then(settleWith);
   }
@@ -410,40 +404,6 @@ export class ActiveRun extends StepBook {
   /** Whether the step's calls may repeat calls made before the run was resumed. */
   isRepeating(node: string): boolean {
     return this.repeating.size > 0 && this.repeating.has(node);
-  }
-
-  /**
-   * Whether this run could be let go while its work goes on without it, and what it would wait
-   * for: every step under way either waits to retry or waits for its tool call (not a child run,
-   * not a foreach, no signal awaited). `due` is the first time the run must act itself (a retry, a step's timeout,
-   * the run's time limit); `calls` whether some step waits for tool calls. A distributed worker
-   * lets such a run go, holding no slot for it, until `due` or one of its calls ends.
-   */
-  parkable(): { due: number | undefined; calls: boolean } | undefined {
-    if (this.inflight.size === 0 || this.waiting.size > 0) return undefined;
-    let due = Infinity;
-    let calls = false;
-    for (const node of this.inflight.keys()) {
-      if (this.children[node] !== undefined || !this.waitsForCallsOnly(node)) return undefined;
-      const rec = this.steps[node];
-      if (rec?.retryAt === undefined) calls = true;
-      due = Math.min(due, rec?.retryAt ?? rec?.deadline ?? Infinity);
-    }
-    const limit = this.directive.limits.durationSeconds;
-    if (limit !== undefined) due = Math.min(due, this.record.startedAt + limit * 1000);
-    return { due: due === Infinity ? undefined : due, calls };
-  }
-
-  /**
-   * Whether the step's work is a tool call and nothing else: not a child directive (which runs in
-   * this process), nor a foreach (whose window of items is kept here; resumed, it would look up
-   * every item's call again).
-   */
-  private waitsForCallsOnly(node: string): boolean {
-    const step = this.loaded.compiled.nodes.get(node)?.node;
-    return (
-      step?.kind === 'step' && step.action.type === 'execute' && step.action.itemType === 'tool'
-    );
   }
 
   /**

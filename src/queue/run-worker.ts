@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 import type { ActiveRun } from '../engine/active-run.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
+import { parkable } from '../engine/parkable.js';
 import { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -281,7 +282,7 @@ export class RunWorker {
    * store, let go and resume.
    */
   private parkIfIdle(d: Driven): void {
-    const idle = d.run.parkable();
+    const idle = parkable(d.run);
     if (idle === undefined) return;
     const now = Date.now();
     const open = this.dispatcher.openCalls(d.run.runId);

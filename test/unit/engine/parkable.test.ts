@@ -1,0 +1,104 @@
+/**
+ * Which runs a distributed worker may let go while their work goes on: those whose steps all wait
+ * for a tool call or a retry, and until when.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
+import { Engine } from '../../../src/engine/engine.js';
+import type { ActiveRun } from '../../../src/engine/active-run.js';
+import { MemoryRunStore } from '../../../src/engine/memory-run-store.js';
+import { parkable } from '../../../src/engine/parkable.js';
+import { DirigentError } from '../../../src/errors/dirigent-error.js';
+import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
+
+let project: string;
+let engine: Engine;
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-parkable-'));
+  // Tool calls never answer (they run elsewhere), except those of step "flaky", which fail.
+  const dispatcher: ToolDispatcher = {
+    describe: () => undefined,
+    dispatch: (call) =>
+      call.step === 'flaky'
+        ? Promise.reject(DirigentError.retryable('TOOL_FAILED', 'busy'))
+        : new Promise(() => undefined),
+  };
+  engine = new Engine({
+    projectDir: project,
+    dispatcher,
+    loader: new DirectiveLoader(project),
+    store: new MemoryRunStore(),
+  });
+});
+afterEach(() => {
+  engine.release();
+  rmSync(project, { recursive: true, force: true });
+});
+
+const tool = (name: string, inner = '') =>
+  `<step name="${name}">${inner}<execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step>`;
+
+async function started(
+  name: string,
+  process: string,
+  extra = '',
+  inputs: Record<string, unknown> = {},
+): Promise<ActiveRun> {
+  const file = join(project, `${name}.md`);
+  writeFileSync(
+    file,
+    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${extra}<process>${process}</process></directive>\n\`\`\`\n`,
+  );
+  const run = engine.start(await engine.loader.loadFile(file), inputs);
+  await new Promise((r) => setTimeout(r, 20));
+  return run;
+}
+
+describe('parkable', () => {
+  it('takes a run waiting for its tool call, due at the step timeout or the run limit', async () => {
+    const plain = await started('plain', tool('call'));
+    expect(parkable(plain)).toEqual({ due: undefined, calls: true });
+    const timed = await started('timed', tool('call', '<timeout seconds="30"/>'));
+    expect(parkable(timed)?.due).toBe(timed.steps.call!.deadline);
+    const limited = await started(
+      'limited',
+      tool('call'),
+      '<metadata><limits duration_seconds="60"/></metadata>',
+    );
+    expect(parkable(limited)?.due).toBe(limited.record.startedAt + 60_000);
+  });
+
+  it('takes a run whose step waits to retry, due when the retry is', async () => {
+    const run = await started(
+      'flaky',
+      tool('flaky', '<retry attempts="3" backoff="fixed" delay_ms="5000"/>'),
+    );
+    expect(parkable(run)).toEqual({ due: run.steps.flaky!.retryAt, calls: false });
+  });
+
+  it('keeps runs whose work is in this process, or that wait for a signal', async () => {
+    const foreach = await started(
+      'fan',
+      `<step name="each"><foreach over="\${inputs.items}" as="n" parallel="2"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></foreach></step>`,
+      '<inputs><input name="items" type="array"/></inputs>',
+      { items: [1, 2] },
+    );
+    expect(foreach.inflight.size).toBe(1);
+    expect(parkable(foreach)).toBeUndefined();
+    const waiting = await started('ask', '<step name="ask"><wait signal="go"/></step>');
+    expect(parkable(waiting)).toBeUndefined();
+    writeFileSync(
+      join(project, 'child.md'),
+      `# child\n\n\`\`\`xml\n<directive name="child" version="1.0.0"><process>${tool('inner')}</process></directive>\n\`\`\`\n`,
+    );
+    const parent = await started(
+      'parent',
+      '<step name="call"><execute item_type="directive" item_id="child"/></step>',
+    );
+    expect(parent.inflight.size).toBe(1);
+    expect(parkable(parent)).toBeUndefined();
+  });
+});
