@@ -49,6 +49,7 @@ export function executeAction(
     step: node,
     attempt,
     callId: callIdOf(run, node, attempt, item),
+    ...(run.steps[node]?.deadline !== undefined && { deadline: run.steps[node].deadline }),
     ...(run.isRepeating(node) && { repeated: true }),
     ...gateOf(run, node, scope),
     signal,

@@ -137,6 +137,7 @@ export class ToolWorker {
     const controller = new AbortController();
     this.running.set(id, controller);
     let slots: LockSlot[] = [];
+    let deadline: NodeJS.Timeout | undefined;
     try {
       if (this.cancelled.has(id)) throw cancelled(id);
       const dispatcher = this.dispatcherFor(d.projectDir);
@@ -150,11 +151,16 @@ export class ToolWorker {
         slots.length > 0
           ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
           : controller.signal;
+      if (d.deadline !== undefined) deadline = stopAt(d.deadline, controller, d.step);
       return { ok: true, value: await dispatcher.dispatch({ ...d, signal }, chain) };
     } catch (err) {
       if (err instanceof DelayedError) throw err;
-      return { ok: false, error: DirigentError.from(err) };
+      return {
+        ok: false,
+        error: DirigentError.from(controller.signal.aborted ? controller.signal.reason : err),
+      };
     } finally {
+      clearTimeout(deadline);
       this.running.delete(id);
       await Promise.all(slots.map((s) => s.release()));
     }
@@ -194,6 +200,21 @@ export class ToolWorker {
     }
     return d;
   }
+}
+
+/**
+ * Aborts the call at its deadline (at once if that has passed) with the step's timeout error:
+ * the tool stops on time even when the process that made the call is gone.
+ */
+function stopAt(deadline: number, controller: AbortController, step: string): NodeJS.Timeout {
+  const timeout = () =>
+    controller.abort(
+      DirigentError.retryable(
+        ErrorCode.STEP_TIMEOUT,
+        `Step "${step}" ran past its deadline; the worker running its tool stopped it.`,
+      ),
+    );
+  return setTimeout(timeout, Math.max(0, deadline - Date.now()));
 }
 
 function cancelled(jobId: string): DirigentError {

@@ -28,6 +28,12 @@ export interface ToolCall {
    */
   callId?: string;
   /**
+   * When the call must have ended (epoch ms): the deadline of the step's attempt, for a step with a
+   * `<timeout>`. A worker on a queue stops the tool then by itself, whatever became of the process
+   * that made the call; in process, the engine's own timer does.
+   */
+  deadline?: number;
+  /**
    * Set when a resumed run makes a call of a step it had under way: the call may have run
    * already, so a queue looks for its job's outcome before anything else.
    */

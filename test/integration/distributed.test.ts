@@ -344,6 +344,24 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     }
   });
 
+  it("stops a tool at its step's deadline on the tool's own worker, with no run worker left", async () => {
+    const driver = await startWorker('runs');
+    await startWorker('tools');
+    const file = directive(
+      'deadline',
+      `<process><step name="hang"><retry attempts="1"/><timeout seconds="3"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="sleep 60 &amp; echo $! &gt; child.pid; wait"/></execute></step></process>`,
+    );
+    const started = await cli('run', file, '--detach');
+    expect(started.code).toBe(0);
+    await until(() => existsSync(join(project, 'child.pid')));
+    const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
+    driver.kill('SIGKILL');
+    const killedAt = Date.now();
+    await until(() => !alive(pid), 6000);
+    // Within the step's 3 s, not whenever a run worker comes back.
+    expect(Date.now() - killedAt).toBeLessThan(4000);
+  });
+
   it('cancels a parked run and stops its tool on another worker', async () => {
     await startWorker('runs');
     await startWorker('tools');
