@@ -241,6 +241,8 @@ export class RunWorker {
     });
     const parked = new Promise<{ due: number; jobIds: string[] }>((resolve) => {
       driven.park = (due) => {
+        if (!this.driving.has(run.runId)) return; // parked already, or settled
+        this.driving.delete(run.runId);
         // Let go first, so that nothing reaches the run any more; then stop waiting for its calls.
         engine.releaseRun(run.runId);
         resolve({ due, jobIds: this.dispatcher.abandon(run.runId, letGo(run.runId)) });
