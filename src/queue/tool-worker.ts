@@ -23,8 +23,18 @@ import { cancelChannel, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
-/** Cancellations a worker remembers (a job is taken up within moments of its cancel, or never). */
-const CANCELLED_REMEMBERED = 10_000;
+/**
+ * Job ids a worker remembers per kind (cancellations: a job is taken up within moments of its
+ * cancel, or never; outcomes handed over: forgotten when BullMQ reports the job, which a lost lock
+ * can prevent).
+ */
+const REMEMBERED = 10_000;
+
+/** Adds `id` to `ids`, forgetting the oldest beyond {@link REMEMBERED}. */
+function remember(ids: Set<string>, id: string): void {
+  ids.add(id);
+  if (ids.size > REMEMBERED) ids.delete(ids.values().next().value!);
+}
 
 /** What a tool worker needs. */
 export interface ToolWorkerOptions {
@@ -121,7 +131,7 @@ export class ToolWorker {
     const reply: JobOutcome = outcome.ok
       ? { jobId: job.id!, runId, ok: true, value: outcome.value }
       : { jobId: job.id!, runId, ok: false, error: outcome.error.toJSON() };
-    if (inbox !== undefined && (await inbox.handOver(reply))) this.handedOver.add(job.id!);
+    if (inbox !== undefined && (await inbox.handOver(reply))) remember(this.handedOver, job.id!);
     if (!outcome.ok) throw toJobError(outcome.error);
     return outcome.value;
   }
@@ -185,10 +195,7 @@ export class ToolWorker {
   }
 
   private stop(jobId: string): void {
-    this.cancelled.add(jobId);
-    if (this.cancelled.size > CANCELLED_REMEMBERED) {
-      this.cancelled.delete(this.cancelled.values().next().value!);
-    }
+    remember(this.cancelled, jobId);
     this.running.get(jobId)?.abort(cancelled(jobId));
   }
 
