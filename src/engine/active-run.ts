@@ -505,6 +505,11 @@ export class ActiveRun extends StepBook {
     this.actor.stop();
   }
 
+  /** A run let go stores nothing more: another process may be driving it already. */
+  protected override checkpoint(): void {
+    if (!this.released) super.checkpoint();
+  }
+
   /**
    * The machine's snapshot to store: as it stands, or, once the run is let go, as it stood then (a
    * store write still under way must not record the stopped actor, which would never run again).

@@ -92,6 +92,29 @@ describe('Engine.resume', () => {
     });
   });
 
+  it('stores nothing more for a run it let go, even when a late outcome of its call fails', async () => {
+    const file = join(project, 'late.md');
+    writeFileSync(
+      file,
+      `# late\n\n\`\`\`xml\n<directive name="late" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    );
+    // The call fails after the run was let go (another process may drive it by then).
+    const first = engineWith({
+      describe: () => undefined,
+      dispatch: () =>
+        new Promise((_, reject) =>
+          setTimeout(() => reject(DirigentError.retryable('TOOL_FAILED', 'late')), 100),
+        ),
+    });
+    const run = first.start(await first.loader.loadFile(file), {});
+    await run.persisted();
+    first.release();
+    const before = await new FileRunStore(project).load(run.runId);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await new FileRunStore(project).load(run.runId)).toEqual(before);
+    expect(before?.steps.try).toMatchObject({ status: 'running', attempts: 1 });
+  });
+
   it('refuses to resume a run that has ended', async () => {
     const file = join(project, 'one.md');
     writeFileSync(
