@@ -19,21 +19,22 @@ import { CLI_MAIN, REPO_ROOT } from '../support/paths.js';
 const WORKER_ENTRY = join(REPO_ROOT, 'dist', 'workers', 'worker.js');
 const redis = redisForTest();
 let project: string;
-let workers: ChildProcess[] = [];
+/** Every process a test started (workers and CLI commands), killed after it if still running. */
+let spawned: ChildProcess[] = [];
 
 beforeEach(() => {
   project = mkdtempSync(join(tmpdir(), 'dirigent-dist-'));
 });
 afterEach(async () => {
-  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  for (const w of spawned) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
   await Promise.all(
-    workers.map((w) =>
+    spawned.map((w) =>
       w.exitCode === null && w.signalCode === null
         ? new Promise((r) => w.once('exit', r))
         : undefined,
     ),
   );
-  workers = [];
+  spawned = [];
   rmSync(project, { recursive: true, force: true });
 });
 
@@ -54,7 +55,7 @@ function startWorker(
     env: { ...env(), DIRIGENT_QUEUES: queues },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  workers.push(child);
+  spawned.push(child);
   return new Promise((resolveStart, reject) => {
     let err = '';
     child.stderr!.on('data', (c: Buffer) => {
@@ -70,6 +71,7 @@ function cli(...args: string[]): Promise<{ code: number | null; stdout: string; 
     const child = spawn(process.execPath, [CLI_MAIN, ...args, '--project', project], {
       env: env(),
     });
+    spawned.push(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
