@@ -15,6 +15,7 @@ import { RedisRunStore } from '../../src/queue/redis-run-store.js';
 import { alive } from '../support/process-alive.js';
 import { redisForTest } from '../support/redis.js';
 import { CLI_MAIN, REPO_ROOT } from '../support/paths.js';
+import { writeDirective } from '../support/directive-file.js';
 
 const WORKER_ENTRY = join(REPO_ROOT, 'dist', 'workers', 'worker.js');
 const redis = redisForTest();
@@ -95,12 +96,7 @@ async function runJson(...args: string[]) {
 }
 
 function directive(name: string, xml: string): string {
-  const file = join(project, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`,
-  );
-  return file;
+  return writeDirective(project, name, xml);
 }
 
 const bash = (name: string, command: string, extra = '') =>

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import {
 import { RedisRunStore, type RedisRunStoreOptions } from '../../src/queue/redis-run-store.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { redisForTest } from '../support/redis.js';
+import { writeDirective } from '../support/directive-file.js';
 
 const t = redisForTest();
 const storeFor = (options: RedisRunStoreOptions = {}, redis = t.redis) =>
@@ -30,12 +31,7 @@ beforeEach(() => {
 afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 function write(name: string, xml: string): string {
-  const file = join(project, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`,
-  );
-  return file;
+  return writeDirective(project, name, xml);
 }
 
 const reviewXml = `<inputs><input name="who" type="string" default="Ada"/></inputs>

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
 import { Engine } from '../../../src/engine/engine.js';
 import { FileRunStore } from '../../../src/engine/file-run-store.js';
 import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
+import { writeDirective } from '../../support/directive-file.js';
 
 let project: string;
 beforeEach(() => {
@@ -23,12 +24,7 @@ const engineFor = () =>
   });
 
 function write(name: string, xml: string): string {
-  const file = join(project, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${xml}</directive>\n\`\`\`\n`,
-  );
-  return file;
+  return writeDirective(project, name, xml);
 }
 
 const waiter = `<process>

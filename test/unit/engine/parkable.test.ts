@@ -2,7 +2,7 @@
  * Which runs a distributed worker may let go while their work goes on: those whose steps all wait
  * for a tool call or a retry, and until when.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { MemoryRunStore } from '../../../src/engine/memory-run-store.js';
 import { parkable } from '../../../src/engine/parkable.js';
 import { DirigentError } from '../../../src/errors/dirigent-error.js';
 import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
+import { writeDirective } from '../../support/directive-file.js';
 
 let project: string;
 let engine: Engine;
@@ -47,11 +48,7 @@ async function started(
   extra = '',
   inputs: Record<string, unknown> = {},
 ): Promise<ActiveRun> {
-  const file = join(project, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">${extra}<process>${process}</process></directive>\n\`\`\`\n`,
-  );
+  const file = writeDirective(project, name, `${extra}<process>${process}</process>`);
   const run = engine.start(await engine.loader.loadFile(file), inputs);
   await new Promise((r) => setTimeout(r, 20));
   return run;
@@ -90,10 +87,7 @@ describe('parkable', () => {
     expect(parkable(foreach)).toBeUndefined();
     const waiting = await started('ask', '<step name="ask"><wait signal="go"/></step>');
     expect(parkable(waiting)).toBeUndefined();
-    writeFileSync(
-      join(project, 'child.md'),
-      `# child\n\n\`\`\`xml\n<directive name="child" version="1.0.0"><process>${tool('inner')}</process></directive>\n\`\`\`\n`,
-    );
+    writeDirective(project, 'child', `<process>${tool('inner')}</process>`);
     const parent = await started(
       'parent',
       '<step name="call"><execute item_type="directive" item_id="child"/></step>',

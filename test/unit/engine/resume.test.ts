@@ -3,7 +3,7 @@
  * dies between steps or in the middle of one, another engine resumes it from the store: steps
  * that ended are not run again, the interrupted one is.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
 import type { ToolCall } from '../../../src/tools/tool-call.js';
 import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
 import { DirigentError } from '../../../src/errors/dirigent-error.js';
+import { writeDirective } from '../../support/directive-file.js';
 
 let project: string;
 beforeEach(() => {
@@ -50,10 +51,10 @@ const echo = (name: string, value: string) =>
 
 describe('Engine.resume', () => {
   it('resumes a run whose process died in the middle of a step, without repeating ended steps', async () => {
-    const file = join(project, 'three.md');
-    writeFileSync(
-      file,
-      `# three\n\n\`\`\`xml\n<directive name="three" version="1.0.0"><process>${echo('a', 'one')}${echo('b', '${steps.a.result.v}-two')}${echo('c', '${steps.b.result.v}-three')}</process><outputs><output name="v" value="\${steps.c.result.v}"/></outputs></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'three',
+      `<process>${echo('a', 'one')}${echo('b', '${steps.a.result.v}-two')}${echo('c', '${steps.b.result.v}-three')}</process><outputs><output name="v" value="\${steps.c.result.v}"/></outputs>`,
     );
     const dead = new Recorder('b');
     const first = engineWith(dead);
@@ -73,11 +74,7 @@ describe('Engine.resume', () => {
   });
 
   it('stores a run from its first state, so one whose process dies in its first step resumes', async () => {
-    const file = join(project, 'first.md');
-    writeFileSync(
-      file,
-      `# first\n\n\`\`\`xml\n<directive name="first" version="1.0.0"><process>${echo('a', 'one')}</process></directive>\n\`\`\`\n`,
-    );
+    const file = writeDirective(project, 'first', `<process>${echo('a', 'one')}</process>`);
     const first = engineWith(new Recorder('a'));
     const run = first.start(await first.loader.loadFile(file), {});
     await run.persisted();
@@ -93,10 +90,10 @@ describe('Engine.resume', () => {
   });
 
   it('stores nothing more for a run it let go, even when a late outcome of its call fails', async () => {
-    const file = join(project, 'late.md');
-    writeFileSync(
-      file,
-      `# late\n\n\`\`\`xml\n<directive name="late" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'late',
+      `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
     // The call fails after the run was let go (another process may drive it by then).
     const first = engineWith({
@@ -116,11 +113,7 @@ describe('Engine.resume', () => {
   });
 
   it('refuses to resume a run that has ended', async () => {
-    const file = join(project, 'one.md');
-    writeFileSync(
-      file,
-      `# one\n\n\`\`\`xml\n<directive name="one" version="1.0.0"><process>${echo('a', 'x')}</process></directive>\n\`\`\`\n`,
-    );
+    const file = writeDirective(project, 'one', `<process>${echo('a', 'x')}</process>`);
     const engine = engineWith(new Recorder());
     const record = await engine.run(await engine.loader.loadFile(file), {});
     await expect(engineWith(new Recorder()).resume(record.runId)).rejects.toMatchObject({
@@ -129,14 +122,15 @@ describe('Engine.resume', () => {
   });
 
   it('resumes a parent whose child directive went on (or ended) while the parent was down', async () => {
-    writeFileSync(
-      join(project, 'child.md'),
-      `# child\n\n\`\`\`xml\n<directive name="child" version="1.0.0"><process>${echo('inner', 'deep')}</process><outputs><output name="v" value="\${steps.inner.result.v}"/></outputs></directive>\n\`\`\`\n`,
+    writeDirective(
+      project,
+      'child',
+      `<process>${echo('inner', 'deep')}</process><outputs><output name="v" value="\${steps.inner.result.v}"/></outputs>`,
     );
-    const file = join(project, 'parent.md');
-    writeFileSync(
-      file,
-      `# parent\n\n\`\`\`xml\n<directive name="parent" version="1.0.0"><process><step name="call"><execute item_type="directive" item_id="child"/></step></process><outputs><output name="v" value="\${steps.call.result.v}"/></outputs></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'parent',
+      `<process><step name="call"><execute item_type="directive" item_id="child"/></step></process><outputs><output name="v" value="\${steps.call.result.v}"/></outputs>`,
     );
     const first = engineWith(new Recorder('inner'));
     const parent = first.start(await first.loader.loadFile(file), {});
@@ -157,10 +151,10 @@ describe('Engine.resume', () => {
   });
 
   it('goes on counting the attempts of a step that was retrying when its process died', async () => {
-    const file = join(project, 'flaky.md');
-    writeFileSync(
-      file,
-      `# flaky\n\n\`\`\`xml\n<directive name="flaky" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'flaky',
+      `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
     const attempts: number[] = [];
     const dying: ToolDispatcher = {
@@ -182,10 +176,10 @@ describe('Engine.resume', () => {
   });
 
   it('waits out only the rest of a retry delay when resumed in the middle of it, then tries the next attempt', async () => {
-    const file = join(project, 'backoff.md');
-    writeFileSync(
-      file,
-      `# backoff\n\n\`\`\`xml\n<directive name="backoff" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="800"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'backoff',
+      `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="800"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
     const failing: ToolDispatcher = {
       describe: () => undefined,
@@ -221,10 +215,10 @@ describe('Engine.resume', () => {
   });
 
   it('keeps the deadline of an attempt under way when resumed: the time already spent counts', async () => {
-    const file = join(project, 'slow.md');
-    writeFileSync(
-      file,
-      `# slow\n\n\`\`\`xml\n<directive name="slow" version="1.0.0"><process><step name="wait"><timeout seconds="1"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'slow',
+      `<process><step name="wait"><timeout seconds="1"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
     const first = engineWith(new Recorder('wait'));
     const startedAt = Date.now();
@@ -252,10 +246,10 @@ describe('Engine.resume', () => {
   });
 
   it('cancels a run resumed while its step waits to retry, before the next attempt', async () => {
-    const file = join(project, 'parked.md');
-    writeFileSync(
-      file,
-      `# parked\n\n\`\`\`xml\n<directive name="parked" version="1.0.0"><process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="60000"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process></directive>\n\`\`\`\n`,
+    const file = writeDirective(
+      project,
+      'parked',
+      `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="60000"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
     const first = engineWith({
       describe: () => undefined,
