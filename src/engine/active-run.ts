@@ -386,7 +386,7 @@ export class ActiveRun extends StepBook {
         timeoutError: () =>
           DirigentError.retryable(
             ErrorCode.STEP_TIMEOUT,
-            `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s.`,
+            `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s; raise <timeout seconds="…"> if it needs longer.`,
             { location: step.loc },
           ),
         signal: controller.signal,

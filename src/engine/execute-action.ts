@@ -41,6 +41,7 @@ export function executeAction(
   for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
   if (action.itemType === 'directive') return runChild(run, itemId, params, node, signal);
   const engine = run.engine;
+  const deadline = run.steps[node]?.deadline;
   return engine.dispatcher.dispatch({
     itemId,
     params,
@@ -49,7 +50,7 @@ export function executeAction(
     step: node,
     attempt,
     callId: callIdOf(run, node, attempt, item),
-    ...(run.steps[node]?.deadline !== undefined && { deadline: run.steps[node].deadline }),
+    ...(deadline !== undefined && { deadline }),
     ...(run.isRepeating(node) && { repeated: true }),
     ...gateOf(run, node, scope),
     signal,

@@ -21,6 +21,9 @@ export function parkedKey(prefix: string, runId: string): string {
   return `${prefix}:parked:${runId}`;
 }
 
+/** How long the key outlives its run's due time: a late wake finds nothing and does nothing. */
+const KEY_SLACK_MS = 60_000;
+
 /** Records that the run's job `jobId` is delayed while its tool jobs run. */
 export async function markParked(
   redis: Redis,
@@ -33,7 +36,7 @@ export async function markParked(
     parkedKey(prefix, runId),
     jobId,
     'PX',
-    Math.max(1, untilMs - Date.now()) + 60_000,
+    Math.max(1, untilMs - Date.now()) + KEY_SLACK_MS,
   );
 }
 

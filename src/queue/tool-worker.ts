@@ -218,7 +218,7 @@ function stopAt(deadline: number, controller: AbortController, step: string): No
     controller.abort(
       DirigentError.retryable(
         ErrorCode.STEP_TIMEOUT,
-        `Step "${step}" ran past its deadline; the worker running its tool stopped it.`,
+        `Step "${step}" ran past the deadline of its <timeout>, and the worker running its tool stopped it; raise <timeout seconds="…"> if the tool needs longer.`,
       ),
     );
   return setTimeout(timeout, Math.max(0, deadline - Date.now()));

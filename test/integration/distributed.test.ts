@@ -336,6 +336,9 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       const { code, record } = await done;
       expect(code).toBe(1);
       expect(record).toMatchObject({ status: 'failed', error: { code: 'STEP_TIMEOUT' } });
+      expect((record.error as unknown as { message: string }).message).toMatch(
+        /^Step "hang" ran (longer than its timeout of 6s|past the deadline of its <timeout>).*raise <timeout seconds="…">/,
+      );
       await until(() => !alive(pid), 5000);
     } finally {
       await runs.close();

@@ -240,7 +240,14 @@ describe('Engine.resume', () => {
     };
     const record = await (await engineWith(stuck).resume(run.runId)).settled();
     const failedAt = Date.now();
-    expect(record).toMatchObject({ status: 'failed', error: { code: 'STEP_TIMEOUT' } });
+    expect(record).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'STEP_TIMEOUT',
+        message:
+          'Step "wait" ran longer than its timeout of 1s; raise <timeout seconds="…"> if it needs longer.',
+      },
+    });
     // The resumed attempt had what was left of its second, not a fresh one.
     expect(failedAt).toBeLessThan(deadline + 500);
   });
