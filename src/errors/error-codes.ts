@@ -26,8 +26,18 @@ export const ErrorCode = {
   INVALID_EXPRESSION: 'INVALID_EXPRESSION',
   INVALID_CONDITION: 'INVALID_CONDITION',
   INVALID_GRAPH: 'INVALID_GRAPH',
+  XML_TOO_DEEP: 'XML_TOO_DEEP',
+  DIRECTIVE_TOO_LARGE: 'DIRECTIVE_TOO_LARGE',
+  // Values that would become code: an environment variable the project does not allow, and a
+  // command, program, URL or tool chosen by a value (a warning; an error in strict mode).
+  ENV_NOT_ALLOWED: 'ENV_NOT_ALLOWED',
+  VALUE_AS_CODE: 'VALUE_AS_CODE',
+  // The project's configuration (.ai/config/dirigent.yaml)
+  INVALID_CONFIG: 'INVALID_CONFIG',
   // Inputs
   INVALID_INPUTS: 'INVALID_INPUTS',
+  // Inputs, signal payloads and values passed to commands larger or deeper than their limits
+  INPUT_TOO_LARGE: 'INPUT_TOO_LARGE',
   // Running
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   UNKNOWN_TOOL: 'UNKNOWN_TOOL',
@@ -64,6 +74,10 @@ export const ErrorCode = {
   TOOL_FAILED: 'TOOL_FAILED',
   COMMAND_FAILED: 'COMMAND_FAILED',
   PATH_OUTSIDE_PROJECT: 'PATH_OUTSIDE_PROJECT',
+  PATH_PROTECTED: 'PATH_PROTECTED',
+  // A value refused where it would be read as code (a shell's arithmetic, eval, a URL's host)
+  UNSAFE_VALUE: 'UNSAFE_VALUE',
+  RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   STEP_TIMEOUT: 'STEP_TIMEOUT',
   RUN_TIMEOUT: 'RUN_TIMEOUT',
   WAIT_TIMEOUT: 'WAIT_TIMEOUT',
