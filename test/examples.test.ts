@@ -11,6 +11,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../src/engine/directive-loader.js';
+import { loadProjectPolicy } from '../src/policy/project-policy.js';
 import { Engine } from '../src/engine/engine.js';
 import { MemoryRunStore } from '../src/engine/memory-run-store.js';
 import type { RunRecord, RunStatus, StepEntry } from '../src/engine/run-record.js';
@@ -295,6 +296,9 @@ function envOf(row: Row): Record<string, string> {
     : {};
 }
 
+/** The repository's policy, which allows the one variable an example reads. */
+const REPOSITORY_POLICY = loadProjectPolicy(resolve(DIRECTIVES, '..'), {});
+
 /** The repository's own `.ai`: the example tools the examples call. */
 const EXAMPLE_SPACE = resolve(DIRECTIVES, '..', '.ai');
 let savedUserSpace: string | undefined;
@@ -311,7 +315,8 @@ afterAll(() => {
 
 /** An engine over a scratch project, with the built-in tools and the example tools. */
 function exampleEngine(project: string, env: Record<string, string>): Engine {
-  const loader = new DirectiveLoader(project);
+  // The scratch project follows the repository's own policy (.ai/config/dirigent.yaml).
+  const loader = new DirectiveLoader(project, false, REPOSITORY_POLICY);
   return new Engine({
     projectDir: project,
     dispatcher: new ItemDispatcher(loader.items),
@@ -338,7 +343,7 @@ describe('directives/ examples', () => {
     });
 
     it('compiles without warnings; its name is the file stem', () => {
-      const loaded = new DirectiveLoader(DIRECTIVES).fromText(
+      const loaded = new DirectiveLoader(DIRECTIVES, false, REPOSITORY_POLICY).fromText(
         join(DIRECTIVES, file),
         readFileSync(join(DIRECTIVES, file), 'utf8'),
       );

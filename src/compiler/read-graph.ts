@@ -22,7 +22,11 @@ import { Diagnostics } from '../directive/diagnostics.js';
 import { LineIndex } from '../directive/line-index.js';
 import { contentHash } from '../directive/parse-directive.js';
 import { emptyLimits } from '../directive/read-metadata.js';
-import { validateDirective } from '../directive/validate-directive.js';
+import {
+  DEFAULT_CHECKS,
+  validateDirective,
+  type DirectiveChecks,
+} from '../directive/validate-directive.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
@@ -46,7 +50,11 @@ const NODE_KEYS = [
 ];
 
 /** Parses graph YAML; throws `INVALID_GRAPH` (with every problem listed) when it cannot run. */
-export function readGraph(text: string, file: string): Directive {
+export function readGraph(
+  text: string,
+  file: string,
+  checks: DirectiveChecks = DEFAULT_CHECKS,
+): Directive {
   const lines = new LineIndex(file, text);
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
@@ -111,12 +119,13 @@ export function readGraph(text: string, file: string): Directive {
     process,
     initialState: (config.state ?? {}) as Obj,
     metadata: { executor_id: root.executor_id },
+    secrets: [],
     successCriteria: [],
     signature: /^# rye:signed:/.test(text) ? text.split('\n')[0] : undefined,
     source: { file, hash: contentHash(text), format: 'graph' },
     warnings: diag.warnings,
   };
-  validateDirective(directive, diag);
+  validateDirective(directive, diag, checks);
   diag.throwIfErrors();
   return directive;
 }

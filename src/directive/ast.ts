@@ -281,6 +281,12 @@ export interface Directive {
   permissions: string[] | undefined;
   inputs: InputDecl[];
   outputs: OutputDecl[];
+  /**
+   * Secrets the directive reads with `{env:NAME}` (`<metadata><secrets><secret name="NAME"/>`):
+   * readable although the project does not list them, resolved only where the tool runs (the
+   * environment, then the secrets file), and shown as `***` everywhere else.
+   */
+  secrets: string[];
   /** Graphs without a return output return their final state instead of declared outputs. */
   returnsState: boolean;
   process: ProcessNode[];

@@ -10,7 +10,7 @@ import { readCriteria, readDirective } from './read-directive.js';
 import { readNodes } from './read-process.js';
 import { frontMatterOf, readFrontMatterDirective } from './read-frontmatter.js';
 import { splitMarkdown } from './split-markdown.js';
-import { validateDirective } from './validate-directive.js';
+import { DEFAULT_CHECKS, validateDirective, type DirectiveChecks } from './validate-directive.js';
 import { elementsOf, type XmlElement } from './xml-element.js';
 import { parseXmlFragment } from './xml-tree.js';
 
@@ -19,17 +19,49 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** What a project asks of the directives it reads. */
+export interface ParseOptions {
+  /** The project's checks (allowed environment variables, strict mode, tools' languages). */
+  checks?: DirectiveChecks;
+  /** The largest directive file read, in bytes (default 1 MiB). */
+  maxBytes?: number;
+}
+
+/** The default {@link ParseOptions.maxBytes}. */
+export const MAX_DIRECTIVE_BYTES = 1024 * 1024;
+
 /**
  * Parses and validates a directive file (XML in Markdown, RYE's layout). Pure: the caller reads
  * the file. Throws a `DirigentError` whose `details.diagnostics` lists every error found, each
  * with file, line and column; warnings are returned on the directive.
  */
-export function parseDirective(text: string, file: string): Directive {
+export function parseDirective(text: string, file: string, options: ParseOptions = {}): Directive {
   try {
-    return parse(text, file);
+    checkDirectiveSize(text, file, options.maxBytes);
+    return parse(text, file, options.checks ?? DEFAULT_CHECKS);
   } catch (err) {
     throw withDiagnostics(err);
   }
+}
+
+/** Throws `DIRECTIVE_TOO_LARGE` when `text` is larger than `maxBytes` (default 1 MiB). */
+export function checkDirectiveSize(text: string, file: string, maxBytes = MAX_DIRECTIVE_BYTES): void {
+  // A UTF-16 length below the limit / 3 cannot encode to more bytes than it: most texts skip the count.
+  if (text.length * 3 <= maxBytes) return;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > maxBytes) throw directiveTooLarge(file, bytes, maxBytes);
+}
+
+/** The `DIRECTIVE_TOO_LARGE` error of a file of `bytes` bytes. */
+export function directiveTooLarge(file: string, bytes: number, maxBytes: number): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.DIRECTIVE_TOO_LARGE,
+    `${file} is ${bytes} bytes; directives are read up to ${maxBytes} bytes.`,
+    {
+      location: { file, line: 1, column: 1 },
+      hint: 'Split it into child directives, or raise limits.directive_bytes in .ai/config/dirigent.yaml.',
+    },
+  );
 }
 
 /**
@@ -54,11 +86,11 @@ function withDiagnostics(err: unknown): unknown {
   });
 }
 
-function parse(text: string, file: string): Directive {
+function parse(text: string, file: string, checks: DirectiveChecks): Directive {
   if (frontMatterOf(text) !== undefined) {
     const d = readFrontMatterDirective(text, file, contentHash(text));
     const diag = new Diagnostics();
-    validateDirective(d, diag);
+    validateDirective(d, diag, checks);
     diag.throwIfErrors();
     return d;
   }
@@ -140,6 +172,7 @@ function parse(text: string, file: string): Directive {
     permissions: d.permissions,
     inputs: d.inputs,
     outputs: d.outputs,
+    secrets: d.secrets,
     returnsState: false,
     process: process ?? ([] as ProcessNode[]),
     initialState: {},
@@ -149,7 +182,7 @@ function parse(text: string, file: string): Directive {
     source: { file, hash: contentHash(text), format: 'directive' },
     warnings: diag.warnings,
   };
-  validateDirective(directive, diag);
+  validateDirective(directive, diag, checks);
   diag.throwIfErrors();
   return directive;
 }

@@ -12,6 +12,8 @@ export interface MetadataParts {
   author: string | undefined;
   limits: Limits;
   permissions: string[] | undefined;
+  /** Names of the secrets `<secrets>` declares. */
+  secrets: string[];
   /** Documentary metadata kept as plain data. */
   extra: Record<string, unknown>;
 }
@@ -34,6 +36,7 @@ const KNOWN_METADATA = [
   'model_class',
   'limits',
   'permissions',
+  'secrets',
   'hooks',
   'context',
   'cost',
@@ -50,6 +53,7 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
     author: undefined,
     limits: emptyLimits(),
     permissions: undefined,
+    secrets: [],
     extra: {},
   };
   if (el === undefined) return out;
@@ -65,6 +69,9 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
         break;
       case 'permissions':
         out.permissions = readPermissions(kid, diag);
+        break;
+      case 'secrets':
+        out.secrets = readSecrets(kid, diag);
         break;
       case 'model':
       case 'model_class':
@@ -86,6 +93,27 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
     }
   }
   return out;
+}
+
+const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `<secrets><secret name="API_TOKEN">what it is for</secret>…</secrets>`: the names. */
+function readSecrets(el: XmlElement, diag: Diagnostics): string[] {
+  const names: string[] = [];
+  for (const kid of elementsOf(el)) {
+    const name = kid.attrs.name;
+    if (kid.tag !== 'secret' || name === undefined || !SECRET_NAME.test(name)) {
+      diag.error(
+        ErrorCode.INVALID_ATTRIBUTE,
+        kid.tag !== 'secret'
+          ? `<secrets> holds <${kid.tag}>; it holds only <secret name="…"> elements.`
+          : `<secret> needs a name that is an environment variable's (letters, digits, _), not ${name === undefined ? 'nothing' : `"${name}"`}.`,
+        kid.loc,
+        'Write <secret name="API_TOKEN">what it is for</secret>.',
+      );
+    } else if (!names.includes(name)) names.push(name);
+  }
+  return names;
 }
 
 /** Limits with nothing set. */

@@ -8,6 +8,26 @@ import { compileTemplate } from '../expr/template.js';
 import type { Condition, Directive, ProcessNode, ValueSpec } from './ast.js';
 import { isGranted, requiredCapability } from './capabilities.js';
 import type { Diagnostics } from './diagnostics.js';
+import { checkCodeValues } from './check-code-values.js';
+import { declaredSyntax, type Syntax } from '../syntax/syntax.js';
+import { ALWAYS_ALLOWED_ENV } from '../policy/project-policy.js';
+
+/** What a project asks of its directives beyond their own consistency (see `policy/`). */
+export interface DirectiveChecks {
+  /** Environment variables `{env:…}` may read besides the directive's `<secrets>`. */
+  envAllow: ReadonlySet<string>;
+  /** Values that become code are errors rather than warnings. */
+  strict: boolean;
+  /** The language of a tool's parameter (a shell command, a URL), if the tool declares one. */
+  syntaxOf(itemId: string, param: string): Syntax | undefined;
+}
+
+/** Checks for a project without configuration: RYE's folder variables only, not strict. */
+export const DEFAULT_CHECKS: DirectiveChecks = {
+  envAllow: new Set(ALWAYS_ALLOWED_ENV),
+  strict: false,
+  syntaxOf: (itemId, param) => declaredSyntax(itemId, undefined, param),
+};
 
 const FIXED_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env', 'input', ...CLOCK_ROOTS];
 
@@ -16,7 +36,11 @@ const FIXED_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env', 'inpu
  * steps that exist (and stay inside their branch), templates and expressions that name known
  * data, foreach over arrays, and executions its `<permissions>` grant.
  */
-export function validateDirective(d: Directive, diag: Diagnostics): void {
+export function validateDirective(
+  d: Directive,
+  diag: Diagnostics,
+  checks: DirectiveChecks = DEFAULT_CHECKS,
+): void {
   const names = new Map<string, SourceLocation>();
   const stateKeys = new Set(Object.keys(d.initialState));
   collect(d.process, names, stateKeys, diag);
@@ -26,6 +50,8 @@ export function validateDirective(d: Directive, diag: Diagnostics): void {
     names,
     stateKeys,
     checkInputs: d.source.format === 'directive' || d.inputs.length > 0,
+    checks,
+    secrets: new Set(d.secrets),
   };
   checkNodes(d.process, ctx);
   for (const o of d.outputs) if (o.value) checkValue(o.value, o.loc, ctx, []);
@@ -37,6 +63,8 @@ interface Ctx {
   names: Map<string, SourceLocation>;
   stateKeys: Set<string>;
   checkInputs: boolean;
+  checks: DirectiveChecks;
+  secrets: ReadonlySet<string>;
 }
 
 /** Steps, parallel blocks and branches share one namespace: each has a record in `steps`. */
@@ -151,7 +179,7 @@ function checkTarget(
 function checkExecute(
   itemType: 'tool' | 'directive',
   itemId: string,
-  params: { value: ValueSpec; loc: SourceLocation }[],
+  params: { name: string; value: ValueSpec; loc: SourceLocation }[],
   loc: SourceLocation,
   ctx: Ctx,
   vars: string[],
@@ -159,6 +187,21 @@ function checkExecute(
   checkValue({ kind: 'template', source: itemId }, loc, ctx, vars);
   for (const p of params) checkValue(p.value, p.loc, ctx, vars);
   const literal = !itemId.includes('{');
+  const report = { diag: ctx.diag, strict: ctx.checks.strict };
+  if (!literal && compileTemplate(itemId).slots.some((slot) => slot.envName === undefined)) {
+    const message = `The ${itemType} this step runs is chosen by a value ("${itemId}"): whoever supplies it chooses what runs`;
+    const hint = `Name the ${itemType} in the directive and choose among a few with <when> conditions.`;
+    if (ctx.checks.strict) ctx.diag.error(ErrorCode.VALUE_AS_CODE, `${message} (refused: the project is in strict mode).`, loc, hint);
+    else ctx.diag.warn(ErrorCode.VALUE_AS_CODE, `${message}.`, loc, hint);
+  }
+  if (literal && itemType === 'tool') {
+    for (const p of params) {
+      if (p.value.kind !== 'template' && p.value.kind !== 'deep') continue;
+      if (p.value.kind === 'deep' && typeof p.value.value !== 'string') continue;
+      const source = p.value.kind === 'template' ? p.value.source : (p.value.value as string);
+      checkCodeValues(itemId, p.name, source, ctx.checks.syntaxOf(itemId, p.name), p.loc, report);
+    }
+  }
   // A warning, not an error: the step may never run (a condition may skip it), and RYE's own test
   // directives exist to be denied. Running the step fails with PERMISSION_DENIED.
   if (
@@ -180,7 +223,8 @@ function checkValue(v: ValueSpec, loc: SourceLocation, ctx: Ctx, vars: string[])
     if (v.kind === 'expr') compileExpression(v.source);
     if (v.kind !== 'template') return;
     for (const ref of compileTemplate(v.source).refs) {
-      if (!ref.optional) checkPath(ref.root, ref.path, ref.raw, loc, ctx, vars);
+      if (ref.root === 'env') checkEnv(ref.path[0] ?? '', ref.raw, loc, ctx);
+      else if (!ref.optional) checkPath(ref.root, ref.path, ref.raw, loc, ctx, vars);
     }
   } catch (err) {
     if (!(err instanceof DirigentError)) throw err;
@@ -196,6 +240,17 @@ function checkCondition(c: Condition, loc: SourceLocation, ctx: Ctx, vars: strin
     const [root = '', ...path] = c.path.split('.');
     checkPath(root, path, c.path, loc, ctx, vars, true);
   }
+}
+
+/** Reports an environment variable the project does not allow and the directive does not declare. */
+function checkEnv(name: string, raw: string, loc: SourceLocation, ctx: Ctx): void {
+  if (ctx.checks.envAllow.has(name) || ctx.secrets.has(name)) return;
+  ctx.diag.error(
+    ErrorCode.ENV_NOT_ALLOWED,
+    `${raw}: the environment variable "${name}" is not readable by directives of this project.`,
+    loc,
+    `Allow it in .ai/config/dirigent.yaml (env_allow: [${name}]) or with DIRIGENT_ENV_ALLOW=${name}; if it is a secret, declare it instead: <metadata><secrets><secret name="${name}"/></secrets></metadata> (it is then shown as *** in run records).`,
+  );
 }
 
 /** Reports a reference to an input, step or state key that nothing declares or writes. */

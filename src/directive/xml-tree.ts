@@ -7,10 +7,14 @@
  * validator's line and column numbers stay those of the original file.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { LineIndex } from './line-index.js';
 import type { XmlChild } from './xml-element.js';
 import { repairOffset, syntaxError } from './xml-syntax.js';
+import { checkXmlShape } from './xml-shape.js';
+import { decodeEntities } from './xml-entities.js';
 
 /** A repair made to text that was not well-formed XML (lenient mode only). */
 export interface XmlRepair {
@@ -23,6 +27,8 @@ const AMP = '\uE001';
 const POS_ATTR = '__at';
 const OPAQUE_TAGS = ['template', 'example', 'raw'];
 const MAX_REPAIRS = 500;
+/** The most characters the lenient repair rounds validate in all (rounds × length). */
+const MAX_REPAIR_WORK = 20_000_000;
 const WRAP_OPEN = '<dirigent-body>';
 const WRAP_CLOSE = '</dirigent-body>';
 
@@ -35,6 +41,8 @@ export const XML_PARSER_OPTIONS = {
   parseAttributeValue: false,
   trimValues: false,
   allowBooleanAttributes: false,
+  // Entities are decoded by this module (numeric references included); a DOCTYPE is refused.
+  processEntities: false,
 } as const;
 
 const parser = new XMLParser(XML_PARSER_OPTIONS);
@@ -55,6 +63,7 @@ export function parseXmlFragment(
   const text = lenient ? WRAP_OPEN + fragment + WRAP_CLOSE : fragment;
   const baseOffset = lenient ? fragmentOffset - WRAP_OPEN.length : fragmentOffset;
   const opaque = maskOpaque(text);
+  checkXmlShape(opaque, baseOffset, lines);
   const repairs: XmlRepair[] = [];
   // A fence (strict) that is well-formed, the common case, is validated as the string it is:
   // splitting 4 KB into characters and joining them again costs more than validating it.
@@ -62,12 +71,14 @@ export function parseXmlFragment(
     !lenient && XMLValidator.validate(opaque, { allowBooleanAttributes: false }) === true;
   const chars = strictOk ? [] : opaque.split('');
   if (lenient) escapeBareChars(chars, baseOffset, lines, repairs);
+  // Each round validates the whole text again: the rounds are bounded by its size as well.
+  const maxRepairs = Math.min(MAX_REPAIRS, Math.ceil(MAX_REPAIR_WORK / Math.max(1, text.length)));
   for (let round = 0; !strictOk; round++) {
     const result = XMLValidator.validate(chars.join(''), { allowBooleanAttributes: false });
     if (result === true) break;
     const local = new LineIndex('', chars.join(''));
     const errOffset = local.offsetOf(result.err.line, result.err.col);
-    if (!lenient || round >= MAX_REPAIRS)
+    if (!lenient || round >= maxRepairs)
       throw syntaxError(result.err.msg, errOffset, chars.join(''), baseOffset, lines, local);
     const at = repairOffset(chars, result.err.msg, errOffset, local);
     if (at === undefined || chars[at] !== '<')
@@ -81,7 +92,7 @@ export function parseXmlFragment(
   const masked = strictOk ? opaque : chars.join('');
   const withPositions = injectPositions(masked, baseOffset);
   const src: Source = { text: masked, base: baseOffset, lines };
-  const nodes = (parser.parse(withPositions) as RawNode[]).map((n) => convert(n, src));
+  const nodes = parseTree(withPositions, baseOffset, lines).map((n) => convert(n, src, undefined));
   const wrapper = nodes[0];
   return {
     nodes:
@@ -92,6 +103,18 @@ export function parseXmlFragment(
 
 type RawNode = Record<string, unknown>;
 
+/** fast-xml-parser's tree; its own nesting limit (which the shape check should meet first) located. */
+function parseTree(text: string, base: number, lines: LineIndex): RawNode[] {
+  try {
+    return parser.parse(text) as RawNode[];
+  } catch (err) {
+    throw DirigentError.fatal(ErrorCode.XML_TOO_DEEP, `The XML could not be read: ${(err as Error).message}.`, {
+      location: lines.at(Math.max(0, base)),
+      hint: 'Flatten the structure: move deep blocks into their own steps or child directives.',
+    });
+  }
+}
+
 /** The fragment being converted: its (masked, same-length) text and where it starts in the file. */
 interface Source {
   text: string;
@@ -99,23 +122,26 @@ interface Source {
   lines: LineIndex;
 }
 
-function convert(node: RawNode, src: Source): XmlChild {
-  if ('#text' in node) return restore(String(node['#text']));
+function convert(node: RawNode, src: Source, parent: SourceLocation | undefined): XmlChild {
+  if ('#text' in node) return restore(decodeEntities(String(node['#text']), parent));
   const attrs: Record<string, string> = {};
   let offset = 0;
   let tag = '';
   let kids: RawNode[] = [];
+  const raw: [string, unknown][] = [];
   for (const key of Object.keys(node)) {
     if (key === ':@') {
       for (const [name, value] of Object.entries(node[key] as Record<string, unknown>)) {
         if (name === POS_ATTR) offset = Number(value);
-        else attrs[name] = restore(String(value));
+        else raw.push([name, value]);
       }
     } else {
       tag = key;
       kids = node[key] as RawNode[];
     }
   }
+  const loc = src.lines.at(Math.max(0, offset));
+  for (const [name, value] of raw) attrs[name] = restore(decodeEntities(String(value), loc));
   // Attribute places are only needed for messages, so the tag is scanned when one is asked for.
   const attrAt = (name: string): SourceLocation | undefined => {
     const at = name in attrs ? attributeOffsets(src.text, offset - src.base)[name] : undefined;
@@ -124,8 +150,8 @@ function convert(node: RawNode, src: Source): XmlChild {
   return {
     tag,
     attrs,
-    children: kids.map((k) => convert(k, src)),
-    loc: src.lines.at(Math.max(0, offset)),
+    children: kids.map((k) => convert(k, src, loc)),
+    loc,
     attrAt,
   };
 }

@@ -3,6 +3,7 @@
  * machine routes; this class performs the effects it names (`startStep`, `stopStep`,
  * `stepEnded`, …), keeps the step records, and feeds outcomes back as events.
  */
+import { withSecretMarks } from '../policy/run-environment.js';
 import { createActor, type Actor } from 'xstate';
 import type { StepNode } from '../directive/ast.js';
 import type { CompiledNode } from '../compiler/compiled-directive.js';
@@ -96,7 +97,7 @@ export class ActiveRun extends StepBook {
       stored?.counters,
     );
     this.children = { ...stored?.children };
-    this.data = { steps: this.steps, env: engine.env };
+    this.data = { steps: this.steps, env: withSecretMarks(engine.env, loaded.compiled.directive.secrets) };
     const machine = engine.providedMachine(loaded.compiled.machine);
     this.actor = stored
       ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })
@@ -114,6 +115,11 @@ export class ActiveRun extends StepBook {
 
   get directive() {
     return this.loaded.compiled.directive;
+  }
+
+  /** The secrets the directive declares: tool parameters leave their values to the dispatcher. */
+  get secretNames(): ReadonlySet<string> {
+    return secretSet(this.loaded.compiled.directive);
   }
 
   /** Starts (or, for a restored run, re-arms the timers of) the run. */
@@ -521,4 +527,12 @@ export class ActiveRun extends StepBook {
 
 function released(runId: string): DirigentError {
   return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was let go by this process.`);
+}
+
+const secretSets = new WeakMap<object, ReadonlySet<string>>();
+
+function secretSet(directive: { secrets: readonly string[] }): ReadonlySet<string> {
+  let set = secretSets.get(directive);
+  if (set === undefined) secretSets.set(directive, (set = new Set(directive.secrets)));
+  return set;
 }

@@ -1,7 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type { Directive } from '../directive/ast.js';
-import { contentHash, parseDirective } from '../directive/parse-directive.js';
+import {
+  checkDirectiveSize,
+  contentHash,
+  directiveTooLarge,
+  parseDirective,
+} from '../directive/parse-directive.js';
 import { compileDirective } from '../compiler/compile-directive.js';
 import type { CompiledDirective } from '../compiler/compiled-directive.js';
 import { readGraph } from '../compiler/read-graph.js';
@@ -12,6 +17,10 @@ import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItemText } from '../items/signing/verify-item.js';
 import { defaultSpaces } from '../items/space.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import type { DirectiveChecks } from '../directive/validate-directive.js';
+import { loadProjectPolicy, type ProjectPolicy } from '../policy/project-policy.js';
+import { declaredSyntax } from '../syntax/syntax.js';
+import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 
 /** A directive ready to run, with the text it was compiled from. */
 export interface LoadedDirective {
@@ -36,19 +45,33 @@ export class DirectiveLoader {
 
   private readonly trust: TrustStore;
 
+  /** The project's rules: allowed environment variables, strict mode, size limits. */
+  readonly policy: ProjectPolicy;
+  /** What validation asks of directives, from {@link policy}. */
+  readonly checks: DirectiveChecks;
+
   /**
    * @param requireSignatures - refuse unsigned directives and untrusted keys (default:
    *   `$DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true`). A signed directive whose content changed
    *   since it was signed is refused either way.
+   * @param policy - the project's rules (default: read from `.ai/config/dirigent.yaml` and the
+   *   environment; throws `INVALID_CONFIG` for a malformed file).
    */
   constructor(
     readonly projectDir: string,
     private readonly requireSignatures = /^(1|true)$/i.test(
       process.env.DIRIGENT_REQUIRE_SIGNATURES ?? '',
     ),
+    policy?: ProjectPolicy,
   ) {
     this.items = new ItemResolver(defaultSpaces(projectDir));
     this.trust = new TrustStore(this.items.spaces);
+    this.policy = policy ?? loadProjectPolicy(projectDir);
+    this.checks = {
+      envAllow: this.policy.envAllow,
+      strict: this.policy.strict,
+      syntaxOf: (itemId, param) => declaredSyntax(itemId, BUILTIN_SCHEMAS.get(itemId), param),
+    };
   }
 
   /** Parses and compiles `text` as the content of `file` (no I/O). */
@@ -56,16 +79,33 @@ export class DirectiveLoader {
     const key = `${file}\0${contentHash(text)}`;
     let compiled = this.cache.get(key);
     if (compiled === undefined) {
-      compiled = compileDirective(parseSource(file, text));
+      compiled = compileDirective(this.parse(file, text));
       if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(key, compiled);
     }
     return { compiled, file, text, itemId: itemIdOf(file, compiled.directive) };
   }
 
+  /** Parses a directive (Markdown) or graph (YAML) under the project's policy. */
+  private parse(file: string, text: string): Directive {
+    const ext = extname(file).toLowerCase();
+    if (ext === '.yaml' || ext === '.yml') {
+      checkDirectiveSize(text, file, this.policy.limits.directiveBytes);
+      return readGraph(text, file, this.checks);
+    }
+    return parseDirective(text, file, {
+      checks: this.checks,
+      maxBytes: this.policy.limits.directiveBytes,
+    });
+  }
+
   /** Reads and compiles a file. */
   async loadFile(file: string): Promise<LoadedDirective> {
     let text: string;
+    const max = this.policy.limits.directiveBytes;
+    // Refused before reading: a huge file costs nothing.
+    const size = (await stat(file).catch(() => undefined))?.size ?? 0;
+    if (size > max) throw directiveTooLarge(file, size, max);
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
@@ -111,10 +151,7 @@ export class DirectiveLoader {
   }
 }
 
-function parseSource(file: string, text: string): Directive {
-  const ext = extname(file).toLowerCase();
-  return ext === '.yaml' || ext === '.yml' ? readGraph(text, file) : parseDirective(text, file);
-}
+const BUILTIN_SCHEMAS = new Map<string, object>(BUILTIN_TOOLS.map((t) => [t.itemId, t.paramsSchema]));
 
 function itemIdOf(file: string, d: Directive): string {
   const marker = `${sep}.ai${sep}directives${sep}`;

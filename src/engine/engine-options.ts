@@ -23,7 +23,10 @@ export interface EngineOptions {
   loader: DirectiveLoader;
   /** Default: a {@link MemoryRunStore}. */
   store?: RunStore;
-  /** Environment for `{env:VAR}` templates. Default: `process.env`. */
+  /**
+   * Environment for `{env:VAR}` templates, of which runs see only what the loader's policy allows
+   * (see `policy/run-environment.ts`). Default: `process.env`.
+   */
   env?: Record<string, string | undefined>;
   observer?: EngineObserver;
   /**

@@ -3,6 +3,7 @@
  * keeping runs in a run store. The distributed engine reuses the same compiled machines and
  * run records with a Redis store and a BullMQ dispatcher.
  */
+import { allowedEnvironment } from '../policy/run-environment.js';
 import { randomUUID } from 'node:crypto';
 import type { Directive } from '../directive/ast.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
@@ -31,6 +32,7 @@ export class Engine {
   readonly dispatcher: ToolDispatcher;
   readonly loader: DirectiveLoader;
   readonly store: RunStore;
+  /** What `{env:…}` reads: the allowed variables only (see `policy/run-environment.ts`). */
   readonly env: Record<string, string | undefined>;
   readonly observer: EngineObserver | undefined;
   /** Whether runs are stored after every transition (see {@link EngineOptions.durable}). */
@@ -45,7 +47,11 @@ export class Engine {
     this.dispatcher = options.dispatcher;
     this.loader = options.loader;
     this.store = options.store ?? new MemoryRunStore();
-    this.env = options.env ?? process.env;
+    this.env = allowedEnvironment(
+      options.env ?? process.env,
+      this.loader.policy,
+      this.loader.items.spaces,
+    );
     this.observer = options.observer;
     this.durable = options.durable ?? false;
   }

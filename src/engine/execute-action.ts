@@ -6,6 +6,7 @@ import type { Scope } from '../expr/scope.js';
 import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
 import type { ActiveRun } from './active-run.js';
+import { renderParams } from './render-params.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { ToolGate } from '../tools/tool-call.js';
 
@@ -37,14 +38,18 @@ export function executeAction(
       },
     );
   }
-  const params: Record<string, unknown> = {};
-  for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
-  if (action.itemType === 'directive') return runChild(run, itemId, params, node, signal);
+  if (action.itemType === 'directive') {
+    const params: Record<string, unknown> = {};
+    for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
+    return runChild(run, itemId, params, node, signal);
+  }
+  const { params, templated } = renderParams(action.params, scope, run.secretNames);
   const engine = run.engine;
   const deadline = run.steps[node]?.deadline;
   return engine.dispatcher.dispatch({
     itemId,
     params,
+    ...(templated !== undefined && { templated }),
     projectDir: engine.projectDir,
     runId: run.runId,
     step: node,

@@ -21,12 +21,29 @@ export interface TemplateRef {
   raw: string;
 }
 
+/** One `${…}`, `{input:…}` or `{env:…}` of a template. */
+export interface TemplateSlot {
+  /** Its text, braces included (`{input:name}`): how messages name it. */
+  readonly raw: string;
+  /** The variable it reads when it reads one environment variable and nothing else. */
+  readonly envName: string | undefined;
+}
+
 /** A parsed template. */
 export interface CompiledTemplate {
   /** True when the text is exactly one template: its value keeps its type. */
   readonly isWhole: boolean;
   /** Every path the template reads, in order. */
   readonly refs: TemplateRef[];
+  /**
+   * The literal text around the slots: one more than {@link slots} (`["echo '", "'"]` for
+   * `echo '{input:x}'`), `$${` already turned into `${`. A text without templates is one text.
+   */
+  readonly texts: readonly string[];
+  /** The templates in the text, in order. */
+  readonly slots: readonly TemplateSlot[];
+  /** The value of each slot, as {@link evaluate} would write it in (throws alike). */
+  slotValues(scope: Scope): unknown[];
   /**
    * The value: for a whole template, the value itself (`undefined` for a missing optional one);
    * otherwise the text with each template replaced by {@link stringifyValue} of its value.
@@ -108,7 +125,14 @@ export function interpolateDeep(value: unknown, scope: Scope): unknown {
 }
 
 function constant(text: string): CompiledTemplate {
-  return { isWhole: false, refs: [], evaluate: () => text };
+  return {
+    isWhole: false,
+    refs: [],
+    texts: [text],
+    slots: [],
+    slotValues: () => [],
+    evaluate: () => text,
+  };
 }
 
 function build(text: string): CompiledTemplate {
@@ -151,13 +175,32 @@ function build(text: string): CompiledTemplate {
     return parts.length === 0 ? constant('') : mixed(parts, refs);
   }
   if (typeof only === 'string') return constant(only);
-  return { isWhole: true, refs, evaluate: (scope) => resolve(only, scope) };
+  return {
+    isWhole: true,
+    refs,
+    texts: ['', ''],
+    slots: [slotInfo(only)],
+    slotValues: (scope) => [resolve(only, scope)],
+    evaluate: (scope) => resolve(only, scope),
+  };
 }
 
 function mixed(parts: Part[], refs: TemplateRef[]): CompiledTemplate {
+  const texts: string[] = [''];
+  const slots: Slot[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string') texts[texts.length - 1] += part;
+    else {
+      slots.push(part);
+      texts.push('');
+    }
+  }
   return {
     isWhole: false,
     refs,
+    texts,
+    slots: slots.map(slotInfo),
+    slotValues: (scope) => slots.map((slot) => resolve(slot, scope)),
     evaluate(scope) {
       let out = '';
       for (const part of parts) {
@@ -166,6 +209,12 @@ function mixed(parts: Part[], refs: TemplateRef[]): CompiledTemplate {
       return out;
     },
   };
+}
+
+function slotInfo(slot: Slot): TemplateSlot {
+  const only = slot.paths.length === 1 ? slot.paths[0]! : undefined;
+  const envName = only?.length === 2 && only[0] === 'env' ? only[1] : undefined;
+  return { raw: slot.raw, envName };
 }
 
 function parseDollar(raw: string, body: string): Slot {

@@ -64,7 +64,7 @@ export class PrimitiveRegistry {
       itemId: call.itemId,
       params: call.params,
       projectDir: call.projectDir,
-      env: call.secrets,
+      env: { ...call.secrets, ...call.vars },
       format: (tool.source as PythonToolMetadata).format,
       signal: call.signal,
       timeoutMs: call.timeoutMs,

@@ -14,6 +14,11 @@ export interface PrimitiveCall {
   env: Record<string, string>;
   /** The declared secrets alone, for primitives that hand them over another way. */
   secrets: Record<string, string>;
+  /**
+   * Variables the call's shell text refers to (`DIRIGENT_V0`…: values written into a shell
+   * command as data), for the programs the tool runs; besides {@link env}.
+   */
+  vars: Record<string, string>;
   projectDir: string;
   signal: AbortSignal;
   /** The tool's time budget (config `timeout`, a declared limit); the step's own comes via `signal`. */

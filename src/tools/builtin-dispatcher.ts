@@ -3,6 +3,9 @@ import type { RetryPolicy } from '../directive/ast.js';
 import { closest, DirigentError, ErrorCode } from '../errors/index.js';
 import { BUILTIN_TOOLS } from './builtin/index.js';
 import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
+import { declaredSyntax, SYNTAX_KEYWORD } from '../syntax/syntax.js';
+import { redactSecrets, resolveSecrets } from '../runtimes/secrets.js';
+import { bindParams } from './bind-params.js';
 import type { ToolCall } from './tool-call.js';
 import { abortError } from './abort-error.js';
 import { type ToolDefinition } from './tool-definition.js';
@@ -17,18 +20,32 @@ interface Entry {
   fail: (err: unknown) => never;
 }
 
+/** Options of a {@link BuiltinDispatcher}. */
+export interface BuiltinDispatcherOptions {
+  /** Where the secrets a directive's templates read come from besides the environment (default as `resolveSecrets`). */
+  secretsFile?: string;
+  /** The environment secrets are read from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
 /**
  * A {@link ToolDispatcher} over tools that run in this process (by default all built-ins).
- * Parameters are validated with ajv, coercing types (`"10"` → `10`) and filling defaults in place.
+ * Parameters built from templates are written in for the language their schema declares
+ * (`bind-params.ts`), then validated with ajv, coercing types (`"10"` → `10`) and filling defaults
+ * in place.
  */
 export class BuiltinDispatcher implements ToolDispatcher {
   private readonly entries = new Map<string, Entry>();
 
   /** @throws DirigentError `INTERNAL` on a duplicate item id or an invalid params schema. */
-  constructor(tools: readonly ToolDefinition[] = BUILTIN_TOOLS) {
+  constructor(
+    tools: readonly ToolDefinition[] = BUILTIN_TOOLS,
+    private readonly options: BuiltinDispatcherOptions = {},
+  ) {
     // One ajv per dispatcher: compiled validators are cached per instance, and each schema is
     // compiled exactly once, here, not per call.
     const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+    ajv.addKeyword(SYNTAX_KEYWORD);
     for (const definition of tools) {
       const id = definition.itemId;
       if (this.entries.has(id)) {
@@ -69,6 +86,31 @@ export class BuiltinDispatcher implements ToolDispatcher {
   dispatch(call: ToolCall): Promise<unknown> {
     const entry = this.entries.get(call.itemId);
     if (entry === undefined) return Promise.reject(this.unknownTool(call.itemId));
+    if (call.templated !== undefined) return this.dispatchTemplated(call, entry);
+    return this.run(call, entry);
+  }
+
+  /** A call with parameters built from templates: bound for their language first (see the class). */
+  private async dispatchTemplated(call: ToolCall, entry: Entry): Promise<unknown> {
+    const schema = entry.description.paramsSchema;
+    const { params, vars, secrets } = await bindParams(
+      call,
+      (name) => declaredSyntax(call.itemId, schema, name),
+      (names) =>
+        resolveSecrets(call.itemId, names, {
+          env: this.options.env ?? process.env,
+          projectDir: call.projectDir,
+          ...(this.options.secretsFile !== undefined && { file: this.options.secretsFile }),
+        }),
+    );
+    try {
+      return redactSecrets(await this.run({ ...call, params, vars: vars.values }, entry), secrets);
+    } catch (err) {
+      throw redactSecrets(DirigentError.from(err), secrets);
+    }
+  }
+
+  private run(call: ToolCall & { vars?: Record<string, string> }, entry: Entry): Promise<unknown> {
     if (!entry.validate(call.params)) {
       return Promise.reject(
         describeInvalidParams(

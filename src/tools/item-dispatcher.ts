@@ -18,13 +18,22 @@ import { verifyItem } from '../items/signing/verify-item.js';
 import type { ChainLink } from '../items/tool-item.js';
 import { checkToolEnabled } from '../items/tool-registry.js';
 import { buildChain } from '../runtimes/build-chain.js';
-import { chainEnvironment, mergeChainConfig, templateConfig } from '../runtimes/chain-config.js';
+import {
+  chainEnvironment,
+  configSyntaxes,
+  mergeChainConfig,
+  paramSyntaxes,
+  templateConfig,
+} from '../runtimes/chain-config.js';
 import { PrimitiveRegistry } from '../runtimes/primitive-registry.js';
 import { resolvePython } from '../runtimes/python-interpreter.js';
 import { toolEnvironment } from '../runtimes/run-process.js';
 import { redactSecrets, resolveSecrets } from '../runtimes/secrets.js';
 import { BuiltinDispatcher, describeInvalidParams } from './builtin-dispatcher.js';
 import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
+import { ShellVariables } from '../syntax/shell-render.js';
+import { declaredSyntax } from '../syntax/syntax.js';
+import { bindParams } from './bind-params.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 
@@ -69,7 +78,12 @@ export class ItemDispatcher implements ToolDispatcher {
     private readonly items: ItemResolver,
     private readonly options: ItemDispatcherOptions = {},
   ) {
-    this.builtins = options.builtins ?? new BuiltinDispatcher();
+    this.builtins =
+      options.builtins ??
+      new BuiltinDispatcher(undefined, {
+        env: options.env ?? process.env,
+        ...(options.secretsFile !== undefined && { secretsFile: options.secretsFile }),
+      });
     this.env = options.env ?? process.env;
     this.trust = new TrustStore(items.spaces);
     this.requireSignatures =
@@ -122,7 +136,22 @@ export class ItemDispatcher implements ToolDispatcher {
     if (space !== undefined) await checkToolEnabled(space.root, call.itemId);
     const tool = chain[0]!.item;
     const primitive = this.primitives.get(chain[chain.length - 1]!);
-    const params = structuredClone(call.params);
+    const secretSources = {
+      env: this.env,
+      projectDir: call.projectDir,
+      ...(this.options.secretsFile !== undefined && { file: this.options.secretsFile }),
+    };
+    const { config: merged, scope } = mergeChainConfig(chain);
+    const codeIn = configSyntaxes(merged, chain[chain.length - 1]!.itemId);
+    const fromConfig = paramSyntaxes(merged, scope, codeIn, Object.keys(call.params));
+    const vars = new ShellVariables();
+    const bound = await bindParams(
+      call,
+      (name) => declaredSyntax(call.itemId, tool.paramsSchema, name) ?? fromConfig[name],
+      (names) => resolveSecrets(call.itemId, names, secretSources),
+      vars,
+    );
+    const params = bound.params;
     const validate = this.compile(this.ajv, this.validators, tool.paramsSchema);
     if (!validate(params))
       throw describeInvalidParams(call.itemId, validate.errors ?? [], tool.paramsSchema);
@@ -132,19 +161,15 @@ export class ItemDispatcher implements ToolDispatcher {
       paramsSchema: tool.paramsSchema,
       retry: DEFAULT_RETRY_POLICY,
     });
-    const secrets = await resolveSecrets(call.itemId, tool.requiredSecrets, {
-      env: this.env,
-      projectDir: call.projectDir,
-      ...(this.options.secretsFile !== undefined && { file: this.options.secretsFile }),
-    });
+    const declared = await resolveSecrets(call.itemId, tool.requiredSecrets, secretSources);
+    const secrets = { ...bound.secrets, ...declared };
     try {
       const env = chainEnvironment(chain, {
         ...toolEnvironment(),
         RYE_PYTHON: await resolvePython(call.projectDir),
         RYE_NODE: process.execPath,
-        ...secrets,
+        ...declared,
       });
-      const { config: merged, scope } = mergeChainConfig(chain);
       const config = templateConfig(
         merged,
         env,
@@ -157,6 +182,8 @@ export class ItemDispatcher implements ToolDispatcher {
           params_json: JSON.stringify(params),
         },
         scope,
+        codeIn,
+        vars,
       );
       const result = await primitive({
         itemId: call.itemId,
@@ -164,7 +191,8 @@ export class ItemDispatcher implements ToolDispatcher {
         params,
         config,
         env,
-        secrets,
+        secrets: declared,
+        vars: vars.values,
         projectDir: call.projectDir,
         signal: call.signal,
         timeoutMs: timeoutOf(config, tool.limits.timeoutMs),

@@ -1,4 +1,20 @@
 import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
+import type { TemplatePieces } from '../syntax/render-pieces.js';
+
+/**
+ * A parameter (or a string inside one) that the engine built from a template. Its pieces stay
+ * apart until the dispatcher knows the tool, and so the language the text is in (a shell command,
+ * a URL): only then are the values written in, as data (`syntax/render-pieces.ts`).
+ */
+export interface TemplatedParam extends TemplatePieces {
+  /** Where the value goes: the parameter's name, then keys inside it. */
+  path: string[];
+  /**
+   * Slots that read a secret the directive declares, by index, naming the secret. Their values
+   * are not in {@link TemplatePieces.values}: the dispatcher reads them where the tool runs.
+   */
+  secrets?: Record<number, string>;
+}
 
 /**
  * One request to run a tool, as the engine hands it to a {@link ToolDispatcher}.
@@ -14,6 +30,11 @@ export interface ToolCall {
    * place, so the engine passes a fresh object per call.
    */
   params: Record<string, unknown>;
+  /**
+   * The parameters built from templates, in pieces (see {@link TemplatedParam}); `params` holds
+   * them joined as plain text, secrets as `***`. The dispatcher writes each in for its language.
+   */
+  templated?: TemplatedParam[];
   /** Absolute path of the project the run belongs to; tools confine file access to it. */
   projectDir: string;
   runId: string;

@@ -10,6 +10,11 @@ export interface ToolContext {
   step: string;
   /** 1-based number of this try. */
   attempt: number;
+  /**
+   * Variables for the programs the tool runs, beside its filtered environment: the values of its
+   * shell templates (`DIRIGENT_V0`, …) and the secrets its templates read.
+   */
+  vars?: Record<string, string>;
 }
 
 /**

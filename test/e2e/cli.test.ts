@@ -253,8 +253,12 @@ describe('dirigent run --json: the run record and the exit status', () => {
     const names = readdirSync(DIRECTIVES)
       .filter((f) => f.endsWith('.md'))
       .map((f) => f.slice(0, -3));
-    // The example tools live in the repository's .ai; the runs' project is a scratch folder.
-    const env = { DIRIGENT_USER_SPACE: join(DIRECTIVES, '..', '.ai') };
+    // The example tools live in the repository's .ai; the runs' project is a scratch folder,
+    // which allows the one variable an example reads as the repository's configuration does.
+    const env = {
+      DIRIGENT_USER_SPACE: join(DIRECTIVES, '..', '.ai'),
+      DIRIGENT_ENV_ALLOW: 'DIRIGENT_EXAMPLE_CURRENCY',
+    };
     const results = await Promise.all(
       names.map((n) => json(['run', example(n), ...(inputs[n] ?? [])], { env })),
     );

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../src/engine/directive-loader.js';
+import { DEFAULT_POLICY } from '../../src/policy/project-policy.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { RunRecord } from '../../src/engine/run-record.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
@@ -56,7 +57,10 @@ describe('golden runs', () => {
     const engine = new Engine({
       projectDir: project,
       dispatcher: new BuiltinDispatcher(),
-      loader: new DirectiveLoader(project),
+      loader: new DirectiveLoader(project, false, {
+        ...DEFAULT_POLICY,
+        envAllow: new Set(['GOLDEN_GREETING']),
+      }),
       env: { GOLDEN_GREETING: 'hi' },
     });
     const loaded = await engine.loader.loadFile(directiveFile(name));

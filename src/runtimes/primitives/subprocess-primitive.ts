@@ -37,7 +37,7 @@ export async function subprocessPrimitive(call: PrimitiveCall): Promise<unknown>
     file: config.command,
     args,
     cwd,
-    env: { ...call.env, ...extraEnv },
+    env: { ...call.env, ...extraEnv, ...call.vars },
     ...(config.input_data !== undefined && { input: asArg(config.input_data) }),
     timeoutMs: call.timeoutMs,
     signal: call.signal,

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { runProcess } from '../../runtimes/run-process.js';
+import { runProcess, toolEnvironment } from '../../runtimes/run-process.js';
+import { SYNTAX_KEYWORD } from '../../syntax/syntax.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';
@@ -7,7 +8,10 @@ import { type ToolDefinition } from '../tool-definition.js';
 
 /**
  * `dirigent/shell/bash`: runs `bash -c command` in the project directory (or `working_dir`, which
- * must lie inside it) and resolves `{ stdout, stderr, exit_code }` on exit 0. A non-zero exit
+ * must lie inside it) and resolves `{ stdout, stderr, exit_code }` on exit 0. The command is shell
+ * code ({@link SYNTAX_KEYWORD}): values a directive writes into it reach bash as variables, never
+ * as code. Bash sees the filtered environment every runtime gets (`PATH`, `HOME`, `LANG`, …), the
+ * variables of `env`, and those values; nothing else of the worker's environment. A non-zero exit
  * rejects with a retryable `COMMAND_FAILED` whose `details` hold the same three fields. The
  * command leads its own process group; on its `timeout` (seconds, default 120: a retryable
  * `STEP_TIMEOUT`) or an abort of the context's signal (the abort reason, else `CANCELLED`) the
@@ -20,7 +24,13 @@ export const bashTool: ToolDefinition = {
   paramsSchema: {
     type: 'object',
     properties: {
-      command: { type: 'string', minLength: 1 },
+      command: { type: 'string', minLength: 1, [SYNTAX_KEYWORD]: 'shell' },
+      env: {
+        type: 'object',
+        description: 'Variables to set for the command, besides the filtered environment.',
+        propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+        additionalProperties: { type: 'string' },
+      },
       timeout: { type: 'integer', minimum: 1, maximum: 2147483, default: 120 },
       working_dir: { type: 'string', minLength: 1 },
     },
@@ -32,7 +42,8 @@ export const bashTool: ToolDefinition = {
     const dir = params.working_dir as string | undefined;
     const cwd = dir === undefined ? ctx.projectDir : await workingDir(ctx.projectDir, dir);
     if (ctx.signal.aborted) throw abortError(ctx.signal, 'bash command');
-    return run(command, cwd, (params.timeout as number) * 1000, ctx.signal);
+    const env = toolEnvironment({ ...(params.env as Record<string, string>), ...ctx.vars });
+    return run(command, cwd, env, (params.timeout as number) * 1000, ctx.signal);
   },
 };
 
@@ -47,10 +58,13 @@ async function workingDir(projectDir: string, dir: string): Promise<string> {
 }
 
 /** Runs the command through the subprocess primitive; a non-zero exit is a retryable failure. */
-async function run(command: string, cwd: string, timeoutMs: number, signal: AbortSignal) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
-  );
+async function run(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+  signal: AbortSignal,
+) {
   const r = await runProcess({
     file: 'bash',
     args: ['-c', command],

@@ -140,4 +140,45 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
     ],
     says: ['type="int"', '(and 4 more)'],
   },
+  {
+    spec: '{env:X} of a variable the project does not allow is ENV_NOT_ALLOWED at the element, naming how to allow it',
+    text: directive(`
+      <process>
+        <step name="leak">
+          ‸<render>key: {env:AWS_SECRET_ACCESS_KEY}</render>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.ENV_NOT_ALLOWED,
+    says: ['AWS_SECRET_ACCESS_KEY', 'not readable'],
+  },
+  {
+    spec: '${env.X} in a tool parameter is ENV_NOT_ALLOWED too, even with a default',
+    text: directive(`
+      <process>
+        <step name="leak">
+          <execute item_type="tool" item_id="dirigent/util/echo">
+            ‸<param name="message" value="{env:REDIS_URL:none}"/>
+          </execute>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.ENV_NOT_ALLOWED,
+    says: ['REDIS_URL'],
+  },
+  {
+    spec: 'a <secret> without a variable name is INVALID_ATTRIBUTE at the <secret>',
+    text: directive(`
+      <metadata>
+        <secrets>
+          ‸<secret name="not a name"/>
+        </secrets>
+      </metadata>
+      <process>
+        <step name="s"><render>hi</render></step>
+      </process>
+    `),
+    code: ErrorCode.INVALID_ATTRIBUTE,
+    says: ['<secret>'],
+  },
 ];

@@ -189,4 +189,39 @@ export const FILE_AND_XML: Malformed[] = [
     code: ErrorCode.XML_SYNTAX,
     says: ['bare "<"'],
   },
+  {
+    spec: 'a document type declaration (the door to entity expansion) is XML_SYNTAX at <!DOCTYPE',
+    text: fenced(`
+      ‸<!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>
+      <directive name="case" version="1.0.0">
+        <process><step name="s"><render>&b;</render></step></process>
+      </directive>
+    `),
+    code: ErrorCode.XML_SYNTAX,
+    says: ['document type declaration'],
+  },
+  {
+    spec: 'elements nested more than 64 levels deep are XML_TOO_DEEP at the 65th level',
+    text: directive(`
+      <process>
+        <step name="deep">
+          <render>${'<b>'.repeat(60)}‸<b>x${'</b>'.repeat(61)}</render>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.XML_TOO_DEEP,
+    says: ['64 levels'],
+  },
+  {
+    spec: 'a character reference to a character XML does not allow is XML_SYNTAX at its element',
+    text: directive(`
+      <process>
+        <step name="nul">
+          ‸<render>a&#0;b</render>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.XML_SYNTAX,
+    says: ['&#0;', 'U+0000'],
+  },
 ];

@@ -1,0 +1,165 @@
+/**
+ * What a project allows its directives: which environment variables `{env:…}` may read, whether
+ * shell text built from values is refused (strict mode), and how large what comes in may be.
+ * Read from `.ai/config/dirigent.yaml` and the environment (`DIRIGENT_STRICT`,
+ * `DIRIGENT_ENV_ALLOW`); see `docs/security.md`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMap, LineCounter, parseDocument } from 'yaml';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+
+/** Size limits on what comes in, in bytes (nesting depth in levels). */
+export interface InputLimits {
+  /** A directive file. */
+  directiveBytes: number;
+  /** A run's inputs, as JSON. */
+  inputsBytes: number;
+  /** A signal's payload, as JSON. */
+  payloadBytes: number;
+  /** A tool's result, as JSON. */
+  resultBytes: number;
+  /** How deep inputs, payloads and results may nest. */
+  jsonDepth: number;
+}
+
+/** A project's rules for its directives and their inputs. */
+export interface ProjectPolicy {
+  /** Refuse (rather than warn about) directives that build code from values they do not control. */
+  strict: boolean;
+  /** Environment variables `{env:…}` may read, besides the directive's declared secrets. */
+  envAllow: ReadonlySet<string>;
+  limits: InputLimits;
+}
+
+const MIB = 1024 * 1024;
+
+/** The limits when the project sets none. */
+export const DEFAULT_LIMITS: InputLimits = Object.freeze({
+  directiveBytes: MIB,
+  inputsBytes: MIB,
+  payloadBytes: MIB,
+  resultBytes: 8 * MIB,
+  jsonDepth: 64,
+});
+
+/**
+ * Variables every directive may read: RYE's own (`{env:USER_SPACE}`, `{env:AI_DIR}` in its system
+ * directives' prose), which name folders, never secrets.
+ */
+export const ALWAYS_ALLOWED_ENV: readonly string[] = ['USER_SPACE', 'AI_DIR'];
+
+/** The policy of a project without configuration: nothing beyond {@link ALWAYS_ALLOWED_ENV}. */
+export const DEFAULT_POLICY: ProjectPolicy = Object.freeze({
+  strict: false,
+  envAllow: new Set(ALWAYS_ALLOWED_ENV),
+  limits: DEFAULT_LIMITS,
+});
+
+/** Where a project's configuration lives, relative to its root. */
+export const POLICY_FILE = join('.ai', 'config', 'dirigent.yaml');
+
+const LIMIT_KEYS: Record<string, keyof InputLimits> = {
+  directive_bytes: 'directiveBytes',
+  inputs_bytes: 'inputsBytes',
+  payload_bytes: 'payloadBytes',
+  result_bytes: 'resultBytes',
+  json_depth: 'jsonDepth',
+};
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The policy of the project at `projectDir`: its configuration file (if any), then the
+ * environment, which can only add to it (`DIRIGENT_STRICT=1`, `DIRIGENT_ENV_ALLOW=A,B`). Throws
+ * `INVALID_CONFIG` with the file, line and a fix for a malformed file.
+ */
+export function loadProjectPolicy(
+  projectDir: string,
+  env: Record<string, string | undefined> = process.env,
+): ProjectPolicy {
+  const file = join(projectDir, POLICY_FILE);
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  const fromFile = text === undefined ? DEFAULT_POLICY : parsePolicy(text, file);
+  const extra = (env.DIRIGENT_ENV_ALLOW ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = extra.find((name) => !ENV_NAME.test(name));
+  if (bad !== undefined) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_CONFIG,
+      `DIRIGENT_ENV_ALLOW names "${bad}", which is not a variable name.`,
+      { hint: 'List variable names separated by commas: DIRIGENT_ENV_ALLOW=REGION,STAGE.' },
+    );
+  }
+  return {
+    strict: fromFile.strict || /^(1|true)$/i.test(env.DIRIGENT_STRICT ?? ''),
+    envAllow: new Set([...fromFile.envAllow, ...extra]),
+    limits: fromFile.limits,
+  };
+}
+
+/** Reads the text of a configuration file (see {@link loadProjectPolicy}). Pure. */
+export function parsePolicy(text: string, file: string): ProjectPolicy {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const fail = (message: string, offset: number | undefined, hint: string): never => {
+    const at = offset === undefined ? undefined : lines.linePos(offset);
+    throw DirigentError.fatal(ErrorCode.INVALID_CONFIG, `${file}: ${message}`, {
+      ...(at && { location: { file, line: at.line, column: at.col } }),
+      hint,
+    });
+  };
+  const first = doc.errors[0];
+  if (first !== undefined) fail(first.message, first.pos[0], 'Fix the YAML syntax.');
+  const root = doc.contents;
+  if (root === null) return DEFAULT_POLICY;
+  if (!isMap(root)) fail('must be a mapping of settings.', root.range?.[0], EXAMPLE);
+  let strict = false;
+  const envAllow = new Set(ALWAYS_ALLOWED_ENV);
+  const limits = { ...DEFAULT_LIMITS };
+  for (const pair of (root as { items: { key: unknown; value: unknown }[] }).items) {
+    const keyNode = pair.key as { value?: unknown; range?: [number] };
+    const valueNode = pair.value as { range?: [number] } | null;
+    const key = String(keyNode?.value);
+    const value = doc.getIn([key]);
+    const at = valueNode?.range?.[0] ?? keyNode?.range?.[0];
+    if (key === 'strict') {
+      if (typeof value !== 'boolean') fail('"strict" must be true or false.', at, EXAMPLE);
+      strict = value as boolean;
+    } else if (key === 'env_allow') {
+      const names = (value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? value;
+      if (!Array.isArray(names) || names.some((n) => typeof n !== 'string' || !ENV_NAME.test(n))) {
+        fail('"env_allow" must be a list of environment variable names.', at, EXAMPLE);
+      }
+      for (const name of names as string[]) envAllow.add(name);
+    } else if (key === 'limits') {
+      const given = (value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? value;
+      if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+        fail('"limits" must be a mapping.', at, EXAMPLE);
+      }
+      for (const [name, n] of Object.entries(given as Record<string, unknown>)) {
+        const field = LIMIT_KEYS[name];
+        if (field === undefined) {
+          fail(`"limits" has no setting "${name}".`, at, `Known: ${Object.keys(LIMIT_KEYS).join(', ')}.`);
+        }
+        if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
+          fail(`limits.${name} must be a positive whole number.`, at, EXAMPLE);
+        }
+        limits[field!] = n as number;
+      }
+    } else {
+      fail(`unknown setting "${key}".`, keyNode?.range?.[0], `Known settings: strict, env_allow, limits. ${EXAMPLE}`);
+    }
+  }
+  return { strict, envAllow, limits };
+}
+
+const EXAMPLE =
+  'Example:\n  strict: true\n  env_allow: [REGION, STAGE]\n  limits:\n    inputs_bytes: 1048576';
