@@ -40,7 +40,7 @@ function makeEngine(opts: CommonOptions): Engine {
   const loader = new DirectiveLoader(projectDir);
   return new Engine({
     projectDir,
-    dispatcher: new ItemDispatcher(loader.items),
+    dispatcher: new ItemDispatcher(loader.items, { limits: loader.policy.limits }),
     loader,
     store: new FileRunStore(projectDir),
     ...(observer && { observer }),

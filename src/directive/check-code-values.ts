@@ -37,7 +37,12 @@ export function checkCodeValues(
   if (template.slots.every((_, i) => controlled(i))) return;
   const say = (message: string, hint: string) =>
     report.strict
-      ? report.diag.error(ErrorCode.VALUE_AS_CODE, `${message} (refused: the project is in strict mode).`, loc, hint)
+      ? report.diag.error(
+          ErrorCode.VALUE_AS_CODE,
+          `${message} (refused: the project is in strict mode).`,
+          loc,
+          hint,
+        )
       : report.diag.warn(ErrorCode.VALUE_AS_CODE, `${message}.`, loc, hint);
   const label = (i: number) => template.slots[i]!.raw;
   if (isWhole(template)) {

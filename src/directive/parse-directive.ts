@@ -45,7 +45,11 @@ export function parseDirective(text: string, file: string, options: ParseOptions
 }
 
 /** Throws `DIRECTIVE_TOO_LARGE` when `text` is larger than `maxBytes` (default 1 MiB). */
-export function checkDirectiveSize(text: string, file: string, maxBytes = MAX_DIRECTIVE_BYTES): void {
+export function checkDirectiveSize(
+  text: string,
+  file: string,
+  maxBytes = MAX_DIRECTIVE_BYTES,
+): void {
   // A UTF-16 length below the limit / 3 cannot encode to more bytes than it: most texts skip the count.
   if (text.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(text);

@@ -2,6 +2,7 @@ import { closest, didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
+import { compareValues } from '../expr/compare.js';
 import { compileExpression } from '../expr/expression.js';
 import { CLOCK_ROOTS } from '../expr/scope.js';
 import { compileTemplate } from '../expr/template.js';
@@ -191,7 +192,13 @@ function checkExecute(
   if (!literal && compileTemplate(itemId).slots.some((slot) => slot.envName === undefined)) {
     const message = `The ${itemType} this step runs is chosen by a value ("${itemId}"): whoever supplies it chooses what runs`;
     const hint = `Name the ${itemType} in the directive and choose among a few with <when> conditions.`;
-    if (ctx.checks.strict) ctx.diag.error(ErrorCode.VALUE_AS_CODE, `${message} (refused: the project is in strict mode).`, loc, hint);
+    if (ctx.checks.strict)
+      ctx.diag.error(
+        ErrorCode.VALUE_AS_CODE,
+        `${message} (refused: the project is in strict mode).`,
+        loc,
+        hint,
+      );
     else ctx.diag.warn(ErrorCode.VALUE_AS_CODE, `${message}.`, loc, hint);
   }
   if (literal && itemType === 'tool') {
@@ -239,6 +246,15 @@ function checkCondition(c: Condition, loc: SourceLocation, ctx: Ctx, vars: strin
   else {
     const [root = '', ...path] = c.path.split('.');
     checkPath(root, path, c.path, loc, ctx, vars, true);
+    if (c.op === 'regex' && typeof c.value === 'string' && !c.value.includes('{')) {
+      // A pattern written in the directive is compiled now, so that a bad one fails validation.
+      try {
+        compareValues('', 'regex', c.value);
+      } catch (err) {
+        if (!(err instanceof DirigentError)) throw err;
+        ctx.diag.error(err.code, err.message, loc, err.hint);
+      }
+    }
   }
 }
 

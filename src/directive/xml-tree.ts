@@ -108,10 +108,14 @@ function parseTree(text: string, base: number, lines: LineIndex): RawNode[] {
   try {
     return parser.parse(text) as RawNode[];
   } catch (err) {
-    throw DirigentError.fatal(ErrorCode.XML_TOO_DEEP, `The XML could not be read: ${(err as Error).message}.`, {
-      location: lines.at(Math.max(0, base)),
-      hint: 'Flatten the structure: move deep blocks into their own steps or child directives.',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.XML_TOO_DEEP,
+      `The XML could not be read: ${(err as Error).message}.`,
+      {
+        location: lines.at(Math.max(0, base)),
+        hint: 'Flatten the structure: move deep blocks into their own steps or child directives.',
+      },
+    );
   }
 }
 

@@ -97,7 +97,10 @@ export class ActiveRun extends StepBook {
       stored?.counters,
     );
     this.children = { ...stored?.children };
-    this.data = { steps: this.steps, env: withSecretMarks(engine.env, loaded.compiled.directive.secrets) };
+    this.data = {
+      steps: this.steps,
+      env: withSecretMarks(engine.env, loaded.compiled.directive.secrets),
+    };
     const machine = engine.providedMachine(loaded.compiled.machine);
     this.actor = stored
       ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })

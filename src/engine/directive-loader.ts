@@ -151,7 +151,9 @@ export class DirectiveLoader {
   }
 }
 
-const BUILTIN_SCHEMAS = new Map<string, object>(BUILTIN_TOOLS.map((t) => [t.itemId, t.paramsSchema]));
+const BUILTIN_SCHEMAS = new Map<string, object>(
+  BUILTIN_TOOLS.map((t) => [t.itemId, t.paramsSchema]),
+);
 
 function itemIdOf(file: string, d: Directive): string {
   const marker = `${sep}.ai${sep}directives${sep}`;

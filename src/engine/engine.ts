@@ -3,6 +3,7 @@
  * keeping runs in a run store. The distributed engine reuses the same compiled machines and
  * run records with a Redis store and a BullMQ dispatcher.
  */
+import { checkSignalPayload } from '../policy/check-json-size.js';
 import { allowedEnvironment } from '../policy/run-environment.js';
 import { randomUUID } from 'node:crypto';
 import type { Directive } from '../directive/ast.js';
@@ -65,7 +66,7 @@ export class Engine {
     inputs: Record<string, unknown>,
     options: StartOptions = {},
   ): ActiveRun {
-    const valid = validateInputs(loaded.compiled.directive, inputs);
+    const valid = validateInputs(loaded.compiled.directive, inputs, this.loader.policy.limits);
     const maxDepth = loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth;
     return this.launch(loaded, valid, { depth: 0, maxDepth, parentRunId: null }, options.runId);
   }
@@ -89,6 +90,7 @@ export class Engine {
    * `settled()` says when it ends or waits again).
    */
   async deliverSignal(runId: string, name: string, payload: unknown): Promise<ActiveRun> {
+    checkSignalPayload(name, payload, this.loader.policy.limits);
     const run = await this.attach(runId);
     if (!run.isWaiting && run.record.status !== 'running') {
       const record = await run.settled();
@@ -205,7 +207,7 @@ export class Engine {
   ): Promise<ActiveRun> {
     const file = await this.loader.resolve(ref, parent.loaded.file);
     const loaded = await this.loader.loadFile(file);
-    const valid = validateInputs(loaded.compiled.directive, inputs);
+    const valid = validateInputs(loaded.compiled.directive, inputs, this.loader.policy.limits);
     const lineage: RunLineage = {
       depth: parent.lineage.depth + 1,
       maxDepth: parent.lineage.maxDepth,

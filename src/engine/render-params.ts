@@ -73,7 +73,9 @@ function renderText(
   });
   if (template.isWhole) return REDACTED;
   let joined = texts[0]!;
-  values.forEach((v, i) => (joined += (i in secretSlots ? REDACTED : stringifyValue(v)) + texts[i + 1]!));
+  values.forEach(
+    (v, i) => (joined += (i in secretSlots ? REDACTED : stringifyValue(v)) + texts[i + 1]!),
+  );
   return joined;
 }
 
@@ -89,7 +91,9 @@ function renderDeep(
     return hasTemplate(value) ? renderText(value, path, scope, secrets, templated) : value;
   }
   if (Array.isArray(value)) {
-    return value.map((item, i) => renderDeep(item, [...path, String(i)], scope, secrets, templated));
+    return value.map((item, i) =>
+      renderDeep(item, [...path, String(i)], scope, secrets, templated),
+    );
   }
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

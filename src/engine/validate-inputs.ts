@@ -3,6 +3,8 @@ import type { Directive } from '../directive/ast.js';
 import { coerceValue } from '../directive/coerce-value.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { checkJsonSize } from '../policy/check-json-size.js';
+import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new WeakMap<Directive, ValidateFunction>();
@@ -25,12 +27,18 @@ function validatorOf(d: Directive): ValidateFunction {
 /**
  * Coerces string values to their declared types, applies defaults and validates the inputs of a
  * run with ajv. Every problem (unknown input, missing required one, wrong type) is reported in
- * one `INVALID_INPUTS` error.
+ * one `INVALID_INPUTS` error; inputs larger or deeper than `limits` are `INPUT_TOO_LARGE`.
  */
 export function validateInputs(
   d: Directive,
   given: Record<string, unknown>,
+  limits: Pick<InputLimits, 'inputsBytes' | 'jsonDepth'> = DEFAULT_LIMITS,
 ): Record<string, unknown> {
+  checkJsonSize(
+    given,
+    { maxBytes: limits.inputsBytes, maxDepth: limits.jsonDepth },
+    { what: 'The inputs', code: ErrorCode.INPUT_TOO_LARGE, setting: 'limits.inputs_bytes' },
+  );
   const problems: string[] = [];
   const bad = new Set<string>();
   const inputs: Record<string, unknown> = {};

@@ -6,6 +6,7 @@
  * a newline (`"42\n"`). So equality and ordering coerce between numbers, booleans and their
  * text, ignoring surrounding whitespace; otherwise `${result.stdout} eq 42` could never hold.
  */
+import { RE2JS } from 're2js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import type { CompareOp } from '../directive/ast.js';
 import { stringifyValue } from './template.js';
@@ -14,7 +15,7 @@ import { stringifyValue } from './template.js';
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 /** Compiled regexes of `regex` conditions, by source: the same conditions run on every pass. */
 const REGEX_LIMIT = 500;
-const regexes = new Map<string, RegExp>();
+const regexes = new Map<string, RE2JS>();
 
 /**
  * The number a value stands for: a finite number itself, or a string whose trimmed text is a
@@ -134,17 +135,23 @@ function order(actual: unknown, expected: unknown, holds: (sign: number) => bool
   return holds(left === right ? 0 : left < right ? -1 : 1);
 }
 
-function regex(source: string): RegExp {
+/**
+ * A `regex` condition's pattern, run by RE2 (linear in the text's length whatever the pattern, so a
+ * value cannot make a condition hang, as `(a+)+$` would a backtracking engine).
+ */
+function regex(source: string): RE2JS {
   let compiled = regexes.get(source);
   if (compiled === undefined) {
     try {
-      // No flags: a `g` or `y` regex would keep `lastIndex` between tests of the cached object.
-      compiled = new RegExp(source);
+      compiled = RE2JS.compile(source);
     } catch (err) {
       throw DirigentError.fatal(
         ErrorCode.INVALID_CONDITION,
         `invalid regular expression /${source}/: ${(err as Error).message}`,
-        { hint: 'Write a JavaScript regular expression, without slashes or flags.', cause: err },
+        {
+          hint: 'Write an RE2 regular expression (the JavaScript syntax without backreferences or lookaround), without slashes or flags; (?i) at the start ignores case.',
+          cause: err,
+        },
       );
     }
     if (regexes.size >= REGEX_LIMIT) {

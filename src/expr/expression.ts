@@ -98,8 +98,13 @@ function build(source: string): CompiledExpression {
       },
     );
   }
+  if (callsEval(expression.ast())) throw evalRefused(source);
   expression.assign('__evaluate_entry', onEntry);
   expression.assign('__evaluate_exit', onExit);
+  // `$eval` would read a value as an expression: shadowed, so that even `$f := $eval` cannot reach it.
+  expression.assign('eval', () => {
+    throw evalRefused(source);
+  });
   return {
     source,
     evaluate(scope, options) {
@@ -118,6 +123,29 @@ function build(source: string): CompiledExpression {
       }
     },
   };
+}
+
+/** Whether the parsed expression names `$eval` anywhere (walked without recursion). */
+function callsEval(ast: unknown): boolean {
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const { type, value } = node as { type?: unknown; value?: unknown };
+    if (type === 'variable' && value === 'eval') return true;
+    for (const child of Object.values(node)) if (typeof child === 'object') stack.push(child);
+  }
+  return false;
+}
+
+function evalRefused(source: string): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.INVALID_EXPRESSION,
+    `invalid expression ${quote(source)}: $eval is not available, since it would run a value as an expression`,
+    {
+      hint: 'Write the expression in the directive; values are data (compare or look them up instead).',
+    },
+  );
 }
 
 function failure(source: string, err: unknown, timeoutMs: number, maxDepth: number): DirigentError {

@@ -147,7 +147,11 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
       for (const [name, n] of Object.entries(given as Record<string, unknown>)) {
         const field = LIMIT_KEYS[name];
         if (field === undefined) {
-          fail(`"limits" has no setting "${name}".`, at, `Known: ${Object.keys(LIMIT_KEYS).join(', ')}.`);
+          fail(
+            `"limits" has no setting "${name}".`,
+            at,
+            `Known: ${Object.keys(LIMIT_KEYS).join(', ')}.`,
+          );
         }
         if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
           fail(`limits.${name} must be a positive whole number.`, at, EXAMPLE);
@@ -155,7 +159,11 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
         limits[field!] = n as number;
       }
     } else {
-      fail(`unknown setting "${key}".`, keyNode?.range?.[0], `Known settings: strict, env_allow, limits. ${EXAMPLE}`);
+      fail(
+        `unknown setting "${key}".`,
+        keyNode?.range?.[0],
+        `Known settings: strict, env_allow, limits. ${EXAMPLE}`,
+      );
     }
   }
   return { strict, envAllow, limits };

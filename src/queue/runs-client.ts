@@ -2,6 +2,8 @@
  * What the CLI (and later the HTTP API) does against a Redis deployment: enqueue run jobs and wait
  * for their outcome, read run records from the store. Workers do the running.
  */
+import { checkSignalPayload } from '../policy/check-json-size.js';
+import { loadProjectPolicy } from '../policy/project-policy.js';
 import { randomUUID } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -50,7 +52,11 @@ export class RunsClient {
     projectDir: string,
     options: { detach?: boolean; observer?: EngineObserver } = {},
   ): Promise<{ runId: string; record?: RunRecord }> {
-    const valid = validateInputs(loaded.compiled.directive, inputs);
+    const valid = validateInputs(
+      loaded.compiled.directive,
+      inputs,
+      loadProjectPolicy(projectDir).limits,
+    );
     const runId = randomUUID();
     const data: RunJobData = {
       kind: 'start',
@@ -82,6 +88,7 @@ export class RunsClient {
     projectDir: string,
     observer?: EngineObserver,
   ): Promise<RunRecord> {
+    checkSignalPayload(name, payload, loadProjectPolicy(projectDir).limits);
     const stop = observer
       ? await watchRunEvents(this.redis, this.prefix, runId, observer)
       : undefined;

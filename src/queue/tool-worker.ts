@@ -4,6 +4,7 @@
  * cancellation announced for a running job aborts it, which stops the tool and kills its process
  * group; a worker that dies mid-job loses nothing: BullMQ hands the stalled job to another.
  */
+import { loadProjectPolicy } from '../policy/project-policy.js';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
@@ -202,7 +203,9 @@ export class ToolWorker {
   private dispatcherFor(projectDir: string): ItemDispatcher {
     let d = this.dispatchers.get(projectDir);
     if (d === undefined) {
-      d = new ItemDispatcher(new ItemResolver(defaultSpaces(projectDir)));
+      d = new ItemDispatcher(new ItemResolver(defaultSpaces(projectDir)), {
+        limits: loadProjectPolicy(projectDir).limits,
+      });
       this.dispatchers.set(projectDir, d);
     }
     return d;

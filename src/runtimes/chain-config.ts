@@ -90,8 +90,13 @@ export function configSyntaxes(config: Obj, primitiveId: string): Record<string,
   const out: Record<string, Syntax> = {};
   if (primitiveId === PrimitiveId.HTTP_CLIENT) out.url = 'url';
   const program = typeof config.command === 'string' ? config.command : '';
-  if (SHELL_PROGRAMS.has(program.slice(program.lastIndexOf('/') + 1)) && Array.isArray(config.args)) {
-    const flag = config.args.findIndex((a) => typeof a === 'string' && /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+  if (
+    SHELL_PROGRAMS.has(program.slice(program.lastIndexOf('/') + 1)) &&
+    Array.isArray(config.args)
+  ) {
+    const flag = config.args.findIndex(
+      (a) => typeof a === 'string' && /^-[A-Za-z]*c[A-Za-z]*$/.test(a),
+    );
     if (flag >= 0 && flag + 1 < config.args.length) out[`args.${flag + 1}`] = 'shell';
   }
   return out;
@@ -162,11 +167,7 @@ function piecesOf(text: string, values: Obj, scope: Obj, depth = 0): TemplatePie
   return { texts, labels, values: found };
 }
 
-function mapStrings(
-  value: unknown,
-  f: (s: string, path: string) => unknown,
-  path = '',
-): unknown {
+function mapStrings(value: unknown, f: (s: string, path: string) => unknown, path = ''): unknown {
   const at = (key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
   if (typeof value === 'string') return f(value, path);
   if (Array.isArray(value)) return value.map((v, i) => mapStrings(v, f, at(i)));

@@ -35,10 +35,19 @@ export function renderPieces(
   const whole = values.length === 1 && texts[0] === '' && texts[1] === '';
   if (syntax === 'shell') {
     if (whole) return stringifyValue(values[0]);
-    return renderShell(cached(shellCache, texts, () => shellSlotsOf(texts)), values, labels, vars);
+    return renderShell(
+      cached(shellCache, texts, () => shellSlotsOf(texts)),
+      values,
+      labels,
+      vars,
+    );
   }
   if (syntax === 'url') {
-    return renderUrl(cached(urlCache, texts, () => ({ texts, parts: urlParts(texts) })), values, labels);
+    return renderUrl(
+      cached(urlCache, texts, () => ({ texts, parts: urlParts(texts) })),
+      values,
+      labels,
+    );
   }
   if (whole) return values[0];
   let out = texts[0] ?? '';

@@ -11,6 +11,8 @@ import { dirname } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { checkJsonSize } from '../policy/check-json-size.js';
+import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
 import type { ItemResolver } from '../items/item-resolver.js';
 import { readToolItem } from '../items/read-tool-item.js';
 import { TrustStore } from '../items/signing/trust-store.js';
@@ -51,6 +53,8 @@ export interface ItemDispatcherOptions {
   env?: Record<string, string | undefined>;
   /** The primitives (and their warm pools); shared between dispatchers if given. */
   primitives?: PrimitiveRegistry;
+  /** How large and deep a tool's result may be (default {@link DEFAULT_LIMITS}). */
+  limits?: Pick<InputLimits, 'resultBytes' | 'jsonDepth'>;
 }
 
 /** A {@link ToolDispatcher} over the built-in tools and the tools of the project's spaces. */
@@ -130,7 +134,23 @@ export class ItemDispatcher implements ToolDispatcher {
    * checking the tool's locks first), is used instead of building it again.
    */
   async dispatch(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
-    if (this.isBuiltin(call.itemId)) return this.builtins.dispatch(call);
+    const result = await (this.isBuiltin(call.itemId)
+      ? this.builtins.dispatch(call)
+      : this.dispatchItem(call, chain));
+    const limits = this.options.limits ?? DEFAULT_LIMITS;
+    checkJsonSize(
+      result,
+      { maxBytes: limits.resultBytes, maxDepth: limits.jsonDepth },
+      {
+        what: `The result of tool "${call.itemId}"`,
+        code: ErrorCode.RESULT_TOO_LARGE,
+        setting: 'limits.result_bytes',
+      },
+    );
+    return result;
+  }
+
+  private async dispatchItem(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
     chain ??= await this.chainOf(call.itemId, call.projectDir);
     const space = this.items.spaces.find((s) => s.name === chain[0]!.space);
     if (space !== undefined) await checkToolEnabled(space.root, call.itemId);

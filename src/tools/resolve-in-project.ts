@@ -6,11 +6,28 @@ import { DirigentError, ErrorCode } from '../errors/index.js';
 /**
  * Resolves `path` against `projectDir` and refuses, with a fatal `PATH_OUTSIDE_PROJECT`, any path
  * that lands outside it: absolute paths elsewhere, `..` that climbs out, and symlinks that point
- * out. The path need not exist (tools create files). Returns the lexical absolute path.
+ * out. The path need not exist (tools create files). For `write` access, the project's own folders
+ * (`.ai/`, `.dirigent/`, `.git/`) are refused with `PATH_PROTECTED`: a value naming a path cannot
+ * make a tool rewrite the directives, tools, trusted keys or git hooks that run next. A path
+ * holding a NUL byte is `INVALID_PARAMS`. Returns the lexical absolute path.
  *
  * This is a check before use, not a sandbox: a link swapped in between check and use wins.
  */
-export async function resolveInProject(projectDir: string, path: string): Promise<string> {
+export async function resolveInProject(
+  projectDir: string,
+  path: string,
+  access: 'read' | 'write' = 'read',
+): Promise<string> {
+  if (path.includes('\0')) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_PARAMS,
+      `path ${JSON.stringify(path)} holds a NUL byte`,
+      {
+        hint: 'Pass a file name without NUL characters.',
+        details: { path },
+      },
+    );
+  }
   const root = resolve(projectDir);
   const target = resolve(root, path);
   const refuse = () =>
@@ -25,8 +42,27 @@ export async function resolveInProject(projectDir: string, path: string): Promis
   // both sides are compared as real paths.
   const [realRoot, realTarget] = await Promise.all([realPathOf(root), realPathOf(target)]);
   if (!isInside(realRoot, realTarget)) throw refuse();
+  const top = relative(realRoot, realTarget).split(sep)[0]!;
+  if (access === 'write' && PROTECTED.includes(top)) {
+    throw DirigentError.fatal(
+      ErrorCode.PATH_PROTECTED,
+      `path "${path}" is inside ${top}/, which tools may not write: it holds ${PROTECTED_WHAT[top]}`,
+      {
+        hint: `Write elsewhere in the project; change ${top}/ by hand (or with Dirigent's own commands).`,
+        details: { path, folder: top },
+      },
+    );
+  }
   return target;
 }
+
+/** Folders of a project that tools may read but never write. */
+const PROTECTED = ['.ai', '.dirigent', '.git'];
+const PROTECTED_WHAT: Record<string, string> = {
+  '.ai': 'the directives, tools, keys and configuration the project runs',
+  '.dirigent': 'the records of its runs',
+  '.git': 'its history and hooks',
+};
 
 function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);

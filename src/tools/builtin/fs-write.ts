@@ -9,7 +9,8 @@ import { type ToolDefinition } from '../tool-definition.js';
  * `dirigent/fs/write`: writes (or appends) text to a file of the project and resolves
  * `{ path, bytes }`, where `path` is absolute and `bytes` counts the UTF-8 bytes written. Missing
  * parent directories are created unless `create_dirs` is false. `path` is accepted as an alias of
- * `file_path`. Paths outside the project are refused with `PATH_OUTSIDE_PROJECT`.
+ * `file_path`. Paths outside the project are refused with `PATH_OUTSIDE_PROJECT`, and paths in its
+ * `.ai/`, `.dirigent/` and `.git/` folders with `PATH_PROTECTED`.
  */
 export const fsWriteTool: ToolDefinition = {
   itemId: 'dirigent/fs/write',
@@ -30,7 +31,7 @@ export const fsWriteTool: ToolDefinition = {
   async execute(params, ctx) {
     const given = (params.file_path ?? params.path) as string;
     const content = params.content as string;
-    const path = await resolveInProject(ctx.projectDir, given);
+    const path = await resolveInProject(ctx.projectDir, given, 'write');
     if (params.create_dirs === true) await mkdir(dirname(path), { recursive: true });
     try {
       if (params.append === true) await appendFile(path, content, 'utf8');

@@ -20,7 +20,9 @@ function firstStep(text: string): ProcessNode {
 
 describe('XML input', () => {
   it('decodes character references in text: &#65; is A, &#x1F600; an emoji, &#10; a line break', () => {
-    const step = firstStep(file('<step name="s"><render>x&#65;&#x42;&#10;&#x1F600;&lt;&amp;&gt;</render></step>'));
+    const step = firstStep(
+      file('<step name="s"><render>x&#65;&#x42;&#10;&#x1F600;&lt;&amp;&gt;</render></step>'),
+    );
     expect(step.kind === 'step' && step.action.type === 'render' && step.action.template).toBe(
       'xAB\n😀<&>',
     );
@@ -32,11 +34,12 @@ describe('XML input', () => {
         '<step name="s"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="1&#10;2&quot;&apos;"/></execute></step>',
       ),
     );
-    const param = step.kind === 'step' && step.action.type === 'execute' ? step.action.params[0] : undefined;
+    const param =
+      step.kind === 'step' && step.action.type === 'execute' ? step.action.params[0] : undefined;
     expect(param?.value).toEqual({ kind: 'literal', value: '1\n2"\'' });
   });
 
-  it('keeps an unknown named reference (HTML\'s &nbsp;) as written', () => {
+  it("keeps an unknown named reference (HTML's &nbsp;) as written", () => {
     const step = firstStep(file('<step name="s"><render>a&nbsp;b</render></step>'));
     expect(step.kind === 'step' && step.action.type === 'render' && step.action.template).toBe(
       'a&nbsp;b',

@@ -132,9 +132,20 @@ describe('runaway expressions', () => {
     expect(err.message).toContain('recursed deeper than 200 levels');
   });
 
-  it('a runaway inside $eval is stopped too', () => {
-    const err = thrown(() => run('$eval("($f := function($n){ $f($n + 1) }; $f(0))")'));
-    expect(err.message).toContain('ran longer than 100 ms');
+  it('$eval, which would run a value as an expression, is refused when the expression is read', () => {
+    const err = thrown(() => compileExpression('$eval(inputs.formula)'));
+    expect(err.code).toBe(ErrorCode.INVALID_EXPRESSION);
+    expect(err.message).toContain('$eval is not available');
+  });
+
+  it('$eval cannot be reached under another name either', () => {
+    const err = thrown(() => run('($f := $lookup($, "x"); $g := $f ? $f : $eval; $g("1 + 1"))'));
+    expect(err.code).toBe(ErrorCode.INVALID_EXPRESSION);
+  });
+
+  it('a value that looks like an expression stays a value', () => {
+    const s: Scope = { ...scope, inputs: { formula: '$sum([1, 2])' } };
+    expect(run('inputs.formula', s)).toBe('$sum([1, 2])');
   });
 
   it('honours timeoutMs and maxDepth options', () => {

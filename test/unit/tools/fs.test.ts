@@ -117,4 +117,43 @@ describe('dirigent/fs/read and dirigent/fs/write', () => {
       expect(await readFile(join(project, 'real/f.txt'), 'utf8')).toBe('ok');
     });
   });
+
+  it("refuses to write into the project's .ai/, .dirigent/ and .git/, also through a symlink, but reads them", async () => {
+    await withProject(async (project) => {
+      await mkdir(join(project, '.ai', 'tools'), { recursive: true });
+      await writeFile(join(project, '.ai', 'tools', 'x.py'), 'print(1)');
+      await symlink(join(project, '.git'), join(project, 'hooks-link'));
+      for (const path of [
+        '.ai/tools/x.py',
+        '.dirigent/runs/r.json',
+        '.git/hooks/pre-commit',
+        'hooks-link/hooks/post-merge',
+        './a/../.ai/keys',
+      ]) {
+        const err = await rejection(
+          dispatcher.dispatch(makeCall(WRITE, { path, content: 'x' }, { projectDir: project })),
+        );
+        expect(err.code, path).toBe(ErrorCode.PATH_PROTECTED);
+        expect(err.hint).toContain('Write elsewhere');
+      }
+      expect(await readFile(join(project, '.ai', 'tools', 'x.py'), 'utf8')).toBe('print(1)');
+      const read = await dispatcher.dispatch(
+        makeCall(READ, { path: '.ai/tools/x.py' }, { projectDir: project }),
+      );
+      expect(read).toMatchObject({ content: 'print(1)' });
+    });
+  });
+
+  it('refuses a path holding a NUL byte with INVALID_PARAMS, reading or writing', async () => {
+    await withProject(async (project) => {
+      for (const call of [
+        makeCall(READ, { path: 'a\0b' }, { projectDir: project }),
+        makeCall(WRITE, { path: 'a\0b', content: '' }, { projectDir: project }),
+      ]) {
+        const err = await rejection(dispatcher.dispatch(call));
+        expect(err.code).toBe(ErrorCode.INVALID_PARAMS);
+        expect(err.message).toContain('NUL');
+      }
+    });
+  });
 });
