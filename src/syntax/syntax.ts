@@ -10,10 +10,15 @@ export type Syntax = 'shell' | 'url';
 /** The JSON Schema keyword by which a tool declares the language of a parameter. */
 export const SYNTAX_KEYWORD = 'x-dirigent-syntax';
 
-/** RYE's own tools whose parameters are code, by item id: their schemas cannot say so. */
+/**
+ * Tools whose parameters are code, known by item id: RYE's, whose schemas cannot say so, and the
+ * built-in shell tool, whose schema says so too but which the directive parser (which loads no
+ * tools) must know without it.
+ */
 const KNOWN: Record<string, Record<string, Syntax>> = {
   'rye/bash/bash': { command: 'shell' },
   'rye/bash': { command: 'shell' },
+  'dirigent/shell/bash': { command: 'shell' },
 };
 
 /**
