@@ -32,7 +32,12 @@ export function checkCodeValues(
   report: CodeValueReport,
 ): void {
   if (syntax === undefined) return;
-  const template = compileTemplate(source);
+  let template: CompiledTemplate;
+  try {
+    template = compileTemplate(source);
+  } catch {
+    return; // a template that does not compile is reported where templates are checked
+  }
   const controlled = (i: number) => template.slots[i]!.envName !== undefined;
   if (template.slots.every((_, i) => controlled(i))) return;
   const say = (message: string, hint: string) =>

@@ -5,7 +5,7 @@ import type { SourceLocation } from '../errors/source-location.js';
 import { compareValues } from '../expr/compare.js';
 import { compileExpression } from '../expr/expression.js';
 import { CLOCK_ROOTS } from '../expr/scope.js';
-import { compileTemplate } from '../expr/template.js';
+import { compileTemplate, type TemplateSlot } from '../expr/template.js';
 import type { Condition, Directive, ProcessNode, ValueSpec } from './ast.js';
 import { isGranted, requiredCapability } from './capabilities.js';
 import type { Diagnostics } from './diagnostics.js';
@@ -189,7 +189,7 @@ function checkExecute(
   for (const p of params) checkValue(p.value, p.loc, ctx, vars);
   const literal = !itemId.includes('{');
   const report = { diag: ctx.diag, strict: ctx.checks.strict };
-  if (!literal && compileTemplate(itemId).slots.some((slot) => slot.envName === undefined)) {
+  if (!literal && slotsOf(itemId)?.some((slot) => slot.envName === undefined)) {
     const message = `The ${itemType} this step runs is chosen by a value ("${itemId}"): whoever supplies it chooses what runs`;
     const hint = `Name the ${itemType} in the directive and choose among a few with <when> conditions.`;
     if (ctx.checks.strict)
@@ -222,6 +222,15 @@ function checkExecute(
       loc,
       `Add <execute><${itemType}>${itemId.replaceAll('/', '.')}</${itemType}></execute> to <permissions>, or a wildcard that covers it.`,
     );
+  }
+}
+
+/** The slots of a template, or undefined when it does not compile (reported by {@link checkValue}). */
+function slotsOf(source: string): readonly TemplateSlot[] | undefined {
+  try {
+    return compileTemplate(source).slots;
+  } catch {
+    return undefined;
   }
 }
 

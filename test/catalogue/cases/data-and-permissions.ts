@@ -181,4 +181,16 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
     code: ErrorCode.INVALID_ATTRIBUTE,
     says: ['<secret>'],
   },
+  {
+    spec: 'an unclosed template in an item_id is INVALID_TEMPLATE at the <execute>',
+    text: directive(`
+      <process>
+        <step name="s">
+          ‸<execute item_type="tool" item_id="tools/{input:name"/>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.INVALID_TEMPLATE,
+    says: ['never closed'],
+  },
 ];
