@@ -7,7 +7,7 @@ import { DirigentError, ErrorCode } from '../errors/index.js';
  * Resolves `path` against `projectDir` and refuses, with a fatal `PATH_OUTSIDE_PROJECT`, any path
  * that lands outside it: absolute paths elsewhere, `..` that climbs out, and symlinks that point
  * out. The path need not exist (tools create files). For `write` access, the project's own folders
- * (`.ai/`, `.dirigent/`, `.git/`) are refused with `PATH_PROTECTED`: a value naming a path cannot
+ * (`.ai/`, `.dirigent/` but its scratch `tmp/`, `.git/`) are refused with `PATH_PROTECTED`: a value naming a path cannot
  * make a tool rewrite the directives, tools, trusted keys or git hooks that run next. A path
  * holding a NUL byte is `INVALID_PARAMS`. Returns the lexical absolute path.
  *
@@ -42,8 +42,9 @@ export async function resolveInProject(
   // both sides are compared as real paths.
   const [realRoot, realTarget] = await Promise.all([realPathOf(root), realPathOf(target)]);
   if (!isInside(realRoot, realTarget)) throw refuse();
-  const top = relative(realRoot, realTarget).split(sep)[0]!;
-  if (access === 'write' && PROTECTED.includes(top)) {
+  const [top = '', second] = relative(realRoot, realTarget).split(sep);
+  const scratch = top === '.dirigent' && second === 'tmp';
+  if (access === 'write' && PROTECTED.includes(top) && !scratch) {
     throw DirigentError.fatal(
       ErrorCode.PATH_PROTECTED,
       `path "${path}" is inside ${top}/, which tools may not write: it holds ${PROTECTED_WHAT[top]}`,
@@ -60,7 +61,7 @@ export async function resolveInProject(
 const PROTECTED = ['.ai', '.dirigent', '.git'];
 const PROTECTED_WHAT: Record<string, string> = {
   '.ai': 'the directives, tools, keys and configuration the project runs',
-  '.dirigent': 'the records of its runs',
+  '.dirigent': 'the records of its runs (its tmp/ is scratch space, open to tools)',
   '.git': 'its history and hooks',
 };
 

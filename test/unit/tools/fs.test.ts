@@ -137,6 +137,16 @@ describe('dirigent/fs/read and dirigent/fs/write', () => {
         expect(err.hint).toContain('Write elsewhere');
       }
       expect(await readFile(join(project, '.ai', 'tools', 'x.py'), 'utf8')).toBe('print(1)');
+      // .dirigent/tmp/ is the project's scratch space.
+      await expect(
+        dispatcher.dispatch(
+          makeCall(
+            WRITE,
+            { path: '.dirigent/tmp/t/scratch', content: 'x' },
+            { projectDir: project },
+          ),
+        ),
+      ).resolves.toMatchObject({ bytes: 1 });
       const read = await dispatcher.dispatch(
         makeCall(READ, { path: '.ai/tools/x.py' }, { projectDir: project }),
       );
