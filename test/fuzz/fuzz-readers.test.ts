@@ -14,6 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { parseDirective } from '../../src/directive/parse-directive.js';
 import { validateInputs } from '../../src/engine/validate-inputs.js';
 import { DirigentError } from '../../src/errors/index.js';
+import { COMPARE_OPS, type Condition } from '../../src/directive/ast.js';
+import { evaluateCondition } from '../../src/expr/condition.js';
 import { compileExpression } from '../../src/expr/expression.js';
 import { compileTemplate } from '../../src/expr/template.js';
 import { DIRECTIVES } from '../support/paths.js';
@@ -119,6 +121,51 @@ describe('fuzzing the readers', () => {
         const { value } = outcome(() => compileExpression(text));
         if (value) outcome(() => value.evaluate(scope));
       }),
+      { numRuns: RUNS * 4 },
+    );
+  });
+
+  it('evaluateCondition: any condition over any values holds, fails or throws a coded DirigentError', () => {
+    const compare = fc.record({
+      kind: fc.constant('compare' as const),
+      path: fc.constantFrom(
+        'inputs.x',
+        'inputs.n',
+        'inputs.n.0',
+        'state.s',
+        'steps.a.result',
+        'nope',
+        '',
+      ),
+      op: fc.constantFrom(...COMPARE_OPS),
+      value: fc.oneof(
+        fc.jsonValue({ maxDepth: 2 }),
+        syntaxText,
+        fc.constantFrom('(a+)+$', '${inputs.x}', '['),
+      ),
+    });
+    const condition: fc.Arbitrary<Condition> = fc.letrec<{ c: Condition }>((tie) => ({
+      c: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        compare,
+        fc.record({
+          kind: fc.constantFrom('any' as const, 'all' as const),
+          of: fc.array(tie('c'), { maxLength: 3 }),
+        }),
+        fc.record({ kind: fc.constant('not' as const), of: tie('c') }),
+      ),
+    })).c;
+    fc.assert(
+      fc.property(
+        condition,
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.string({ maxLength: 2000 }),
+        (cond, x, s) => {
+          const scope = { inputs: { x, n: [s, 1] }, state: { s: 'a'.repeat(30) + s }, steps: {} };
+          const { value } = outcome(() => evaluateCondition(cond, scope));
+          if (value !== undefined) expect(typeof value).toBe('boolean');
+        },
+      ),
       { numRuns: RUNS * 4 },
     );
   });
