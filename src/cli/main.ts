@@ -5,6 +5,7 @@ import { runCommand, signalCommand, cancelCommand } from './run-command.js';
 import { toolCreateCommand } from './tool-create-command.js';
 import { toolRunCommand, toolShowCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
+import { exitCli, startCliTelemetry } from './cli-telemetry.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -19,7 +20,22 @@ const program = new Command()
   .name('dirigent')
   .description('Run RYE directives as durable state machines.')
   .showHelpAfterError()
-  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+  // Telemetry starts before any command does anything (a worker's --metrics-port is one more
+  // Prometheus reader); every command ends through exitCli, which flushes it.
+  .hook('preAction', async (_program, command) => {
+    const { metricsPort, metricsHost } = command.opts<{
+      metricsPort?: string;
+      metricsHost?: string;
+    }>();
+    if (metricsPort === undefined) return startCliTelemetry();
+    const port = Number(metricsPort);
+    if (!(Number.isInteger(port) && port > 0 && port < 65536)) {
+      process.stderr.write(`--metrics-port takes a port number (got ${metricsPort}).\n`);
+      process.exit(2);
+    }
+    return startCliTelemetry({ port, ...(metricsHost !== undefined && { host: metricsHost }) });
+  });
 
 program
   .command('run')
@@ -34,7 +50,7 @@ program
   .option('--no-interactive', 'never prompt for instruction steps; leave the run waiting')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
   .option('--detach', 'with Redis: print the run id at once instead of waiting')
-  .action(async (target: string, opts) => process.exit(await runCommand(target, opts)));
+  .action(async (target: string, opts) => await exitCli(await runCommand(target, opts)));
 
 program
   .command('signal')
@@ -45,8 +61,9 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(async (runId: string, name: string, opts) =>
-    process.exit(await signalCommand(runId, name, opts)),
+  .action(
+    async (runId: string, name: string, opts) =>
+      await exitCli(await signalCommand(runId, name, opts)),
   );
 
 program
@@ -56,7 +73,7 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(async (runId: string, opts) => process.exit(await cancelCommand(runId, opts)));
+  .action(async (runId: string, opts) => await exitCli(await cancelCommand(runId, opts)));
 
 program
   .command('status')
@@ -65,8 +82,9 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(async (runId: string, opts) =>
-    process.exit(await (await import('./remote-commands.js')).statusCommand(runId, opts)),
+  .action(
+    async (runId: string, opts) =>
+      await exitCli(await (await import('./remote-commands.js')).statusCommand(runId, opts)),
   );
 
 program
@@ -81,8 +99,8 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print a JSON array of run records')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(async (opts) =>
-    process.exit(await (await import('./remote-commands.js')).runsCommand(opts)),
+  .action(
+    async (opts) => await exitCli(await (await import('./remote-commands.js')).runsCommand(opts)),
   );
 
 program
@@ -95,8 +113,10 @@ program
     '--prefix <prefix>',
     'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)',
   )
-  .action(async (opts) =>
-    process.exit(await (await import('./worker-command.js')).workerCommand(opts)),
+  .option('--metrics-port <port>', 'serve Prometheus metrics on this port (/metrics)')
+  .option('--metrics-host <host>', 'the address the metrics endpoint listens on', '127.0.0.1')
+  .action(
+    async (opts) => await exitCli(await (await import('./worker-command.js')).workerCommand(opts)),
   );
 
 program
@@ -104,7 +124,7 @@ program
   .description('Check directives without running them.')
   .argument('<files...>')
   .option('--json', 'print the results as JSON')
-  .action((files: string[], opts) => process.exit(validateCommand(files, opts)));
+  .action((files: string[], opts) => exitCli(validateCommand(files, opts)));
 
 const tool = program.command('tool').description('Work with tools directly.');
 tool
@@ -114,7 +134,7 @@ tool
   .option('--params <json|@file>', 'the parameters as a JSON object, or @file holding one')
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print {ok, result} or {ok, error} as JSON')
-  .action(async (itemId: string, opts) => process.exit(await toolRunCommand(itemId, opts)));
+  .action(async (itemId: string, opts) => await exitCli(await toolRunCommand(itemId, opts)));
 tool
   .command('create')
   .description('Validate a new tool, write it into a space and register it in enabled.json.')
@@ -126,19 +146,19 @@ tool
   .option('--force', 'replace a tool the space already has')
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the outcome as JSON')
-  .action(async (itemId: string, opts) => process.exit(await toolCreateCommand(itemId, opts)));
+  .action(async (itemId: string, opts) => await exitCli(await toolCreateCommand(itemId, opts)));
 tool
   .command('show')
   .description('Show which file a tool resolves to, what it shadows, and its executor chain.')
   .argument('<item_id>')
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print as JSON')
-  .action(async (itemId: string, opts) => process.exit(await toolShowCommand(itemId, opts)));
+  .action(async (itemId: string, opts) => await exitCli(await toolShowCommand(itemId, opts)));
 
 program
   .command('graph')
   .description('Print the compiled machine of a directive as a Mermaid diagram.')
   .argument('<file>')
-  .action((file: string) => process.exit(graphCommand(file)));
+  .action((file: string) => exitCli(graphCommand(file)));
 
 await program.parseAsync();

@@ -16,6 +16,7 @@ import { RunsClient } from '../queue/runs-client.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { progressPrinter } from './progress-printer.js';
 import { printRecord, reportInvalid, type RunOptions } from './run-command.js';
+import { cliTelemetry } from './cli-telemetry.js';
 
 interface RemoteOptions {
   project: string;
@@ -44,6 +45,7 @@ export function remoteRun(target: string, opts: RunOptions & RemoteOptions): Pro
       projectDir,
       {
         detach: opts.detach === true,
+        trigger: 'cli',
         ...(!opts.json && {
           observer: progressPrinter((line) => process.stdout.write(`${line}\n`)),
         }),
@@ -159,6 +161,7 @@ async function withClient(
   const client = new RunsClient(
     redis,
     opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX),
+    cliTelemetry(),
   );
   try {
     return await work(client);

@@ -14,6 +14,7 @@ import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from './validate-command.js';
 import { redisUrl } from '../queue/redis-url.js';
+import { cliTelemetry } from './cli-telemetry.js';
 
 interface CommonOptions {
   project: string;
@@ -38,12 +39,17 @@ function makeEngine(opts: CommonOptions): Engine {
   const projectDir = resolve(opts.project);
   const observer: EngineObserver | undefined = opts.json ? undefined : progressPrinter(out);
   const loader = new DirectiveLoader(projectDir);
+  const telemetry = cliTelemetry();
   return new Engine({
     projectDir,
-    dispatcher: new ItemDispatcher(loader.items, { limits: loader.policy.limits }),
+    dispatcher: new ItemDispatcher(loader.items, {
+      limits: loader.policy.limits,
+      ...(telemetry && { telemetry }),
+    }),
     loader,
     store: new FileRunStore(projectDir),
     ...(observer && { observer }),
+    ...(telemetry && { telemetry }),
   });
 }
 
@@ -68,7 +74,7 @@ export async function runCommand(target: string, opts: RunOptions): Promise<numb
     if (!opts.json)
       for (const w of loaded.compiled.directive.warnings)
         process.stderr.write(formatDiagnostic(w) + '\n');
-    run = engine.start(loaded, inputs);
+    run = engine.start(loaded, inputs, { trigger: 'cli' });
     if (interrupted) run.cancel(reason);
     record = await run.settled();
     record = await promptWhileWaiting(engine, record, opts);

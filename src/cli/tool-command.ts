@@ -1,3 +1,4 @@
+import { cliTelemetry } from './cli-telemetry.js';
 import { resolve } from 'node:path';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -46,7 +47,8 @@ export async function toolRunCommand(
   try {
     const params = parseJsonOption(opts.params, '--params') ?? {};
     const resolver = new ItemResolver(defaultSpaces(resolve(opts.project)));
-    dispatcher = new ItemDispatcher(resolver);
+    const telemetry = cliTelemetry();
+    dispatcher = new ItemDispatcher(resolver, { ...(telemetry && { telemetry }) });
     const result = await dispatcher.dispatch({
       itemId,
       params,

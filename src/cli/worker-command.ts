@@ -2,6 +2,9 @@ import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/re
 import { DEFAULT_PREFIX } from '../queue/queue-names.js';
 import { RunWorker } from '../queue/run-worker.js';
 import { ToolWorker } from '../queue/tool-worker.js';
+import { createLogger } from '../telemetry/logger.js';
+import { observeQueues } from '../queue/queue-gauges.js';
+import { cliTelemetry } from './cli-telemetry.js';
 
 /** Options of `dirigent worker`. */
 export interface WorkerOptions {
@@ -9,6 +12,9 @@ export interface WorkerOptions {
   prefix?: string;
   concurrency?: string;
   queues: string;
+  /** Serve Prometheus metrics on this port (started with the CLI's telemetry: see main.ts). */
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 /**
@@ -41,21 +47,27 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
   }
   const prefix = opts.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
   const redis = connectRedis(url);
+  const logger = createLogger();
+  const telemetry = cliTelemetry();
+  const shared = { redis, prefix, logger, ...(telemetry && { telemetry }) };
   const tools = queues.has('tools')
-    ? new ToolWorker({ redis, prefix, ...(concurrency && { concurrency }) })
+    ? new ToolWorker({ ...shared, ...(concurrency && { concurrency }) })
     : undefined;
-  const runs = queues.has('runs') ? new RunWorker({ redis, prefix }) : undefined;
-  process.stderr.write(
+  const runs = queues.has('runs') ? new RunWorker(shared) : undefined;
+  const gauges = telemetry?.meterProvider && observeQueues(telemetry.meterProvider, redis, prefix);
+  logger.info(
+    { prefix, queues: [...queues], concurrency: concurrency ?? 'default' },
     `dirigent worker ${process.pid}: ${[...queues].join(' and ')} jobs from ${prefix} (${
       concurrency ?? 'default'
-    } concurrency)\n`,
+    } concurrency)${opts.metricsPort ? `; metrics on http://${opts.metricsHost ?? '127.0.0.1'}:${opts.metricsPort}/metrics` : ''}`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
-  process.stderr.write(`dirigent worker ${process.pid}: draining\n`);
+  logger.info({}, `dirigent worker ${process.pid}: draining`);
   await Promise.all([tools?.close(), runs?.close()]);
+  await gauges?.close();
   redis.disconnect();
   return 0;
 }

@@ -27,6 +27,8 @@ import type { RunRecord, WaitingStep } from './run-record.js';
 import type { StoredRun } from './run-store.js';
 import { StepBook } from './step-book.js';
 import { StepWaits } from './step-waits.js';
+import { RunSpans } from './run-spans.js';
+import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
 /** How a run was started: its place in a tree of child directives. */
 export interface RunLineage {
@@ -44,6 +46,11 @@ interface Inflight {
 }
 
 type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
+
+/** How a run comes to be live here: started (by a trigger, or as a child), or restored. */
+export type RunStart =
+  | { inputs: Record<string, unknown>; trigger: RunTrigger; trace?: RunTrace }
+  | { stored: StoredRun };
 
 /** A run live in this process (see the module comment). */
 export class ActiveRun extends StepBook {
@@ -72,13 +79,15 @@ export class ActiveRun extends StepBook {
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
   private readonly data: RunData;
+  /** The run's place in a trace (kept and stored even where this process records no telemetry). */
+  readonly trace: RunTrace | undefined;
 
   constructor(
     engine: Engine,
     readonly loaded: LoadedDirective,
     readonly lineage: RunLineage,
     runId: string,
-    start: { inputs: Record<string, unknown> } | { stored: StoredRun },
+    start: RunStart,
   ) {
     const stored = 'stored' in start ? start.stored : undefined;
     super(
@@ -97,6 +106,12 @@ export class ActiveRun extends StepBook {
       stored?.counters,
     );
     this.children = { ...stored?.children };
+    const t = engine.telemetry;
+    this.trace =
+      stored?.trace ??
+      ('trace' in start ? start.trace : undefined) ??
+      t?.newRunTrace(runId, 'trigger' in start ? start.trigger : 'library');
+    if (t !== undefined && this.trace !== undefined) this.spans = new RunSpans(t, this.trace, this);
     this.data = {
       steps: this.steps,
       env: withSecretMarks(engine.env, loaded.compiled.directive.secrets),
@@ -107,6 +122,7 @@ export class ActiveRun extends StepBook {
       : createActor(machine, {
           input: { inputs: (start as { inputs: Record<string, unknown> }).inputs },
         });
+    if (stored === undefined) this.spans?.started();
     engine.register(this);
     this.actor.subscribe({ next: () => this.onSnapshot(), error: (err) => this.crash(err) });
   }
@@ -383,6 +399,10 @@ export class ActiveRun extends StepBook {
           changed = true;
         }
         if (changed && this.engine.durable) this.checkpoint();
+        // An attempt taken over from a stopped process began there (its span says so).
+        const takenOver =
+          attempt === firstAttempt && firstDelayMs === undefined && this.isRepeating(node);
+        if (attempt > 1 && !takenOver) this.spans?.attemptBegun(node);
         if (attempt > 1) this.engine.observer?.stepStarted?.(this.runId, node, attempt);
         return work(attempt, signal);
       },
@@ -399,7 +419,14 @@ export class ActiveRun extends StepBook {
             { location: step.loc },
           ),
         signal: controller.signal,
-        onRetry: (error, _attempt, delayMs) => {
+        onRetry: (error, attempt, delayMs) => {
+          this.spans?.attemptEnded(
+            node,
+            attempt,
+            error.code === ErrorCode.STEP_TIMEOUT ? 'timed_out' : 'retried',
+            error.toJSON(),
+            delayMs,
+          );
           rec.retryAt = Date.now() + delayMs;
           delete rec.deadline;
           if (this.engine.durable) this.checkpoint();
@@ -455,7 +482,8 @@ export class ActiveRun extends StepBook {
     this.send({ type: `fail:${cn.name}`, error });
   }
 
-  private node(name: string): CompiledNode {
+  /** The compiled node of a step or block. */
+  node(name: string): CompiledNode {
     const cn = this.loaded.compiled.nodes.get(name);
     if (cn === undefined) throw new DirigentError(ErrorCode.INTERNAL, `Unknown node "${name}".`);
     return cn;
@@ -499,6 +527,10 @@ export class ActiveRun extends StepBook {
 
   protected parentRunId(): string | null {
     return this.lineage.parentRunId;
+  }
+
+  protected override onEnded(): void {
+    this.spans?.ended(this.actor.getSnapshot().context.inputs);
   }
 
   /**

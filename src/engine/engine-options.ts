@@ -3,6 +3,7 @@ import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import type { DirectiveLoader } from './directive-loader.js';
 import type { RunRecord, StepEntry, WaitingStep } from './run-record.js';
 import type { RunStore } from './run-store.js';
+import type { Telemetry, TelemetryOptions } from '../telemetry/telemetry.js';
 
 /** Hooks for progress display and telemetry. All optional; they must not throw. */
 export interface EngineObserver {
@@ -34,6 +35,11 @@ export interface EngineOptions {
    * process can resume it after a crash ({@link Engine.resume}). Used with the Redis store.
    */
   durable?: boolean;
+  /**
+   * Where the runs' spans and metrics go (tracer and meter providers); nothing is recorded
+   * without it. See `telemetry/telemetry.ts`.
+   */
+  telemetry?: Telemetry | TelemetryOptions;
 }
 
 /** Run-level defaults (RYE's resilience defaults for depth and spawns). */

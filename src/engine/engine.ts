@@ -21,10 +21,17 @@ import { MemoryRunStore } from './memory-run-store.js';
 import type { RunRecord } from './run-record.js';
 import type { RunStore } from './run-store.js';
 import { validateInputs } from './validate-inputs.js';
+import { Telemetry } from '../telemetry/telemetry.js';
+import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+import type { SpanParent } from '../telemetry/telemetry.js';
 
 /** Options of {@link Engine.start}. */
 export interface StartOptions {
   runId?: string;
+  /** What started the run, for its telemetry (default `library`). */
+  trigger?: RunTrigger;
+  /** The run's trace, when the process that submitted it chose it already. */
+  trace?: RunTrace;
 }
 
 /** Runs directives in this process. */
@@ -38,6 +45,8 @@ export class Engine {
   readonly observer: EngineObserver | undefined;
   /** Whether runs are stored after every transition (see {@link EngineOptions.durable}). */
   readonly durable: boolean;
+  /** Where spans and metrics go; undefined records nothing. */
+  readonly telemetry: Telemetry | undefined;
   private readonly active = new Map<string, ActiveRun>();
   private readonly provided = new WeakMap<RunMachine, RunMachine>();
   private readonly byActor = new WeakMap<object, ActiveRun>();
@@ -55,6 +64,7 @@ export class Engine {
     );
     this.observer = options.observer;
     this.durable = options.durable ?? false;
+    this.telemetry = Telemetry.of(options.telemetry);
   }
 
   /**
@@ -68,7 +78,7 @@ export class Engine {
   ): ActiveRun {
     const valid = validateInputs(loaded.compiled.directive, inputs, this.loader.policy.limits);
     const maxDepth = loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth;
-    return this.launch(loaded, valid, { depth: 0, maxDepth, parentRunId: null }, options.runId);
+    return this.launch(loaded, valid, { depth: 0, maxDepth, parentRunId: null }, options);
   }
 
   /** Runs to the end (or to a wait) and returns the run record; invalid inputs reject. */
@@ -204,6 +214,7 @@ export class Engine {
     ref: string,
     inputs: Record<string, unknown>,
     parent: ActiveRun,
+    parentSpan: SpanParent | undefined,
   ): Promise<ActiveRun> {
     const file = await this.loader.resolve(ref, parent.loaded.file);
     const loaded = await this.loader.loadFile(file);
@@ -213,7 +224,13 @@ export class Engine {
       maxDepth: parent.lineage.maxDepth,
       parentRunId: parent.runId,
     };
-    return this.launch(loaded, valid, lineage);
+    const runId = randomUUID();
+    const trace = parentSpan && this.telemetry?.newRunTrace(runId, 'child', parentSpan);
+    return this.launch(loaded, valid, lineage, {
+      runId,
+      trigger: 'child',
+      ...(trace && { trace }),
+    });
   }
 
   /** The child's outputs, or a `CHILD_FAILED` error carrying the child's own error. */
@@ -234,6 +251,7 @@ export class Engine {
       children: run.children,
       steps: run.steps,
       counters: run.counters,
+      ...(run.trace && { trace: run.trace }),
     });
   }
 
@@ -253,9 +271,14 @@ export class Engine {
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
     lineage: RunLineage,
-    runId: string = randomUUID(),
+    options: StartOptions,
   ): ActiveRun {
-    const run = new ActiveRun(this, loaded, lineage, runId, { inputs });
+    const runId = options.runId ?? randomUUID();
+    const run = new ActiveRun(this, loaded, lineage, runId, {
+      inputs,
+      trigger: options.trigger ?? 'library',
+      ...(options.trace && { trace: options.trace }),
+    });
     run.begin();
     return run;
   }

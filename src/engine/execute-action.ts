@@ -41,11 +41,12 @@ export function executeAction(
   if (action.itemType === 'directive') {
     const params: Record<string, unknown> = {};
     for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
-    return runChild(run, itemId, params, node, signal);
+    return runChild(run, itemId, params, node, attempt, signal);
   }
   const { params, templated } = renderParams(action.params, scope, run.secretNames);
   const engine = run.engine;
-  const deadline = run.steps[node]?.deadline;
+  const rec = run.steps[node];
+  const deadline = rec?.deadline;
   return engine.dispatcher.dispatch({
     itemId,
     params,
@@ -56,6 +57,7 @@ export function executeAction(
     attempt,
     callId: callIdOf(run, node, attempt, item),
     ...(deadline !== undefined && { deadline }),
+    ...(run.spans && { traceparent: run.spans.traceparent(node, rec?.attempts ?? attempt) }),
     ...(run.isRepeating(node) && { repeated: true }),
     ...gateOf(run, node, scope),
     signal,
@@ -67,6 +69,7 @@ async function runChild(
   itemId: string,
   params: Record<string, unknown>,
   node: string,
+  attempt: number,
   signal: AbortSignal,
 ): Promise<unknown> {
   const { depth, maxDepth } = run.lineage;
@@ -83,7 +86,8 @@ async function runChild(
       `This run already started ${limit} child directives, its limit (<limits spawns>).`,
     );
   }
-  const child = await run.engine.startChild(itemId, params, run);
+  const parentSpan = run.spans?.attemptSpan(node, run.steps[node]?.attempts ?? attempt);
+  const child = await run.engine.startChild(itemId, params, run, parentSpan);
   run.noteChild(node, child.runId);
   const onAbort = () => run.engine.cancel(child.runId, `Parent step "${node}" was stopped.`);
   signal.addEventListener('abort', onAbort, { once: true });

@@ -1,6 +1,7 @@
 import type { StepRecord } from '../compiler/run-context.js';
 import type { RunRecord } from './run-record.js';
 import type { RunCounters } from './step-book.js';
+import type { RunTrace } from '../telemetry/run-trace.js';
 
 /** Everything needed to resume a run in another process. */
 export interface StoredRun {
@@ -19,6 +20,8 @@ export interface StoredRun {
   steps: Record<string, StepRecord>;
   /** Node entries so far (for `max_steps`) and child runs started (for `spawns`). */
   counters: RunCounters;
+  /** The run's place in a trace, once a process with telemetry started or resumed it. */
+  trace?: RunTrace;
 }
 
 /**

@@ -100,6 +100,7 @@ export abstract class RunTracker {
         step: null,
       };
     }
+    this.onEnded();
     this.engine.observer?.runEnded?.(this.record);
     this.save();
   }
@@ -113,6 +114,7 @@ export abstract class RunTracker {
       message: `The run's state machine failed: ${e.message}`,
       step: null,
     };
+    this.onEnded();
     this.save();
   }
 
@@ -159,6 +161,9 @@ export abstract class RunTracker {
   private isOver(): boolean {
     return this.record.status !== 'running' && this.record.status !== 'waiting';
   }
+
+  /** The run has just ended (its record says how): a hook for telemetry. */
+  protected onEnded(): void {}
 
   /** The steps this run waits on, or undefined while work is under way. */
   protected abstract waitingSteps(): WaitingStep[] | undefined;

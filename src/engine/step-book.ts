@@ -6,6 +6,8 @@ import type { RunEvent, StepRecord } from '../compiler/run-context.js';
 import type { Engine } from './engine.js';
 import type { RunRecord, StepEntry } from './run-record.js';
 import { RunTracker } from './run-tracker.js';
+import type { RunSpans } from './run-spans.js';
+import { failureOutcome } from '../telemetry/failure-outcome.js';
 
 /** Node entries (for `max_steps`) and child runs started (for `spawns`). */
 export interface RunCounters {
@@ -18,6 +20,8 @@ export abstract class StepBook extends RunTracker {
   /** Step records, beside the snapshot (see run-context.ts). */
   readonly steps: Record<string, StepRecord>;
   readonly counters: RunCounters;
+  /** The run's spans and metrics, when the engine records telemetry. */
+  spans: RunSpans | undefined;
   /** Steps stopped during the current transition, recorded once it is over. */
   private stopped: StepEntry[] = [];
 
@@ -44,6 +48,7 @@ export abstract class StepBook extends RunTracker {
       seq: this.counters.transitions,
     };
     this.steps[node] = rec;
+    this.spans?.attemptBegun(node);
     return rec;
   }
 
@@ -98,12 +103,20 @@ export abstract class StepBook extends RunTracker {
       const { code, message, location } = rec.error;
       entry.error = { code, message, ...(location && { location }) };
     }
+    this.spans?.attemptEnded(
+      node,
+      rec.attempts || 1,
+      status === 'failed' && rec.error ? failureOutcome(rec.error) : status,
+      status === 'failed' ? rec.error : null,
+    );
     this.addEntry(entry);
   }
 
   /** A step was stopped before it ended; it is recorded after the transition that stopped it. */
   protected stepStopped(node: string): void {
     const rec = this.steps[node];
+    // A step stopped while it waited to retry has no attempt under way: its last one was recorded.
+    if (rec?.retryAt === undefined) this.spans?.attemptEnded(node, rec?.attempts || 1, 'cancelled');
     if (rec) {
       rec.status = 'cancelled';
       delete rec.retryAt;

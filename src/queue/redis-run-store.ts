@@ -18,6 +18,7 @@
  * keys they derive from the prefix (other runs' index entries), so for Redis Cluster give a
  * hash-tagged prefix such as `{dirigent}`: all of a store's keys then share one slot.
  */
+import type { RunTrace } from '../telemetry/run-trace.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { StepRecord } from '../compiler/run-context.js';
@@ -384,6 +385,7 @@ export class RedisRunStore implements RunStore {
       children: JSON.parse(children ?? '{}') as StoredRun['children'],
       steps,
       counters: JSON.parse(counters ?? '{}') as StoredRun['counters'],
+      ...(m.trace && { trace: m.trace }),
       version: Number(version ?? 0),
     };
   }
@@ -541,6 +543,7 @@ interface RunMeta {
   projectDir: string;
   depth: number;
   parentRunId: string | null;
+  trace?: RunTrace;
 }
 
 function metaOf(run: StoredRun): RunMeta {
@@ -549,6 +552,7 @@ function metaOf(run: StoredRun): RunMeta {
     projectDir: run.projectDir,
     depth: run.depth,
     parentRunId: run.parentRunId,
+    ...(run.trace && { trace: run.trace }),
   };
 }
 
@@ -559,7 +563,8 @@ function sameMeta(a: RunMeta | undefined, b: RunMeta): boolean {
     a.source.text === b.source.text &&
     a.projectDir === b.projectDir &&
     a.depth === b.depth &&
-    a.parentRunId === b.parentRunId
+    a.parentRunId === b.parentRunId &&
+    a.trace?.spanId === b.trace?.spanId
   );
 }
 

@@ -1,3 +1,5 @@
+import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+
 /** The jobs of the runs queue. */
 export type RunJobData =
   | {
@@ -9,6 +11,10 @@ export type RunJobData =
       projectDir: string;
       /** Someone watches: publish the run's progress (see run-events.ts). */
       watch?: boolean;
+      /** What started the run (default `queue`: a job added by any BullMQ client). */
+      trigger?: RunTrigger;
+      /** The run's trace, when the process that submitted it records telemetry. */
+      trace?: RunTrace;
     }
   | {
       kind: 'signal';

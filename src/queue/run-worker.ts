@@ -28,6 +28,10 @@ import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
+import { startDriveSpan, type TakenUp } from './job-spans.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
+import { Attr } from '../telemetry/attributes.js';
 
 /**
  * How long a run must have nothing to do before it is parked (see {@link RunWorker}): shorter
@@ -44,6 +48,10 @@ export interface RunWorkerOptions {
   /** How long finished runs are kept in Redis, seconds. */
   retentionSeconds?: number;
   timing?: WorkerTiming;
+  /** Where the runs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
+  telemetry?: Telemetry | TelemetryOptions;
+  /** Where the worker logs what happens to runs (default: nowhere). */
+  logger?: Logger;
 }
 
 /** A running run worker; `close()` lets the runs under way settle, then stops. */
@@ -66,10 +74,14 @@ export class RunWorker {
   private readonly watched = new Set<string>();
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly owned: Redis[] = [];
+  private readonly telemetry: Telemetry | undefined;
+  private readonly log: Logger;
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
     this.timing = options.timing ?? workerTiming();
+    this.telemetry = Telemetry.of(options.telemetry);
+    this.log = options.logger ?? SILENT_LOGGER;
     this.store = new RedisRunStore(redis, {
       prefix,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
@@ -168,11 +180,15 @@ export class RunWorker {
     const fresh = data.kind === 'start' && !redelivered;
     const stored = fresh ? undefined : await this.store.load(data.runId);
     const over = stored && !['running', 'waiting'].includes(stored.record.status);
+    const takenUp: TakenUp =
+      job.stalledCounter > 0 ? 'takeover' : redelivered ? 'resume' : data.kind;
+    const drive = (run: ActiveRun) =>
+      this.untilSettledOrHandedOver(run, engine, job, token, takenUp);
     let record: RunRecord;
     switch (data.kind) {
       case 'start':
         if (over) return stored.record; // delivered again after it ended
-        record = await this.untilSettledOrHandedOver(
+        record = await drive(
           stored
             ? await engine.resume(data.runId)
             : engine.start(
@@ -180,11 +196,10 @@ export class RunWorker {
                 data.inputs,
                 {
                   runId: data.runId,
+                  trigger: data.trigger ?? 'queue',
+                  ...(data.trace && { trace: data.trace }),
                 },
               ),
-          engine,
-          job,
-          token,
         );
         break;
       case 'signal': {
@@ -196,7 +211,7 @@ export class RunWorker {
           if (engine.waitsFor(run, data.name))
             run = await engine.deliverSignal(data.runId, data.name, data.payload);
         } else run = await engine.deliverSignal(data.runId, data.name, data.payload);
-        record = await this.untilSettledOrHandedOver(run, engine, job, token);
+        record = await drive(run);
         break;
       }
       case 'cancel':
@@ -208,12 +223,7 @@ export class RunWorker {
         break;
       case 'wake':
         if (over || stored === undefined) return stored?.record ?? notFound(data.runId);
-        record = await this.untilSettledOrHandedOver(
-          await engine.resume(data.runId),
-          engine,
-          job,
-          token,
-        );
+        record = await drive(await engine.resume(data.runId));
         break;
     }
     if (record.status === 'waiting') await this.scheduleWake(engine, data, record);
@@ -234,7 +244,23 @@ export class RunWorker {
     engine: Engine,
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
+    takenUp: TakenUp,
   ): Promise<RunRecord> {
+    const span =
+      this.telemetry &&
+      startDriveSpan(
+        this.telemetry,
+        QueueName.RUNS,
+        job,
+        { runId: run.runId, directive: run.record.directive, trace: run.trace },
+        takenUp,
+      );
+    const fields = traceFields(run.runId, span ?? run.trace);
+    if (takenUp === 'takeover')
+      this.log.info(
+        { ...fields, directive: run.record.directive, stalled: job.stalledCounter },
+        `took over run ${run.runId}: the worker that drove it stopped`,
+      );
     let driven!: Driven;
     const handover = new Promise<{ handover: true }>((resolve) => {
       driven = { run, handOver: () => resolve({ handover: true }), park: () => {} };
@@ -254,11 +280,26 @@ export class RunWorker {
     let outcome: RunRecord | { handover: true } | { due: number; jobIds: string[] };
     try {
       outcome = await Promise.race([run.settled(), handover, parked]);
+    } catch (err) {
+      span?.end();
+      throw err;
     } finally {
       this.driving.delete(run.runId);
       run.onParkable = undefined;
     }
-    if (!('handover' in outcome) && !('due' in outcome)) return outcome;
+    if (!('handover' in outcome) && !('due' in outcome)) {
+      span?.setAttribute(Attr.RUN_STATUS, outcome.status);
+      span?.end();
+      this.logSettled(outcome, fields);
+      return outcome;
+    }
+    span?.addEvent('handover' in outcome ? 'handed over' : 'parked', {
+      ...('due' in outcome && { 'dirigent.run.parked_until': outcome.due }),
+    });
+    span?.end();
+    if ('handover' in outcome)
+      this.log.info(fields, `handed run ${run.runId} back to the queue: this worker is closing`);
+    else this.log.debug({ ...fields, until: outcome.due }, `parked run ${run.runId}`);
     await run.persisted();
     if ('handover' in outcome) {
       engine.releaseRun(run.runId);
@@ -275,6 +316,17 @@ export class RunWorker {
     if (ended.some((at) => at !== undefined))
       await wakeParked(redis, prefix, this.runsQueue, run.runId);
     throw new DelayedError();
+  }
+
+  /** Logs how a run this worker drove came to rest: failures as warnings, the rest for debugging. */
+  private logSettled(record: RunRecord, fields: Record<string, string>): void {
+    const at = { ...fields, directive: record.directive, status: record.status };
+    if (record.status === 'failed' && record.error)
+      this.log.warn(
+        { ...at, error_code: record.error.code, step: record.error.step },
+        `run ${record.runId} failed: ${record.error.message}`,
+      );
+    else this.log.debug(at, `run ${record.runId} ${record.status}`);
   }
 
   /**
@@ -338,6 +390,7 @@ export class RunWorker {
         store: this.store,
         durable: true,
         observer: publishingObserver(this.options.redis, this.options.prefix, this.watched),
+        ...(this.telemetry && { telemetry: this.telemetry }),
       });
       this.engines.set(projectDir, engine);
     }

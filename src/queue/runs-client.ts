@@ -19,6 +19,10 @@ import { queueOptions } from './queue-options.js';
 import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
 import { watchRunEvents } from './run-events.js';
 import type { RunJobData } from './run-job.js';
+import { SpanKind } from '@opentelemetry/api';
+import { Attr } from '../telemetry/attributes.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
 
 /**
  * Finished run jobs leave BullMQ at once (whoever waits hears the outcome from the events stream;
@@ -33,11 +37,14 @@ export class RunsClient {
   private events: QueueEvents | undefined;
   /** BullMQ does not close a connection it is given: the client closes its own. */
   private eventsConnection: Redis | undefined;
+  private readonly telemetry: Telemetry | undefined;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    telemetry?: Telemetry | TelemetryOptions,
   ) {
+    this.telemetry = Telemetry.of(telemetry);
     this.store = new RedisRunStore(redis, { prefix });
     this.queue = new Queue<RunJobData, RunRecord>(QueueName.RUNS, queueOptions(redis, prefix));
   }
@@ -50,7 +57,7 @@ export class RunsClient {
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
     projectDir: string,
-    options: { detach?: boolean; observer?: EngineObserver } = {},
+    options: { detach?: boolean; observer?: EngineObserver; trigger?: RunTrigger } = {},
   ): Promise<{ runId: string; record?: RunRecord }> {
     const valid = validateInputs(
       loaded.compiled.directive,
@@ -58,24 +65,54 @@ export class RunsClient {
       loadProjectPolicy(projectDir).limits,
     );
     const runId = randomUUID();
+    const trigger = options.trigger ?? 'library';
+    const t = this.telemetry;
+    const trace = t?.newRunTrace(runId, trigger);
     const data: RunJobData = {
       kind: 'start',
       runId,
       source: { file: loaded.file, text: loaded.text },
       inputs: valid,
       projectDir,
+      trigger,
+      ...(trace && { trace }),
       ...(options.observer && { watch: true }),
     };
+    // The run's trace begins here: a span for handing the run to the queue, under the run's own.
+    const span =
+      trace &&
+      t?.startSpan(
+        `start ${loaded.itemId}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: {
+            [Attr.MESSAGING_SYSTEM]: 'bullmq',
+            [Attr.MESSAGING_DESTINATION]: QueueName.RUNS,
+            [Attr.MESSAGING_OPERATION_TYPE]: 'send',
+            [Attr.MESSAGING_MESSAGE_ID]: runId,
+            [Attr.RUN_ID]: runId,
+            [Attr.DIRECTIVE_ID]: loaded.itemId,
+            [Attr.RUN_TRIGGER]: trigger,
+          },
+        },
+        trace,
+      );
+    let enqueued = false;
+    const added = () => {
+      if (!enqueued) span?.end();
+      enqueued = true;
+    };
     if (options.detach) {
-      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
+      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION }).finally(added);
       return { runId };
     }
     const stop = options.observer
       ? await watchRunEvents(this.redis, this.prefix, runId, options.observer)
       : undefined;
     try {
-      return { runId, record: await this.submit('start', data, runId) };
+      return { runId, record: await this.submit('start', data, runId, added) };
     } finally {
+      added();
       stop?.();
     }
   }
@@ -143,7 +180,12 @@ export class RunsClient {
     this.eventsConnection?.disconnect();
   }
 
-  private async submit(name: string, data: RunJobData, jobId?: string): Promise<RunRecord> {
+  private async submit(
+    name: string,
+    data: RunJobData,
+    jobId?: string,
+    added?: () => void,
+  ): Promise<RunRecord> {
     if (this.events === undefined) {
       this.eventsConnection = this.redis.duplicate();
       this.events = new QueueEvents(QueueName.RUNS, {
@@ -156,6 +198,7 @@ export class RunsClient {
       ...(jobId !== undefined && { jobId }),
       ...RUN_JOB_RETENTION,
     });
+    added?.();
     try {
       return await job.waitUntilFinished(this.events);
     } catch (err) {

@@ -23,6 +23,10 @@ import type { RunJobData } from './run-job.js';
 import { cancelChannel, QueueName } from './queue-names.js';
 import type { ToolJobData } from './tool-job.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
+import { recordLockWait, ToolJobSpan } from './job-spans.js';
+import { failureOutcome } from '../telemetry/failure-outcome.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
 
 /**
  * Job ids a worker remembers per kind (cancellations: a job is taken up within moments of its
@@ -45,6 +49,10 @@ export interface ToolWorkerOptions {
   /** Tool jobs run at once in this process (default 8). */
   concurrency?: number;
   timing?: WorkerTiming;
+  /** Where the tool jobs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
+  telemetry?: Telemetry | TelemetryOptions;
+  /** Where the worker logs failed tool jobs (default: nowhere). */
+  logger?: Logger;
 }
 
 /** A running tool worker; `close()` finishes the jobs under way, then stops. */
@@ -60,8 +68,12 @@ export class ToolWorker {
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly bullConnection: Redis;
   private runs: Queue<RunJobData> | undefined;
+  private readonly telemetry: Telemetry | undefined;
+  private readonly log: Logger;
 
   constructor(private readonly options: ToolWorkerOptions) {
+    this.telemetry = Telemetry.of(options.telemetry);
+    this.log = options.logger ?? SILENT_LOGGER;
     this.subscriber = options.redis.duplicate();
     this.bullConnection = options.redis.duplicate();
     void this.subscriber.subscribe(cancelChannel(options.prefix));
@@ -149,27 +161,54 @@ export class ToolWorker {
     this.running.set(id, controller);
     let slots: LockSlot[] = [];
     let deadline: NodeJS.Timeout | undefined;
+    const t = this.telemetry;
+    const span = t && ToolJobSpan.start(t, QueueName.TOOLS, job);
     try {
       if (this.cancelled.has(id)) throw cancelled(id);
       const dispatcher = this.dispatcherFor(d.projectDir);
       const chain = dispatcher.isBuiltin(d.itemId)
         ? undefined
         : await dispatcher.chainOf(d.itemId, d.projectDir);
-      const gate = await passGate(redis, prefix, d.gate, chain?.[0]!.item, d.params);
-      if ('blockedBy' in gate) return await this.defer(job, token, gate.retryAfterMs);
+      const tool = chain?.[0]!.item;
+      const gateAt = Date.now();
+      const gate = await passGate(redis, prefix, d.gate, tool, d.params);
+      const gated = {
+        lock: d.gate?.concurrency !== undefined || tool?.concurrency !== undefined,
+        rate: d.gate?.rateLimit !== undefined || tool?.rateLimit !== undefined,
+      };
+      if (gated.lock || gated.rate) {
+        const since = d.firstDeferredAt ?? gateAt;
+        span?.lockWait(since, 'blockedBy' in gate ? gate.blockedBy : undefined);
+        if (t && !('blockedBy' in gate)) recordLockWait(t, Date.now() - since, gated);
+      }
+      if ('blockedBy' in gate) {
+        span?.end('deferred');
+        return await this.defer(job, token, gate.retryAfterMs);
+      }
       slots = gate.slots;
       const signal =
         slots.length > 0
           ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
           : controller.signal;
       if (d.deadline !== undefined) deadline = stopAt(d.deadline, controller, d.step);
-      return { ok: true, value: await dispatcher.dispatch({ ...d, signal }, chain) };
+      const call = { ...d, signal, ...(span && { traceparent: span.traceparent }) };
+      const value = await dispatcher.dispatch(call, chain);
+      span?.end('completed');
+      return { ok: true, value };
     } catch (err) {
       if (err instanceof DelayedError) throw err;
-      return {
-        ok: false,
-        error: DirigentError.from(controller.signal.aborted ? controller.signal.reason : err),
-      };
+      const error = DirigentError.from(controller.signal.aborted ? controller.signal.reason : err);
+      span?.end(failureOutcome(error), error);
+      this.log.warn(
+        {
+          ...traceFields(d.runId, span?.span),
+          tool: d.itemId,
+          step: d.step,
+          error_code: error.code,
+        },
+        `tool ${d.itemId} failed: ${error.message}`,
+      );
+      return { ok: false, error };
     } finally {
       clearTimeout(deadline);
       this.running.delete(id);
@@ -205,6 +244,7 @@ export class ToolWorker {
     if (d === undefined) {
       d = new ItemDispatcher(new ItemResolver(defaultSpaces(projectDir)), {
         limits: loadProjectPolicy(projectDir).limits,
+        ...(this.telemetry && { telemetry: this.telemetry }),
       });
       this.dispatchers.set(projectDir, d);
     }

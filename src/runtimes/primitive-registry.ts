@@ -66,6 +66,7 @@ export class PrimitiveRegistry {
       projectDir: call.projectDir,
       env: { ...call.secrets, ...call.vars },
       format: (tool.source as PythonToolMetadata).format,
+      ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       signal: call.signal,
       timeoutMs: call.timeoutMs,
     });
@@ -82,6 +83,7 @@ export class PrimitiveRegistry {
       input: call.params,
       projectDir: call.projectDir,
       secrets: call.secrets,
+      ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       signal: call.signal,
       timeoutMs: call.timeoutMs,
     });
@@ -106,12 +108,27 @@ export class PrimitiveRegistry {
       server: await readMcpServer(serverFile),
       toolName: tool.toolName,
       params: call.params,
-      env: call.env,
+      env: withoutTraceContext(call.env),
+      ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       projectDir: call.projectDir,
       signal: call.signal,
       timeoutMs: call.timeoutMs,
     });
   }
+}
+
+/**
+ * `env` without the call's trace context. An MCP connection outlives the call (a stdio server is
+ * one process for many calls, and the pool keys it by its environment), so a per-call
+ * `TRACEPARENT` would be wrong for every later call and would start a server per call; the trace
+ * context goes in each request instead (see `McpToolCall.traceparent`).
+ */
+function withoutTraceContext(env: Record<string, string>): Record<string, string> {
+  if (env.TRACEPARENT === undefined && env.TRACESTATE === undefined) return env;
+  const rest = { ...env };
+  delete rest.TRACEPARENT;
+  delete rest.TRACESTATE;
+  return rest;
 }
 
 function notFor(call: PrimitiveCall, what: string): DirigentError {

@@ -23,6 +23,12 @@ export interface PrimitiveCall {
   signal: AbortSignal;
   /** The tool's time budget (config `timeout`, a declared limit); the step's own comes via `signal`. */
   timeoutMs: number;
+  /**
+   * The W3C `traceparent` of the span running the call. Subprocesses get it in {@link env} as
+   * `TRACEPARENT`; primitives that serve many calls from one warm process (Python host, Deno) or
+   * speak a protocol (HTTP) hand it over per call from here.
+   */
+  traceparent?: string;
 }
 
 /** Code at the end of a chain: runs the call and returns the tool's result, or throws. */

@@ -38,6 +38,8 @@ import { declaredSyntax } from '../syntax/syntax.js';
 import { bindParams } from './bind-params.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { runtimeOf, tracedDispatch } from './traced-dispatch.js';
 
 /** RYE's runtime default when no link sets `config.timeout`. */
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -55,6 +57,8 @@ export interface ItemDispatcherOptions {
   primitives?: PrimitiveRegistry;
   /** How large and deep a tool's result may be (default {@link DEFAULT_LIMITS}). */
   limits?: Pick<InputLimits, 'resultBytes' | 'jsonDepth'>;
+  /** Where each call's span and the tools' metrics go (see `tools/traced-dispatch.ts`). */
+  telemetry?: Telemetry | TelemetryOptions;
 }
 
 /** A {@link ToolDispatcher} over the built-in tools and the tools of the project's spaces. */
@@ -77,6 +81,7 @@ export class ItemDispatcher implements ToolDispatcher {
   private readonly spaceRoots: Record<string, string>;
   /** The primitives this dispatcher runs; {@link close} ends their warm processes. */
   readonly primitives: PrimitiveRegistry;
+  private readonly telemetry: Telemetry | undefined;
 
   constructor(
     private readonly items: ItemResolver,
@@ -93,6 +98,7 @@ export class ItemDispatcher implements ToolDispatcher {
     this.requireSignatures =
       options.requireSignatures ?? /^(1|true)$/i.test(this.env.DIRIGENT_REQUIRE_SIGNATURES ?? '');
     this.primitives = options.primitives ?? new PrimitiveRegistry(items);
+    this.telemetry = Telemetry.of(options.telemetry);
     this.spaceRoots = Object.fromEntries(
       items.spaces
         .filter((s) => s.name !== 'project')
@@ -134,6 +140,22 @@ export class ItemDispatcher implements ToolDispatcher {
    * checking the tool's locks first), is used instead of building it again.
    */
   async dispatch(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
+    const t = this.telemetry;
+    if (t === undefined) return this.dispatchChecked(call, chain);
+    const builtin = this.isBuiltin(call.itemId);
+    return tracedDispatch(
+      t,
+      call,
+      async () => {
+        if (!builtin) chain ??= await this.chainOf(call.itemId, call.projectDir);
+        return runtimeOf(call.itemId, chain);
+      },
+      (traced) => this.dispatchChecked(traced, chain),
+    );
+  }
+
+  /** {@link dispatch}, without telemetry: runs the call and checks its result's size. */
+  private async dispatchChecked(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
     const result = await (this.isBuiltin(call.itemId)
       ? this.builtins.dispatch(call)
       : this.dispatchItem(call, chain));
@@ -189,6 +211,7 @@ export class ItemDispatcher implements ToolDispatcher {
         RYE_PYTHON: await resolvePython(call.projectDir),
         RYE_NODE: process.execPath,
         ...declared,
+        ...(call.traceparent !== undefined && { TRACEPARENT: call.traceparent }),
       });
       const config = templateConfig(
         merged,
@@ -216,6 +239,7 @@ export class ItemDispatcher implements ToolDispatcher {
         projectDir: call.projectDir,
         signal: call.signal,
         timeoutMs: timeoutOf(config, tool.limits.timeoutMs),
+        ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       });
       if (tool.outputSchema !== undefined) this.checkOutput(call.itemId, tool.outputSchema, result);
       return redactSecrets(result, secrets);

@@ -65,6 +65,12 @@ export interface ToolCall {
    */
   gate?: ToolGate;
   /**
+   * The W3C `traceparent` of the span the call belongs to (its step attempt's, then the tool
+   * job's or the runtime call's): tools get it as `TRACEPARENT`, so their own spans join the run's
+   * trace.
+   */
+  traceparent?: string;
+  /**
    * Aborted when the step times out or the run is cancelled. Its `reason`, when it is a
    * `DirigentError` (e.g. `STEP_TIMEOUT`), is the error the call rejects with.
    */

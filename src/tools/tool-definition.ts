@@ -15,6 +15,11 @@ export interface ToolContext {
    * shell templates (`DIRIGENT_V0`, …) and the secrets its templates read.
    */
   vars?: Record<string, string>;
+  /**
+   * The W3C `traceparent` of the span running the call, for tools that start processes or make
+   * requests: handed on, it makes their own spans part of the run's trace.
+   */
+  traceparent?: string;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface HostRequest {
   secrets: Record<string, string>;
   projectPath: string;
   itemId: string;
+  /** The call's W3C trace context, `context.traceparent` of the tool. */
+  traceparent?: string;
 }
 
 /** How one call is bounded and described. */

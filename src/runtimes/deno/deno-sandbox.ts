@@ -51,7 +51,8 @@ export class DenoSandbox {
 
   /**
    * Calls the tool's `execute(input, context)` (RYE's format: `execute(params, projectPath)`) and
-   * returns its JSON result. Rejects with a `DirigentError`: `SANDBOX_DENIED` (fatal) when Deno
+   * returns its JSON result. `context` holds `projectPath`, `secrets` (the declared ones),
+   * `itemId`, `log` and, when the call has one, `traceparent` (W3C trace context). Rejects with a `DirigentError`: `SANDBOX_DENIED` (fatal) when Deno
    * refused a permission, `MEMORY_LIMIT` (fatal) when the heap limit was reached, `HOST_CRASHED`
    * (retryable) when the process died otherwise, `STEP_TIMEOUT` (retryable) or the abort reason
    * after the process group was killed, `TOOL_FAILED` when the tool threw (retryable when the
@@ -84,7 +85,13 @@ export class DenoSandbox {
     const host = this.acquire(key, spec, hash);
     try {
       const result = await host.call(
-        { input: call.input, secrets, projectPath: call.projectDir, itemId: call.itemId },
+        {
+          input: call.input,
+          secrets,
+          projectPath: call.projectDir,
+          itemId: call.itemId,
+          ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
+        },
         {
           timeoutMs: call.timeoutMs,
           signal: call.signal,

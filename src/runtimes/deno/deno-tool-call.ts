@@ -13,6 +13,11 @@ export interface DenoToolCall {
   projectDir: string;
   /** Secrets available to the run; the tool sees only those it declares in `required_secrets`. */
   secrets: Record<string, string>;
+  /**
+   * The W3C `traceparent` of the span running the call, given to the tool as
+   * `context.traceparent` (the sandbox has no environment to put it in). Absent, so is the field.
+   */
+  traceparent?: string;
   signal: AbortSignal;
   /** Time the call may take, the tool's `limits.timeout_ms` already combined with the step's. */
   timeoutMs: number;

@@ -1,9 +1,12 @@
 /**
  * The program a warm Deno host runs (JavaScript, executed by Deno, never by Node). It reads a
  * nonce line from stdin, redirects `console` to stderr, imports the tool module once, then serves
- * JSON-line requests `{id, input, secrets, projectPath, itemId}` with responses
- * `<nonce>{"id", "ok", "result" | "error"}` on stdout. Lines without the nonce (a tool writing to
- * `Deno.stdout` itself) are not protocol. Arguments: the tool's file URL and its format.
+ * JSON-line requests `{id, input, secrets, projectPath, itemId, traceparent?}` with responses
+ * `<nonce>{"id", "ok", "result" | "error"}` on stdout. The tool's `context` is
+ * `{projectPath, secrets, itemId, log}`, plus `traceparent` when the request has one: the trace
+ * context travels per call, as a warm host serves calls of many runs. Lines without the nonce (a
+ * tool writing to `Deno.stdout` itself) are not protocol. Arguments: the tool's file URL and its
+ * format.
  */
 export const HARNESS_SOURCE = `// Dirigent's Deno harness: serves calls of one tool module over JSON lines.
 const enc = new TextEncoder();
@@ -134,6 +137,7 @@ async function handle(request) {
       secrets,
       itemId: request.itemId,
       log: (...args) => toStderr(...args),
+      ...(typeof request.traceparent === 'string' && { traceparent: request.traceparent }),
     });
     result = await (format === 'rye' ? execute(request.input, request.projectPath) : execute(request.input, context));
   } catch (e) {

@@ -37,7 +37,8 @@ export class McpClientPool {
    * its content (one text item: the text, parsed when it is JSON; several items: the array).
    * Rejects with `TOOL_FAILED` (fatal) when the tool reports an error, `MCP_FAILED` when the
    * server cannot be reached (retryable) or has no such tool (fatal), `STEP_TIMEOUT` (retryable)
-   * after `timeoutMs`, and the abort reason (see {@link abortError}) when `signal` aborts.
+   * after `timeoutMs`, and the abort reason (see {@link abortError}) when `signal` aborts. The
+   * call's `traceparent` goes in the request's `_meta` (see {@link McpToolCall.traceparent}).
    */
   async call(call: McpToolCall): Promise<unknown> {
     const label = `MCP tool "${call.toolName}" on server "${call.server.name}"`;
@@ -50,7 +51,11 @@ export class McpClientPool {
       try {
         await bounded(checkTool(conn, call, server, deadline));
         const result = await conn.client.callTool(
-          { name: call.toolName, arguments: call.params },
+          {
+            name: call.toolName,
+            arguments: call.params,
+            ...(call.traceparent !== undefined && { _meta: { traceparent: call.traceparent } }),
+          },
           undefined,
           { signal: call.signal, timeout: Math.max(1, deadline - Date.now()) },
         );

@@ -3,7 +3,8 @@
  * (JSON-encoded unless a string) and `auth` (`bearer` token or `api_key` in a header), within
  * `timeout` seconds (default 30) and the call's abort signal. A 2xx or 3xx status is a success and
  * returns `{status_code, body, headers}` (the body parsed when it is JSON); 408, 425, 429 and 5xx
- * statuses and network errors are retryable failures, other statuses fatal.
+ * statuses and network errors are retryable failures, other statuses fatal. The request carries
+ * the call's `traceparent` header (W3C trace context) unless `headers` sets one.
  */
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
@@ -27,6 +28,11 @@ export async function httpPrimitive(call: PrimitiveCall): Promise<unknown> {
   if (auth.type === 'bearer') headers.set('authorization', `Bearer ${String(auth.token ?? '')}`);
   if (auth.type === 'api_key')
     headers.set(String(auth.header ?? 'X-API-Key'), String(auth.key ?? ''));
+  // W3C trace context propagation, so that a traced server's spans join the run's trace. A tool
+  // that sets the header itself (another value, or an empty one) keeps its own.
+  if (call.traceparent !== undefined && !headers.has('traceparent')) {
+    headers.set('traceparent', call.traceparent);
+  }
   let body: string | undefined;
   if (config.body !== undefined && BODY_METHODS.has(method)) {
     body = typeof config.body === 'string' ? config.body : JSON.stringify(config.body);

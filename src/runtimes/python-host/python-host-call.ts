@@ -12,6 +12,11 @@ export interface PythonHostCall {
   /** Extra variables (declared secrets) set in `os.environ` for this call only, then removed. */
   env?: Record<string, string>;
   /**
+   * The W3C `traceparent` of the span running the call: `os.environ["TRACEPARENT"]` during the
+   * call, removed for a call without one (a warm host serves many calls, so it travels per call).
+   */
+  traceparent?: string;
+  /**
    * `rye` (the default): a result dict with `success: false` is a failure. `seed`: the result
    * is returned as it is.
    */

@@ -99,6 +99,7 @@ export class PythonHostPool {
         params: call.params,
         project: call.projectDir,
         env: call.env ?? {},
+        ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       });
     } catch (err) {
       return Promise.reject(

@@ -2,12 +2,13 @@
  * The Python side of a warm host, run as `python -u -c PYTHON_HOST_SOURCE <nonce>` with the
  * project directory as its working directory.
  *
- * Protocol: one JSON request a line on stdin, `{"id", "file", "params", "project", "env"}`; one
- * response per request on stdout, `"\n" + nonce + JSON + "\n"`, holding `result` or `exception`
- * (`type`, `message`, `retryable`, `traceback`). A first response `{"ready": pid}` says the host
- * started. The host keeps the protocol pipes on private file descriptors (not inherited by
- * subprocesses) and points fds 0 and 1 at /dev/null and stderr, so nothing a tool or its children
- * read or print can break the protocol; the nonce guards against anything that still gets through.
+ * Protocol: one JSON request a line on stdin, `{"id", "file", "params", "project", "env"}` and
+ * optionally `"traceparent"`; one response per request on stdout, `"\n" + nonce + JSON + "\n"`,
+ * holding `result` or `exception` (`type`, `message`, `retryable`, `traceback`). A first response
+ * `{"ready": pid}` says the host started. The host keeps the protocol pipes on private file
+ * descriptors (not inherited by subprocesses) and points fds 0 and 1 at /dev/null and stderr, so
+ * nothing a tool or its children read or print can break the protocol; the nonce guards against
+ * anything that still gets through.
  *
  * A tool file is compiled and run once per content (checked by `mtime_ns` and size on each call),
  * as a module named after its path, with its directory on `sys.path` during the import as a
@@ -15,6 +16,12 @@
  * a stale `.pyc`. `execute(params, project_path)` or `execute(params)`, by arity, sync or async
  * (one event loop per host). The environment, working directory and `sys.stdout` are restored
  * after each call. The host exits when stdin closes.
+ *
+ * `TRACEPARENT` is set in `os.environ` for the call from the request's `traceparent`, and removed
+ * for a call without one, so a tool never reads the trace of an earlier call. The environment is
+ * the process's, which is sound because a host serves one call at a time (its event loop runs
+ * only during a call); only threads or tasks a tool leaves running after `execute` returns would
+ * see a later call's value.
  */
 export const PYTHON_HOST_SOURCE = String.raw`
 import asyncio, hashlib, importlib.util, inspect, json, os, sys, traceback
@@ -84,9 +91,12 @@ def _call(req):
 
 def _serve(req):
     saved = {}
-    for k, v in (req.get("env") or {}).items():
+    env = dict(req.get("env") or {})
+    env["TRACEPARENT"] = req.get("traceparent")
+    for k, v in env.items():
         saved[k] = os.environ.get(k)
-        os.environ[k] = v
+        if v is None: os.environ.pop(k, None)
+        else: os.environ[k] = v
     sys.stdout = sys.stderr
     try:
         return {"id": req["id"], "result": _call(req)}

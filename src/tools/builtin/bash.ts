@@ -10,13 +10,14 @@ import { type ToolDefinition } from '../tool-definition.js';
  * `dirigent/shell/bash`: runs `bash -c command` in the project directory (or `working_dir`, which
  * must lie inside it) and resolves `{ stdout, stderr, exit_code }` on exit 0. The command is shell
  * code ({@link SYNTAX_KEYWORD}): values a directive writes into it reach bash as variables, never
- * as code. Bash sees the filtered environment every runtime gets (`PATH`, `HOME`, `LANG`, …), the
- * variables of `env`, and those values; nothing else of the worker's environment. A non-zero exit
- * rejects with a retryable `COMMAND_FAILED` whose `details` hold the same three fields. The
- * command leads its own process group; on its `timeout` (seconds, default 120: a retryable
- * `STEP_TIMEOUT`) or an abort of the context's signal (the abort reason, else `CANCELLED`) the
- * whole group is killed: SIGTERM, then SIGKILL after 2 s. Background processes still running when
- * bash exits normally are left alone.
+ * as code. Bash sees the filtered environment every runtime gets (`PATH`, `HOME`, `LANG`, …),
+ * `TRACEPARENT` (the call's trace context, so that spans the command emits join the run's trace;
+ * a step's `env` may set it otherwise), the variables of `env`, and those values; nothing else of
+ * the worker's environment. A non-zero exit rejects with a retryable `COMMAND_FAILED` whose
+ * `details` hold the same three fields. The command leads its own process group; on its
+ * `timeout` (seconds, default 120: a retryable `STEP_TIMEOUT`) or an abort of the context's signal
+ * (the abort reason, else `CANCELLED`) the whole group is killed: SIGTERM, then SIGKILL after 2 s.
+ * Background processes still running when bash exits normally are left alone.
  */
 export const bashTool: ToolDefinition = {
   itemId: 'dirigent/shell/bash',
@@ -42,7 +43,13 @@ export const bashTool: ToolDefinition = {
     const dir = params.working_dir as string | undefined;
     const cwd = dir === undefined ? ctx.projectDir : await workingDir(ctx.projectDir, dir);
     if (ctx.signal.aborted) throw abortError(ctx.signal, 'bash command');
-    const env = toolEnvironment({ ...(params.env as Record<string, string>), ...ctx.vars });
+    // TRACEPARENT comes before the step's `env`, so that the step's wins: a step that sets it
+    // (to join another trace, or to empty it) does so on purpose.
+    const env = toolEnvironment({
+      ...(ctx.traceparent !== undefined && { TRACEPARENT: ctx.traceparent }),
+      ...(params.env as Record<string, string>),
+      ...ctx.vars,
+    });
     return run(command, cwd, env, (params.timeout as number) * 1000, ctx.signal);
   },
 };

@@ -1,0 +1,54 @@
+import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+
+/**
+ * An id generator that hands out chosen ids for the next span started, and random ones otherwise.
+ * Dirigent records a run's span and its step attempts' spans with ids derived from the run (see
+ * run-trace.ts), in whichever process ends them; a tracer provider must be built with this
+ * generator for that to work (`startTelemetry()` does; a library user passes
+ * {@link dirigentIdGenerator} as the provider's `idGenerator`).
+ */
+export class PinnedIdGenerator implements IdGenerator {
+  private traceId: string | undefined;
+  private spanId: string | undefined;
+
+  generateTraceId(): string {
+    const id = this.traceId;
+    if (id === undefined) return randomHex(32);
+    this.traceId = undefined;
+    return id;
+  }
+
+  generateSpanId(): string {
+    const id = this.spanId;
+    if (id === undefined) return randomHex(16);
+    this.spanId = undefined;
+    return id;
+  }
+
+  /**
+   * Runs `start` (which starts one span, synchronously) with these ids handed out; whatever it
+   * did not take is forgotten afterwards.
+   */
+  pinned<T>(ids: { traceId?: string; spanId: string }, start: () => T): T {
+    this.traceId = ids.traceId;
+    this.spanId = ids.spanId;
+    try {
+      return start();
+    } finally {
+      this.traceId = undefined;
+      this.spanId = undefined;
+    }
+  }
+}
+
+/** The one generator the tracer providers of Dirigent's processes are built with. */
+export const dirigentIdGenerator = new PinnedIdGenerator();
+
+/** `digits` random hex digits, never all zero (as OpenTelemetry's own generator). */
+function randomHex(digits: number): string {
+  let out = '';
+  for (let i = 0; i < digits; i += 8) {
+    out += ((Math.random() * 0x100000000) >>> 0).toString(16).padStart(8, '0');
+  }
+  return /^0+$/.test(out) ? `${out.slice(0, -1)}1` : out;
+}

@@ -1,0 +1,224 @@
+/**
+ * The telemetry a Dirigent process records into: a tracer and the metric instruments, made from
+ * the providers it is given. Dirigent never starts an OpenTelemetry SDK of its own in library use;
+ * the CLI and the worker start one from the `OTEL_*` variables (start-telemetry.ts). Without
+ * providers there is no `Telemetry` at all, and the engine and workers skip every telemetry step.
+ */
+import { hostname } from 'node:os';
+import {
+  diag,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type MeterProvider,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { DirigentError, SerializedError } from '../errors/dirigent-error.js';
+import { Attr } from './attributes.js';
+import { DirigentMetrics } from './dirigent-metrics.js';
+import { dirigentIdGenerator } from './pinned-id-generator.js';
+import {
+  formatTraceparent,
+  parseTraceparent,
+  runSpanId,
+  traceIdOfRun,
+  type RunTrace,
+  type RunTrigger,
+} from './run-trace.js';
+
+/** What an engine, a worker or a runs client records telemetry into. */
+export interface TelemetryOptions {
+  /**
+   * Where spans go; none are recorded without it. Build it with `idGenerator:
+   * dirigentIdGenerator` (see pinned-id-generator.ts): a run's spans are recorded with ids derived
+   * from the run, by whichever process ends each part.
+   */
+  tracerProvider?: TracerProvider;
+  /** Where metrics go; none are recorded without it. */
+  meterProvider?: MeterProvider;
+  /**
+   * Record run inputs and outputs and tool parameters and results on spans, as JSON (truncated
+   * to 4 KiB). Default false. Declared secrets are `***` either way.
+   */
+  recordValues?: boolean;
+}
+
+/** A span's parent, by ids: a run's span or a step attempt's, recorded in any process. */
+export interface SpanParent {
+  traceId: string;
+  spanId: string;
+  sampled: boolean;
+}
+
+/** A span recorded after the fact, with the ids and times of what it stands for. */
+export interface RecordedSpan {
+  name: string;
+  /** The span's own id (and, for a root span, its trace id). */
+  spanId: string;
+  traceId: string;
+  parent: SpanParent | undefined;
+  kind?: SpanKind;
+  startTime: number;
+  endTime: number;
+  attributes: Attributes;
+  error?: SerializedError | DirigentError | undefined;
+  events?: { name: string; time: number; attributes?: Attributes }[];
+}
+
+const NAME = 'dirigent';
+const VALUE_LIMIT = 4096;
+
+/** See the module comment. */
+export class Telemetry {
+  readonly tracer: Tracer | undefined;
+  readonly metrics: DirigentMetrics | undefined;
+  readonly recordValues: boolean;
+  /** This process, as spans and logs name it: host name and pid. */
+  readonly workerId = `${hostname()}:${process.pid}`;
+  private pinningChecked = false;
+
+  private constructor(options: TelemetryOptions) {
+    this.tracer = options.tracerProvider?.getTracer(NAME);
+    const meter = options.meterProvider?.getMeter(NAME);
+    this.metrics = meter && new DirigentMetrics(meter);
+    this.recordValues = options.recordValues ?? false;
+  }
+
+  /** A telemetry from options (itself if it is one); undefined when there is nothing to record into. */
+  static of(options: Telemetry | TelemetryOptions | undefined): Telemetry | undefined {
+    if (options === undefined || options instanceof Telemetry) return options;
+    if (options.tracerProvider === undefined && options.meterProvider === undefined)
+      return undefined;
+    return new Telemetry(options);
+  }
+
+  /**
+   * The trace of a new run: its ids derived from the run id (a child run joins its parent's trace,
+   * under the step that started it). Whether a root run is sampled is the tracer's sampler's call,
+   * taken here once and kept with the run.
+   */
+  newRunTrace(runId: string, trigger: RunTrigger, parent?: SpanParent): RunTrace {
+    const traceId = parent?.traceId ?? traceIdOfRun(runId);
+    const spanId = runSpanId(runId);
+    let sampled = parent?.sampled ?? false;
+    if (parent === undefined && this.tracer !== undefined) {
+      // The run's span, started only to ask the sampler, and never ended: it is recorded when the
+      // run ends, wherever that is.
+      const probe = this.startPinned(`run`, { traceId, spanId }, undefined, {});
+      sampled = (probe.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+    }
+    return {
+      traceId,
+      spanId,
+      ...(parent !== undefined && { parentSpanId: parent.spanId }),
+      sampled,
+      trigger,
+    };
+  }
+
+  /** Records a span that has ended, with ids chosen by the caller (see run-trace.ts). */
+  record(span: RecordedSpan): void {
+    if (this.tracer === undefined) return;
+    if (span.parent !== undefined && !span.parent.sampled) return;
+    const s = this.startPinned(span.name, span, span.parent, {
+      kind: span.kind ?? SpanKind.INTERNAL,
+      startTime: span.startTime,
+      attributes: span.attributes,
+    });
+    for (const e of span.events ?? []) s.addEvent(e.name, e.attributes, e.time);
+    if (span.error !== undefined) this.setError(s, span.error);
+    s.end(span.endTime);
+  }
+
+  /** Starts a live span (a tool job, a run job): random ids, under `parent` when given. */
+  startSpan(name: string, options: SpanOptions, parent: SpanParent | Span | undefined): Span {
+    const tracer = this.tracer ?? trace.getTracer(NAME);
+    const ctx =
+      parent === undefined
+        ? ROOT_CONTEXT
+        : isSpan(parent)
+          ? trace.setSpan(ROOT_CONTEXT, parent)
+          : contextOf(parent);
+    return tracer.startSpan(name, { ...options, root: parent === undefined }, ctx);
+  }
+
+  /** Marks a span failed: its status, `error.type` and an exception event (no stack). */
+  setError(span: Span, error: SerializedError | DirigentError): void {
+    span.setAttribute(Attr.ERROR_TYPE, error.code);
+    span.setAttribute(Attr.ERROR_RETRYABLE, error.retryable);
+    span.recordException({ name: error.code, message: error.message });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  }
+
+  /** `value` as a span attribute, when values are recorded (JSON, at most 4 KiB). */
+  valueAttribute(value: unknown): string | undefined {
+    if (!this.recordValues) return undefined;
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch {
+      return undefined;
+    }
+    return json !== undefined && json.length > VALUE_LIMIT
+      ? `${json.slice(0, VALUE_LIMIT)}…`
+      : json;
+  }
+
+  private startPinned(
+    name: string,
+    ids: { traceId: string; spanId: string },
+    parent: SpanParent | undefined,
+    options: SpanOptions,
+  ): Span {
+    const tracer = this.tracer!;
+    const span = dirigentIdGenerator.pinned(
+      { ...(parent === undefined && { traceId: ids.traceId }), spanId: ids.spanId },
+      () =>
+        tracer.startSpan(
+          name,
+          { ...options, root: parent === undefined },
+          parent === undefined ? ROOT_CONTEXT : contextOf(parent),
+        ),
+    );
+    if (!this.pinningChecked && span.isRecording()) {
+      this.pinningChecked = true;
+      if (span.spanContext().spanId !== ids.spanId)
+        diag.warn(
+          "Dirigent: the tracer provider does not use Dirigent's id generator, so a run's spans recorded in different processes will not join up; build it with `idGenerator: dirigentIdGenerator`.",
+        );
+    }
+    return span;
+  }
+}
+
+/** The context whose active span is `parent` (a remote one: recorded elsewhere, or later). */
+export function contextOf(parent: SpanParent): Context {
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: parent.traceId,
+    spanId: parent.spanId,
+    traceFlags: parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+    isRemote: true,
+  });
+}
+
+/** The W3C `traceparent` of a live span. */
+export function traceparentOf(span: Span): string {
+  const c = span.spanContext();
+  return formatTraceparent(c.traceId, c.spanId, (c.traceFlags & TraceFlags.SAMPLED) !== 0);
+}
+
+/** The parent named by a `traceparent`, or undefined when there is none or it is malformed. */
+export function parentOf(traceparent: string | undefined): SpanParent | undefined {
+  return traceparent === undefined ? undefined : parseTraceparent(traceparent);
+}
+
+function isSpan(value: SpanParent | Span): value is Span {
+  return typeof (value as Span).spanContext === 'function';
+}

@@ -1,0 +1,239 @@
+/**
+ * The span tree of embedded runs, read from the SDK's in-memory exporter: one trace per run, one
+ * root, no dangling parent; a span per step attempt with its kind, attempt and outcome; the
+ * runtime call under its attempt; a child run under the step that started it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
+import { Engine } from '../../../src/engine/engine.js';
+import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
+import { traceIdOfRun } from '../../../src/telemetry/run-trace.js';
+import { writeDirective } from '../../support/directive-file.js';
+import { memoryTelemetry, parentIdOf, rootsOf } from '../../support/telemetry.js';
+
+let project: string;
+let telemetry: ReturnType<typeof memoryTelemetry>;
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-spans-'));
+  telemetry = memoryTelemetry();
+});
+afterEach(async () => {
+  await telemetry.close();
+  rmSync(project, { recursive: true, force: true });
+});
+
+function engine(): Engine {
+  const loader = new DirectiveLoader(project);
+  return new Engine({
+    projectDir: project,
+    loader,
+    dispatcher: new ItemDispatcher(loader.items, { telemetry: telemetry.options }),
+    telemetry: telemetry.options,
+  });
+}
+
+async function run(name: string, xml: string, inputs: Record<string, unknown> = {}) {
+  const e = engine();
+  const record = await e.run(await e.loader.loadFile(writeDirective(project, name, xml)), inputs);
+  await e.dispatcher.close?.();
+  return record;
+}
+
+const attr = (s: ReadableSpan, name: string) => s.attributes[name];
+const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
+const one = (spans: ReadableSpan[], name: string) => {
+  const found = named(spans, name);
+  expect(found, name).toHaveLength(1);
+  return found[0]!;
+};
+const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) =>
+  spans.filter((s) => parentIdOf(s) === parent.spanContext().spanId);
+
+describe('the spans of an embedded run', () => {
+  it('make one trace with the run as its root, a span per step attempt and the runtime call under it', async () => {
+    const record = await run(
+      'tour',
+      `<inputs><input name="items" type="array" default='["a","b"]'/></inputs>
+      <process>
+        <step name="skipped"><condition path="state.nothing" op="exists"/><render>never</render></step>
+        <step name="flaky">
+          <execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="test -f marker || { touch marker; exit 1; }"/></execute>
+          <retry attempts="3" backoff="fixed" delay_ms="5"/>
+        </step>
+        <step name="slow" on_error="each">
+          <execute item_type="tool" item_id="dirigent/util/sleep"><param name="ms" value="5000"/></execute>
+          <timeout seconds="0.1"/>
+          <retry attempts="1"/>
+        </step>
+        <step name="each">
+          <foreach over="\${inputs.items}" as="item"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="\${item}"/></execute></foreach>
+        </step>
+      </process>`,
+    );
+    expect(record.status).toBe('completed');
+    const spans = telemetry.spans();
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(
+      new Set([traceIdOfRun(record.runId)]),
+    );
+    const [root] = rootsOf(spans);
+    expect(rootsOf(spans)).toHaveLength(1);
+    expect(root!.name).toBe('run tour');
+    expect(root!.attributes).toMatchObject({
+      'dirigent.directive.id': 'tour',
+      'dirigent.directive.version': '1.0.0',
+      'dirigent.run.id': record.runId,
+      'dirigent.run.trigger': 'library',
+      'dirigent.run.status': 'completed',
+    });
+    expect(root!.startTime).toBeDefined();
+
+    const skipped = one(spans, 'step skipped');
+    expect(skipped.attributes).toMatchObject({
+      'dirigent.step.kind': 'render',
+      'dirigent.step.outcome': 'skipped',
+    });
+    const flaky = named(spans, 'step flaky').sort(
+      (a, b) => Number(attr(a, 'dirigent.step.attempt')) - Number(attr(b, 'dirigent.step.attempt')),
+    );
+    expect(
+      flaky.map((s) => [attr(s, 'dirigent.step.attempt'), attr(s, 'dirigent.step.outcome')]),
+    ).toEqual([
+      [1, 'retried'],
+      [2, 'completed'],
+    ]);
+    expect(flaky[0]!.attributes).toMatchObject({
+      'dirigent.step.kind': 'tool',
+      'dirigent.tool.id': 'dirigent/shell/bash',
+      'error.type': 'COMMAND_FAILED',
+      'dirigent.step.retry_delay_ms': 5,
+    });
+    expect(flaky[0]!.status.code).toBe(SpanStatusCode.ERROR);
+    for (const attempt of flaky) {
+      expect(parentIdOf(attempt)).toBe(root!.spanContext().spanId);
+      const [call] = childrenOf(spans, attempt);
+      expect(call).toMatchObject({ name: 'runtime builtin' });
+      expect(call!.attributes).toMatchObject({
+        'dirigent.runtime.primitive': 'builtin',
+        'dirigent.tool.id': 'dirigent/shell/bash',
+      });
+    }
+    expect(childrenOf(spans, flaky[0]!)[0]!.attributes['process.exit.code']).toBe(1);
+    expect(childrenOf(spans, flaky[1]!)[0]!.attributes['process.exit.code']).toBe(0);
+
+    const slow = one(spans, 'step slow');
+    expect(slow.attributes).toMatchObject({
+      'dirigent.step.outcome': 'timed_out',
+      'error.type': 'STEP_TIMEOUT',
+    });
+    expect(childrenOf(spans, slow)[0]!.attributes['dirigent.tool.outcome']).toBe('timed_out');
+
+    const each = one(spans, 'step each');
+    expect(each.attributes).toMatchObject({
+      'dirigent.step.kind': 'foreach',
+      'dirigent.step.outcome': 'completed',
+    });
+    expect(childrenOf(spans, each).map((s) => s.name)).toEqual([
+      'runtime builtin',
+      'runtime builtin',
+    ]);
+  });
+
+  it('puts a child run under the step that started it, in the same trace, and marks a failed run', async () => {
+    writeDirective(
+      project,
+      'kid',
+      `<inputs><input name="x" type="string"/></inputs><process><step name="hi"><render>\${inputs.x}</render></step></process>`,
+    );
+    const record = await run(
+      'parent',
+      `<process>
+        <step name="call"><execute item_type="directive" item_id="kid"><param name="x" value="1"/></execute></step>
+        <step name="boom">
+          <execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="exit 3"/></execute>
+          <retry attempts="1"/>
+        </step>
+      </process>`,
+    );
+    expect(record.status).toBe('failed');
+    const spans = telemetry.spans();
+    const roots = rootsOf(spans);
+    expect(roots.map((s) => s.name)).toEqual(['run parent']);
+    expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
+    const call = one(spans, 'step call');
+    expect(call.attributes['dirigent.step.kind']).toBe('directive');
+    const kid = one(spans, 'run kid');
+    expect(parentIdOf(kid)).toBe(call.spanContext().spanId);
+    expect(kid.attributes).toMatchObject({
+      'dirigent.run.trigger': 'child',
+      'dirigent.run.depth': 1,
+      'dirigent.run.status': 'completed',
+    });
+    expect(parentIdOf(one(spans, 'step hi'))).toBe(kid.spanContext().spanId);
+
+    const root = roots[0]!;
+    expect(root.status).toMatchObject({ code: SpanStatusCode.ERROR });
+    expect(root.attributes).toMatchObject({
+      'dirigent.run.status': 'failed',
+      'error.type': 'COMMAND_FAILED',
+    });
+    const boom = one(spans, 'step boom');
+    expect(boom.attributes).toMatchObject({ 'dirigent.step.outcome': 'failed' });
+    expect(childrenOf(spans, boom)[0]!.attributes['process.exit.code']).toBe(3);
+  });
+
+  it('counts runs, step attempts and tool calls by outcome, with durations in seconds', async () => {
+    const record = await run(
+      'counted',
+      `<process><step name="a"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="1"/></execute></step></process>`,
+    );
+    expect(record.status).toBe('completed');
+    const m = await telemetry.metrics();
+    expect(m.get('dirigent.run.started')).toEqual([
+      {
+        attributes: { 'dirigent.directive.id': 'counted', 'dirigent.run.trigger': 'library' },
+        value: 1,
+      },
+    ]);
+    expect(m.get('dirigent.run.ended')![0]).toMatchObject({
+      attributes: { 'dirigent.run.status': 'completed' },
+      value: 1,
+    });
+    expect(m.get('dirigent.step.attempts')![0]).toMatchObject({
+      attributes: { 'dirigent.step.name': 'a', 'dirigent.step.outcome': 'completed' },
+      value: 1,
+    });
+    expect(m.get('dirigent.tool.calls')![0]).toMatchObject({
+      attributes: {
+        'dirigent.tool.id': 'dirigent/util/echo',
+        'dirigent.tool.outcome': 'completed',
+      },
+      value: 1,
+    });
+    const duration = m.get('dirigent.run.duration')![0]!.value as { count: number; sum: number };
+    expect(duration.count).toBe(1);
+    expect(duration.sum).toBeLessThan(10); // seconds, not milliseconds
+  });
+
+  it('records nothing, and makes no trace, without telemetry', async () => {
+    const loader = new DirectiveLoader(project);
+    const e = new Engine({
+      projectDir: project,
+      loader,
+      dispatcher: new ItemDispatcher(loader.items),
+    });
+    const file = writeDirective(
+      project,
+      'quiet',
+      '<process><step name="a"><render>x</render></step></process>',
+    );
+    const r = e.start(await e.loader.loadFile(file), {});
+    await r.settled();
+    expect(r.trace).toBeUndefined();
+    expect(telemetry.spans()).toEqual([]);
+  });
+});
