@@ -27,16 +27,54 @@ function messaging(t: Telemetry, queue: string, jobId: string): Attributes {
   };
 }
 
-/** Records the time from a job's enqueueing to its take-up, as a span under `parent` and a metric. */
-function queueWait(t: Telemetry, queue: string, job: Job, parent: Span | undefined): void {
+/**
+ * The time from a job's enqueueing to its take-up, as a metric, and as a span under `parent` when
+ * given (recorded when `parent` ends: a child sent ahead of a parent its worker never ended, when
+ * it dies, would be left without one).
+ */
+function queueWait(t: Telemetry, queue: string, job: Job, parent: JobSpan | undefined): void {
   const takenAt = job.processedOn ?? Date.now();
   if (job.timestamp <= 0 || takenAt < job.timestamp) return;
   const readyAt = job.timestamp + (job.opts.delay ?? 0);
-  if (parent !== undefined) t.startSpan('queue wait', { startTime: readyAt }, parent).end(takenAt);
+  parent?.child('queue wait', readyAt, takenAt);
   if (t.metrics)
     DirigentMetrics.ms(t.metrics.queueWait, takenAt - readyAt, {
       [Attr.MESSAGING_DESTINATION]: queue,
     });
+}
+
+/** A job's span, whose children of known extent are recorded with it when it ends. */
+export class JobSpan {
+  private readonly children: {
+    name: string;
+    start: number;
+    end: number;
+    attributes?: Attributes;
+  }[] = [];
+
+  constructor(
+    protected readonly t: Telemetry,
+    readonly span: Span,
+  ) {}
+
+  /** A child from `start` to `end`, recorded when this span ends. */
+  child(name: string, start: number, end: number, attributes?: Attributes): void {
+    this.children.push({ name, start, end, ...(attributes && { attributes }) });
+  }
+
+  /** Ends the span (and records its children), with an error when the job failed. */
+  end(error?: DirigentError): void {
+    for (const c of this.children)
+      this.t
+        .startSpan(
+          c.name,
+          { startTime: c.start, ...(c.attributes && { attributes: c.attributes }) },
+          this.span,
+        )
+        .end(c.end);
+    if (error !== undefined) this.t.setError(this.span, error);
+    this.span.end();
+  }
 }
 
 /**
@@ -49,7 +87,7 @@ export function startDriveSpan(
   job: Job,
   run: { runId: string; directive: string; trace: RunTrace | undefined },
   takenUp: TakenUp,
-): Span | undefined {
+): JobSpan | undefined {
   if (t.tracer === undefined || run.trace === undefined) {
     if (job.attemptsStarted <= 1) queueWait(t, queue, job, undefined);
     return undefined;
@@ -74,17 +112,13 @@ export function startDriveSpan(
       [Attr.WORKER_ID]: t.workerId,
       'dirigent.job.stalled': job.stalledCounter,
     });
-  if (job.attemptsStarted <= 1 && job.stalledCounter === 0) queueWait(t, queue, job, span);
-  return span;
+  const drive = new JobSpan(t, span);
+  if (job.attemptsStarted <= 1 && job.stalledCounter === 0) queueWait(t, queue, job, drive);
+  return drive;
 }
 
 /** The span of one take-up of a tool job (see the module comment). */
-export class ToolJobSpan {
-  private constructor(
-    private readonly t: Telemetry,
-    readonly span: Span,
-  ) {}
-
+export class ToolJobSpan extends JobSpan {
   /** Starts it under the call's step attempt; undefined when no spans are recorded. */
   static start(t: Telemetry, queue: string, job: Job<ToolJobData>): ToolJobSpan | undefined {
     const d = job.data;
@@ -108,9 +142,10 @@ export class ToolJobSpan {
       },
       parentOf(d.traceparent),
     );
+    const tool = new ToolJobSpan(t, span);
     // A deferred job waited for its lock, not in the queue: its lock wait says how long.
-    if (!d.deferrals) queueWait(t, queue, job, span);
-    return new ToolJobSpan(t, span);
+    if (!d.deferrals) queueWait(t, queue, job, tool);
+    return tool;
   }
 
   /** What the tool's own spans hang under. */
@@ -120,17 +155,19 @@ export class ToolJobSpan {
 
   /** The job waited for its lock or rate from `since` until now: `blockedBy` when it must wait on. */
   lockWait(since: number, blockedBy: string | undefined): void {
-    const s = this.t.startSpan('lock wait', { startTime: since }, this.span);
-    if (blockedBy !== undefined) s.setAttribute(Attr.LOCK_KEY, blockedBy);
-    s.end();
+    this.child(
+      'lock wait',
+      since,
+      Date.now(),
+      blockedBy ? { [Attr.LOCK_KEY]: blockedBy } : undefined,
+    );
   }
 
   /** Ends the span with the job's outcome. */
-  end(outcome: string, error?: DirigentError): void {
+  finish(outcome: string, error?: DirigentError): void {
     this.span.setAttribute(Attr.TOOL_OUTCOME, outcome);
-    if (error !== undefined) this.t.setError(this.span, error);
-    else this.span.setStatus({ code: SpanStatusCode.OK });
-    this.span.end();
+    if (error === undefined) this.span.setStatus({ code: SpanStatusCode.OK });
+    this.end(error);
   }
 }
 

@@ -255,7 +255,7 @@ export class RunWorker {
         { runId: run.runId, directive: run.record.directive, trace: run.trace },
         takenUp,
       );
-    const fields = traceFields(run.runId, span ?? run.trace);
+    const fields = traceFields(run.runId, span?.span ?? run.trace);
     if (takenUp === 'takeover')
       this.log.info(
         { ...fields, directive: run.record.directive, stalled: job.stalledCounter },
@@ -281,19 +281,19 @@ export class RunWorker {
     try {
       outcome = await Promise.race([run.settled(), handover, parked]);
     } catch (err) {
-      span?.end();
+      span?.end(DirigentError.from(err));
       throw err;
     } finally {
       this.driving.delete(run.runId);
       run.onParkable = undefined;
     }
     if (!('handover' in outcome) && !('due' in outcome)) {
-      span?.setAttribute(Attr.RUN_STATUS, outcome.status);
+      span?.span.setAttribute(Attr.RUN_STATUS, outcome.status);
       span?.end();
       this.logSettled(outcome, fields);
       return outcome;
     }
-    span?.addEvent('handover' in outcome ? 'handed over' : 'parked', {
+    span?.span.addEvent('handover' in outcome ? 'handed over' : 'parked', {
       ...('due' in outcome && { 'dirigent.run.parked_until': outcome.due }),
     });
     span?.end();

@@ -182,7 +182,7 @@ export class ToolWorker {
         if (t && !('blockedBy' in gate)) recordLockWait(t, Date.now() - since, gated);
       }
       if ('blockedBy' in gate) {
-        span?.end('deferred');
+        span?.finish('deferred');
         return await this.defer(job, token, gate.retryAfterMs);
       }
       slots = gate.slots;
@@ -193,12 +193,12 @@ export class ToolWorker {
       if (d.deadline !== undefined) deadline = stopAt(d.deadline, controller, d.step);
       const call = { ...d, signal, ...(span && { traceparent: span.traceparent }) };
       const value = await dispatcher.dispatch(call, chain);
-      span?.end('completed');
+      span?.finish('completed');
       return { ok: true, value };
     } catch (err) {
       if (err instanceof DelayedError) throw err;
       const error = DirigentError.from(controller.signal.aborted ? controller.signal.reason : err);
-      span?.end(failureOutcome(error), error);
+      span?.finish(failureOutcome(error), error);
       this.log.warn(
         {
           ...traceFields(d.runId, span?.span),

@@ -1,0 +1,155 @@
+/**
+ * One trace per run across processes: the CLI and two `dirigent worker` processes each export
+ * over OTLP/HTTP to a receiver on 127.0.0.1, and every span of a run arrives under the run's trace
+ * id, with one root and no dangling parent. A run whose driving worker is killed goes on in the
+ * same trace, and the takeover shows in it.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { traceIdOfRun } from '../../src/telemetry/run-trace.js';
+import { writeDirective } from '../support/directive-file.js';
+import { dirigentProcesses, until } from '../support/dirigent-processes.js';
+import {
+  otlpEnv,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../support/otlp-receiver.js';
+import { redisForTest } from '../support/redis.js';
+
+const redis = redisForTest();
+const processes = dirigentProcesses();
+let project: string;
+let receiver: OtlpReceiver;
+
+beforeEach(async () => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-otel-'));
+  receiver = await startOtlpReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+  rmSync(project, { recursive: true, force: true });
+});
+
+const env = (service: string) => ({
+  ...process.env,
+  REDIS_URL: redis.url,
+  DIRIGENT_PREFIX: redis.prefix,
+  DIRIGENT_LOCK_MS: '2000',
+  ...otlpEnv(receiver, service),
+});
+
+/** The spans of one trace that arrived so far. */
+const traceOf = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId);
+
+/** Every parent is in the trace; returns its roots. */
+function roots(spans: ReceivedSpan[]): ReceivedSpan[] {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const dangling = spans.filter((s) => s.parentSpanId !== undefined && !ids.has(s.parentSpanId));
+  expect(
+    dangling.map((s) => s.name),
+    'spans whose parent never arrived',
+  ).toEqual([]);
+  return spans.filter((s) => s.parentSpanId === undefined);
+}
+
+describe('telemetry across processes', { timeout: 60_000 }, () => {
+  it('sends every span of a run to one trace, from the CLI and two workers', async () => {
+    await Promise.all([processes.worker(env('worker-a')), processes.worker(env('worker-b'))]);
+    const file = writeDirective(
+      project,
+      'fan',
+      `<inputs><input name="items" type="array"/></inputs>
+      <process>
+        <step name="each"><foreach over="\${inputs.items}" as="n" parallel="4"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo \${n}"/></execute></foreach></step>
+        <step name="last"><execute item_type="tool" item_id="dirigent/util/echo"><param name="done" value="yes"/></execute></step>
+      </process>`,
+    );
+    const r = await processes.cli(
+      env('cli'),
+      'run',
+      file,
+      '--inputs',
+      JSON.stringify({ items: [1, 2, 3, 4, 5, 6] }),
+      '--json',
+      '--project',
+      project,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { runId } = JSON.parse(r.stdout) as { runId: string };
+    const traceId = traceIdOfRun(runId);
+    // 1 start + 1 run + 2 steps + 7 tool jobs, each with a queue wait and a runtime call, + drives.
+    await until(
+      () =>
+        traceOf(traceId).filter((s) => s.name.startsWith('runtime')).length === 7 &&
+        traceOf(traceId).some((s) => s.name === 'run fan'),
+      15_000,
+      'the spans of the run',
+    );
+    await new Promise((r) => setTimeout(r, 300)); // anything else still on its way
+    const spans = traceOf(traceId);
+    const names = spans.map((s) => s.name);
+    expect(roots(spans).map((s) => s.name)).toEqual(['run fan']);
+    expect(names.filter((n) => n === 'start fan')).toHaveLength(1);
+    expect(names.filter((n) => n === 'step each')).toHaveLength(1);
+    expect(names.filter((n) => n === 'step last')).toHaveLength(1);
+    expect(names.filter((n) => n === 'tool dirigent/shell/bash')).toHaveLength(6);
+    expect(names.filter((n) => n === 'tool dirigent/util/echo')).toHaveLength(1);
+    expect(names.filter((n) => n === 'queue wait').length).toBeGreaterThanOrEqual(7);
+    expect(names.filter((n) => n.startsWith('drive fan')).length).toBeGreaterThanOrEqual(1);
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    for (const tool of spans.filter((s) => s.name.startsWith('tool ')))
+      expect(byId.get(tool.parentSpanId!)!.name).toMatch(/^step (each|last)$/);
+    const start = spans.find((s) => s.name === 'start fan')!;
+    expect(start.resource['service.name']).toBe('cli');
+    expect(byId.get(start.parentSpanId!)!.name).toBe('run fan');
+    const services = new Set(spans.map((s) => s.resource['service.name']));
+    expect(services.has('cli')).toBe(true);
+    expect([...services].filter((s) => String(s).startsWith('worker')).length).toBeGreaterThan(0);
+    expect(spans.find((s) => s.name === 'run fan')!.attributes).toMatchObject({
+      'dirigent.run.id': runId,
+      'dirigent.run.trigger': 'cli',
+      'dirigent.run.status': 'completed',
+    });
+  });
+
+  it('shows a takeover in the same trace when the worker driving the run is killed', async () => {
+    await processes.worker(env('tools'), '--queues', 'tools');
+    const driver = await processes.worker(env('driver-1'), '--queues', 'runs');
+    const bash = (name: string, command: string) =>
+      `<step name="${name}"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step>`;
+    const file = writeDirective(
+      project,
+      'three',
+      `<process>${['a', 'b', 'c'].map((s) => bash(s, `echo ${s} >> steps.log; sleep 0.4`)).join('')}</process>`,
+    );
+    const pending = processes.cli(env('cli'), 'run', file, '--json', '--project', project);
+    const log = join(project, 'steps.log');
+    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('b'), 15_000, 'step b');
+    driver.kill('SIGKILL');
+    await processes.worker(env('driver-2'), '--queues', 'runs');
+    const r = await pending;
+    expect(r.code, r.stderr).toBe(0);
+    const { runId } = JSON.parse(r.stdout) as { runId: string };
+    const traceId = traceIdOfRun(runId);
+    await until(() => traceOf(traceId).some((s) => s.name === 'run three'), 15_000, 'the run span');
+    const spans = traceOf(traceId);
+    const takeover = spans.find(
+      (s) => s.name === 'drive three' && s.attributes['dirigent.run.taken_up'] === 'takeover',
+    );
+    expect(takeover, 'a drive span of the worker that took over').toBeDefined();
+    expect(takeover!.resource['service.name']).toBe('driver-2');
+    expect(takeover!.events.find((e) => e.name === 'taken over')!.attributes).toMatchObject({
+      'dirigent.worker.id': expect.stringMatching(/:\d+$/),
+    });
+    const run = spans.find((s) => s.name === 'run three')!;
+    expect(takeover!.parentSpanId).toBe(run.spanId);
+    // The step under way when its driver died is recorded by the one that took over, with the
+    // same id: its tool job's span, recorded on the tools worker, still has its parent.
+    expect(roots(spans)).toEqual([run]);
+    expect(spans.filter((s) => s.name === 'step c')).toHaveLength(1);
+    expect(readFileSync(log, 'utf8')).toBe('a\nb\nc\n');
+  });
+});

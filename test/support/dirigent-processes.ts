@@ -1,0 +1,61 @@
+/**
+ * Real `dirigent` processes for end-to-end tests: workers that are serving once returned, CLI
+ * commands with their output, and an `afterEach` that ends every process a test started.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
+import { CLI_MAIN } from './paths.js';
+
+/** Tracks the processes of a test file; call at its top. */
+export function dirigentProcesses() {
+  let spawned: ChildProcess[] = [];
+  afterEach(async () => {
+    const live = spawned.filter((p) => p.exitCode === null && p.signalCode === null);
+    const exited = live.map((p) => new Promise((r) => p.once('exit', r)));
+    for (const p of live) p.kill('SIGKILL');
+    await Promise.all(exited);
+    spawned = [];
+  });
+  return {
+    /** `dirigent worker …args`, resolved once it serves (its start line names "jobs from"). */
+    worker(env: NodeJS.ProcessEnv, ...args: string[]): Promise<ChildProcess> {
+      const child = spawn(process.execPath, [CLI_MAIN, 'worker', ...args], {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      spawned.push(child);
+      return new Promise((serving, failed) => {
+        let err = '';
+        child.stderr!.on('data', (c: Buffer) => {
+          err += c.toString();
+          if (err.includes('jobs from')) serving(child);
+        });
+        child.once('exit', (code) => failed(new Error(`worker exited (${code}): ${err}`)));
+      });
+    },
+    /** `dirigent …args`, resolved with its exit code and output when it exits. */
+    cli(
+      env: NodeJS.ProcessEnv,
+      ...args: string[]
+    ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      return new Promise((done) => {
+        const child = spawn(process.execPath, [CLI_MAIN, ...args], { env });
+        spawned.push(child);
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('exit', (code) => done({ code, stdout, stderr }));
+      });
+    },
+  };
+}
+
+/** Resolves once `check()` holds, polling every 50 ms; rejects after `ms`. */
+export async function until(check: () => boolean, ms = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
