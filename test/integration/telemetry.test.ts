@@ -152,4 +152,35 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
     expect(spans.filter((s) => s.name === 'step c')).toHaveLength(1);
     expect(readFileSync(log, 'utf8')).toBe('a\nb\nc\n');
   });
+
+  it("logs a failed run as a JSON line carrying the run's id and its trace", async () => {
+    const worker = await processes.worker({ ...env('worker'), DIRIGENT_LOG_FORMAT: 'json' });
+    let log = '';
+    worker.stderr!.on('data', (c: Buffer) => (log += c.toString()));
+    const file = writeDirective(
+      project,
+      'broken',
+      `<process><step name="boom"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="exit 7"/></execute><retry attempts="1"/></step></process>`,
+    );
+    const r = await processes.cli(env('cli'), 'run', file, '--json', '--project', project);
+    expect(r.code).toBe(1);
+    const { runId } = JSON.parse(r.stdout) as { runId: string };
+    await until(() => log.includes(`run ${runId} failed`), 10_000, 'the log line');
+    const lines = log
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const failed = lines.find((l) => String(l.msg).startsWith(`run ${runId} failed:`));
+    expect(failed).toMatchObject({
+      level: 40,
+      run_id: runId,
+      trace_id: traceIdOfRun(runId),
+      span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      directive: 'broken',
+      status: 'failed',
+      error_code: 'COMMAND_FAILED',
+    });
+    const tool = lines.find((l) => String(l.msg).startsWith('tool dirigent/shell/bash failed'))!;
+    expect(tool).toMatchObject({ run_id: runId, trace_id: traceIdOfRun(runId), step: 'boom' });
+  });
 });
