@@ -2,7 +2,7 @@ import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/re
 import { DEFAULT_PREFIX } from '../queue/queue-names.js';
 import { RunWorker } from '../queue/run-worker.js';
 import { ToolWorker } from '../queue/tool-worker.js';
-import { createLogger } from '../telemetry/logger.js';
+import { createLogger } from '../telemetry/create-logger.js';
 import { observeQueues } from '../queue/queue-gauges.js';
 import { cliTelemetry } from './cli-telemetry.js';
 

@@ -9,3 +9,5 @@ export { RedisRunStore, type RunListFilter, type VersionedRun } from './redis-ru
 export { connectRedis, pingRedis, redisUrl } from './redis-connection.js';
 export { DEFAULT_PREFIX, QueueName } from './queue-names.js';
 export { workerTiming, type WorkerTiming } from './worker-timing.js';
+export { createLogger } from '../telemetry/create-logger.js';
+export type { Logger } from '../telemetry/logger.js';

@@ -4,13 +4,19 @@
  * was taken up), and `tool <item_id>` for a tool job, with `queue wait` and `lock wait` children
  * (the runtime call's span is the dispatcher's: tools/traced-dispatch.ts).
  */
-import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import type { Job } from 'bullmq';
 import type { DirigentError } from '../errors/dirigent-error.js';
 import { Attr } from '../telemetry/attributes.js';
 import { DirigentMetrics } from '../telemetry/dirigent-metrics.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
-import { parentOf, traceparentOf, type Telemetry } from '../telemetry/telemetry.js';
+import {
+  parentOf,
+  SPAN_KIND,
+  SPAN_STATUS,
+  traceparentOf,
+  type Telemetry,
+} from '../telemetry/telemetry.js';
 import type { ToolJobData } from './tool-job.js';
 
 /** Why a run worker took up a run's job. */
@@ -96,7 +102,7 @@ export function startDriveSpan(
   const span = t.startSpan(
     `drive ${run.directive}`,
     {
-      kind: SpanKind.CONSUMER,
+      kind: SPAN_KIND.CONSUMER,
       startTime: job.processedOn ?? Date.now(),
       attributes: {
         ...messaging(t, queue, job.id!),
@@ -129,7 +135,7 @@ export class ToolJobSpan extends JobSpan {
     const span = t.startSpan(
       `tool ${d.itemId}`,
       {
-        kind: SpanKind.CONSUMER,
+        kind: SPAN_KIND.CONSUMER,
         startTime: job.processedOn ?? Date.now(),
         attributes: {
           ...messaging(t, queue, job.id!),
@@ -166,7 +172,7 @@ export class ToolJobSpan extends JobSpan {
   /** Ends the span with the job's outcome. */
   finish(outcome: string, error?: DirigentError): void {
     this.span.setAttribute(Attr.TOOL_OUTCOME, outcome);
-    if (error === undefined) this.span.setStatus({ code: SpanStatusCode.OK });
+    if (error === undefined) this.span.setStatus({ code: SPAN_STATUS.OK });
     this.end(error);
   }
 }

@@ -19,10 +19,9 @@ import { queueOptions } from './queue-options.js';
 import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
 import { watchRunEvents } from './run-events.js';
 import type { RunJobData } from './run-job.js';
-import { SpanKind } from '@opentelemetry/api';
 import { Attr } from '../telemetry/attributes.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
-import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { SPAN_KIND, Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
 
 /**
  * Finished run jobs leave BullMQ at once (whoever waits hears the outcome from the events stream;
@@ -84,7 +83,7 @@ export class RunsClient {
       t?.startSpan(
         `start ${loaded.itemId}`,
         {
-          kind: SpanKind.PRODUCER,
+          kind: SPAN_KIND.PRODUCER,
           attributes: {
             [Attr.MESSAGING_SYSTEM]: 'bullmq',
             [Attr.MESSAGING_DESTINATION]: QueueName.RUNS,

@@ -1,13 +1,7 @@
 /**
- * Log lines of the worker (and of any long-running Dirigent process): structured JSON on stderr,
- * one object a line, carrying `run_id`, `trace_id` and `span_id` where a run or a span is at hand,
- * so a log search and a trace join up; human-readable in a terminal. Built on pino.
- *
- * `DIRIGENT_LOG_LEVEL` (trace, debug, info, warn, error; default info) and `DIRIGENT_LOG_FORMAT`
- * (`json` or `pretty`; default pretty in a terminal, json otherwise).
+ * What Dirigent's workers log through, and the fields that tie a log line to a run and its trace
+ * (the logger itself, on pino, is made by create-logger.ts).
  */
-import { pino } from 'pino';
-import pretty from 'pino-pretty';
 import type { Span } from '@opentelemetry/api';
 import type { RunTrace } from './run-trace.js';
 
@@ -26,30 +20,6 @@ export const SILENT_LOGGER: Logger = {
   warn: () => {},
   error: () => {},
 };
-
-/** The process's logger, as the environment configures it (see the module comment). */
-export function createLogger(
-  env: Record<string, string | undefined> = process.env,
-  stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
-): Logger {
-  const level = env.DIRIGENT_LOG_LEVEL?.trim() || 'info';
-  const format = env.DIRIGENT_LOG_FORMAT?.trim() || (stream.isTTY ? 'pretty' : 'json');
-  const options = { level, base: { pid: process.pid }, messageKey: 'msg' };
-  if (format === 'pretty')
-    return pino(
-      options,
-      pretty({
-        destination: stream,
-        sync: true,
-        colorize: stream.isTTY === true,
-        ignore: 'pid,hostname',
-      }),
-    );
-  return pino(
-    options,
-    stream === process.stderr ? pino.destination({ dest: 2, sync: true }) : stream,
-  );
-}
 
 /** The fields that tie a log line to a run and its trace: `run_id`, `trace_id`, `span_id`. */
 export function traceFields(

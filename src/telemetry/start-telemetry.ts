@@ -12,7 +12,6 @@
  * (`http/protobuf`, `http/json`, `grpc`), `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, … Off, nothing is
  * loaded (the SDK is imported only when used) and the engine records nothing.
  */
-import { metrics, trace } from '@opentelemetry/api';
 import { dirigentIdGenerator } from './pinned-id-generator.js';
 import type { TelemetryOptions } from './telemetry.js';
 
@@ -69,7 +68,10 @@ export async function startTelemetry(
     env.OTEL_EXPORTER_PROMETHEUS_PORT = String(options.prometheus.port);
     env.OTEL_EXPORTER_PROMETHEUS_HOST = options.prometheus.host ?? '127.0.0.1';
   }
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
+  const [{ NodeSDK }, { metrics, trace }] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/api'),
+  ]);
   const sdk = new NodeSDK({
     ...(env.OTEL_SERVICE_NAME?.trim() ? {} : { serviceName: 'dirigent' }),
     idGenerator: dirigentIdGenerator,

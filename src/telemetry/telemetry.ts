@@ -5,20 +5,17 @@
  * providers there is no `Telemetry` at all, and the engine and workers skip every telemetry step.
  */
 import { hostname } from 'node:os';
-import {
-  diag,
-  ROOT_CONTEXT,
+import { createRequire } from 'node:module';
+import type {
+  Attributes,
+  Context,
+  MeterProvider,
+  Span,
   SpanKind,
+  SpanOptions,
   SpanStatusCode,
-  trace,
-  TraceFlags,
-  type Attributes,
-  type Context,
-  type MeterProvider,
-  type Span,
-  type SpanOptions,
-  type Tracer,
-  type TracerProvider,
+  Tracer,
+  TracerProvider,
 } from '@opentelemetry/api';
 import type { DirigentError, SerializedError } from '../errors/dirigent-error.js';
 import { Attr } from './attributes.js';
@@ -73,6 +70,27 @@ export interface RecordedSpan {
 }
 
 const NAME = 'dirigent';
+
+/**
+ * OpenTelemetry's API, loaded on first use: a process without telemetry never loads it (it costs
+ * about 20 ms of start-up). It is a CommonJS package, so it can be required where it is needed.
+ */
+let api: typeof import('@opentelemetry/api') | undefined;
+function otel(): typeof import('@opentelemetry/api') {
+  api ??= createRequire(import.meta.url)(
+    '@opentelemetry/api',
+  ) as typeof import('@opentelemetry/api');
+  return api;
+}
+
+/** Span kinds and status codes by value (OpenTelemetry's, fixed by its specification), usable without loading the API. */
+export const SPAN_KIND = {
+  INTERNAL: 0 as SpanKind,
+  PRODUCER: 3 as SpanKind,
+  CONSUMER: 4 as SpanKind,
+};
+export const SPAN_STATUS = { OK: 1 as SpanStatusCode, ERROR: 2 as SpanStatusCode };
+const SAMPLED = 1;
 const VALUE_LIMIT = 4096;
 
 /** See the module comment. */
@@ -112,7 +130,7 @@ export class Telemetry {
       // The run's span, started only to ask the sampler, and never ended: it is recorded when the
       // run ends, wherever that is.
       const probe = this.startPinned(`run`, { traceId, spanId }, undefined, {});
-      sampled = (probe.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+      sampled = (probe.spanContext().traceFlags & SAMPLED) !== 0;
     }
     return {
       traceId,
@@ -128,7 +146,7 @@ export class Telemetry {
     if (this.tracer === undefined) return;
     if (span.parent !== undefined && !span.parent.sampled) return;
     const s = this.startPinned(span.name, span, span.parent, {
-      kind: span.kind ?? SpanKind.INTERNAL,
+      kind: span.kind ?? SPAN_KIND.INTERNAL,
       startTime: span.startTime,
       attributes: span.attributes,
     });
@@ -139,6 +157,7 @@ export class Telemetry {
 
   /** Starts a live span (a tool job, a run job): random ids, under `parent` when given. */
   startSpan(name: string, options: SpanOptions, parent: SpanParent | Span | undefined): Span {
+    const { trace, ROOT_CONTEXT } = otel();
     const tracer = this.tracer ?? trace.getTracer(NAME);
     const ctx =
       parent === undefined
@@ -154,7 +173,7 @@ export class Telemetry {
     span.setAttribute(Attr.ERROR_TYPE, error.code);
     span.setAttribute(Attr.ERROR_RETRYABLE, error.retryable);
     span.recordException({ name: error.code, message: error.message });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+    span.setStatus({ code: SPAN_STATUS.ERROR, message: error.message });
   }
 
   /** `value` as a span attribute, when values are recorded (JSON, at most 4 KiB). */
@@ -184,13 +203,13 @@ export class Telemetry {
         tracer.startSpan(
           name,
           { ...options, root: parent === undefined },
-          parent === undefined ? ROOT_CONTEXT : contextOf(parent),
+          parent === undefined ? otel().ROOT_CONTEXT : contextOf(parent),
         ),
     );
     if (!this.pinningChecked && span.isRecording()) {
       this.pinningChecked = true;
       if (span.spanContext().spanId !== ids.spanId)
-        diag.warn(
+        otel().diag.warn(
           "Dirigent: the tracer provider does not use Dirigent's id generator, so a run's spans recorded in different processes will not join up; build it with `idGenerator: dirigentIdGenerator`.",
         );
     }
@@ -200,10 +219,11 @@ export class Telemetry {
 
 /** The context whose active span is `parent` (a remote one: recorded elsewhere, or later). */
 export function contextOf(parent: SpanParent): Context {
+  const { trace, ROOT_CONTEXT } = otel();
   return trace.setSpanContext(ROOT_CONTEXT, {
     traceId: parent.traceId,
     spanId: parent.spanId,
-    traceFlags: parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+    traceFlags: parent.sampled ? SAMPLED : 0,
     isRemote: true,
   });
 }
@@ -211,7 +231,7 @@ export function contextOf(parent: SpanParent): Context {
 /** The W3C `traceparent` of a live span. */
 export function traceparentOf(span: Span): string {
   const c = span.spanContext();
-  return formatTraceparent(c.traceId, c.spanId, (c.traceFlags & TraceFlags.SAMPLED) !== 0);
+  return formatTraceparent(c.traceId, c.spanId, (c.traceFlags & SAMPLED) !== 0);
 }
 
 /** The parent named by a `traceparent`, or undefined when there is none or it is malformed. */

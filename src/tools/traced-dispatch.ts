@@ -4,13 +4,18 @@
  * duration and outcome as metrics. The call goes on with its `traceparent` set to this span, so a
  * tool's process gets it as `TRACEPARENT`.
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { DirigentError } from '../errors/dirigent-error.js';
 import type { ChainLink } from '../items/tool-item.js';
 import { Attr } from '../telemetry/attributes.js';
 import { DirigentMetrics } from '../telemetry/dirigent-metrics.js';
 import { failureOutcome } from '../telemetry/failure-outcome.js';
-import { parentOf, traceparentOf, type Telemetry } from '../telemetry/telemetry.js';
+import {
+  parentOf,
+  SPAN_KIND,
+  SPAN_STATUS,
+  traceparentOf,
+  type Telemetry,
+} from '../telemetry/telemetry.js';
 import type { ToolCall } from './tool-call.js';
 
 /** What ran the call: the chain's runtime (its second link) and its primitive (the last). */
@@ -44,7 +49,7 @@ export async function tracedDispatch<T>(
     ? t.startSpan(
         'runtime',
         {
-          kind: SpanKind.INTERNAL,
+          kind: SPAN_KIND.INTERNAL,
           startTime: started,
           attributes: {
             [Attr.TOOL_ID]: call.itemId,
@@ -85,7 +90,7 @@ export async function tracedDispatch<T>(
     const ended = Date.now();
     if (span !== undefined) {
       span.setAttribute(Attr.TOOL_OUTCOME, outcome);
-      if (error === undefined) span.setStatus({ code: SpanStatusCode.OK });
+      if (error === undefined) span.setStatus({ code: SPAN_STATUS.OK });
       span.end(ended);
     }
     const m = t.metrics;
