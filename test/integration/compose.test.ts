@@ -1,10 +1,12 @@
 /**
  * `docker-compose.yml` runs what the tests run: Redis with its append-only file, and workers whose
  * command, started here as compose would start it (the image's `/app` is this repository), serves
- * runs on the real Redis and drains on compose's stop signal. No Docker engine is needed.
+ * runs on the real Redis and their metrics, and drains on compose's stop signal. Every port it
+ * publishes is on 127.0.0.1. No Docker engine is needed.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -14,8 +16,25 @@ import { redisForTest } from '../support/redis.js';
 interface Compose {
   services: Record<
     string,
-    { command?: string[]; stop_signal?: string; environment?: Record<string, string> }
+    {
+      command?: string[];
+      stop_signal?: string;
+      environment?: Record<string, string>;
+      ports?: string[];
+    }
   >;
+}
+
+/** A port nothing listens on now: one the system hands out, released at once. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
 }
 
 const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8')) as Compose;
@@ -28,11 +47,31 @@ describe('docker-compose.yml', { timeout: 60_000 }, () => {
     );
   });
 
-  it("starts workers with the CLI's own worker command, which serves runs and drains on its stop signal", async () => {
+  it('publishes every port on 127.0.0.1 only', () => {
+    const ports = Object.values(compose.services).flatMap((s) => s.ports ?? []);
+    expect(ports.length).toBeGreaterThan(0);
+    for (const p of ports) expect(p).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+  });
+
+  it("starts workers with the CLI's own worker command, which serves runs and metrics and drains on its stop signal", async () => {
     const worker = compose.services.worker!;
-    const [program, ...args] = worker.command!.map((a) => a.replace(/^\/app\//, `${REPO_ROOT}/`));
+    const [program, ...command] = worker.command!.map((a) =>
+      a.replace(/^\/app\//, `${REPO_ROOT}/`),
+    );
     expect(program).toBe('node');
-    expect(args.slice(0, 2)).toEqual([CLI_MAIN, 'worker']);
+    expect(command.slice(0, 2)).toEqual([CLI_MAIN, 'worker']);
+    expect(command).toEqual(expect.arrayContaining(['--metrics-port', '--metrics-host']));
+    // In compose the metrics endpoint listens on 0.0.0.0:9464 of the worker's own container, for
+    // Prometheus to reach over the compose network. Here that would be this machine's every
+    // address, on a port something else may hold: the test serves it on 127.0.0.1 and a free port.
+    const port = await freePort();
+    const args = command.map((a, i) =>
+      command[i - 1] === '--metrics-host'
+        ? '127.0.0.1'
+        : command[i - 1] === '--metrics-port'
+          ? String(port)
+          : a,
+    );
     const env = { ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: redis.prefix };
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     try {
@@ -51,6 +90,9 @@ describe('docker-compose.yml', { timeout: 60_000 }, () => {
       );
       expect(run.status).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed' });
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/^dirigent_run_started_total\{/m);
     } finally {
       const exited = new Promise<number | null>((r) => child.once('exit', r));
       child.kill(worker.stop_signal as NodeJS.Signals);

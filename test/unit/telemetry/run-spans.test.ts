@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
 import { Engine } from '../../../src/engine/engine.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
+import { FileRunStore } from '../../../src/engine/file-run-store.js';
 import { traceIdOfRun } from '../../../src/telemetry/run-trace.js';
 import { writeDirective } from '../../support/directive-file.js';
 import { memoryTelemetry, parentIdOf, rootsOf } from '../../support/telemetry.js';
@@ -27,12 +28,14 @@ afterEach(async () => {
   rmSync(project, { recursive: true, force: true });
 });
 
+/** An engine with telemetry; a second one over the same project stands for another process. */
 function engine(): Engine {
   const loader = new DirectiveLoader(project);
   return new Engine({
     projectDir: project,
     loader,
     dispatcher: new ItemDispatcher(loader.items, { telemetry: telemetry.options }),
+    store: new FileRunStore(project),
     telemetry: telemetry.options,
   });
 }
@@ -184,6 +187,64 @@ describe('the spans of an embedded run', () => {
     const boom = one(spans, 'step boom');
     expect(boom.attributes).toMatchObject({ 'dirigent.step.outcome': 'failed' });
     expect(childrenOf(spans, boom)[0]!.attributes['process.exit.code']).toBe(3);
+  });
+
+  it('hangs the steps of parallel branches under their block, and records the branch a <next> took', async () => {
+    const record = await run(
+      'forked',
+      `<process>
+        <parallel name="both">
+          <branch name="left"><step name="l"><render>L</render></step></branch>
+          <branch name="right"><step name="r"><render>R</render></step></branch>
+        </parallel>
+        <step name="pick"><render>x</render><next><when path="result" op="eq" value="x" to="yes"/><otherwise to="no"/></next></step>
+        <step name="no"><render>no</render><next to="$end"/></step>
+        <step name="yes"><render>yes</render></step>
+      </process>`,
+    );
+    expect(record.status).toBe('completed');
+    const spans = telemetry.spans();
+    rootsOf(spans);
+    const block = one(spans, 'step both');
+    expect(block.attributes['dirigent.step.kind']).toBe('parallel');
+    expect(
+      childrenOf(spans, block)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['step l', 'step r']);
+    expect(named(spans, 'step yes')).toHaveLength(1);
+    expect(named(spans, 'step no')).toHaveLength(0);
+  });
+
+  it('continues the trace of a run that waited and was resumed by another engine, the wait in one span', async () => {
+    const file = writeDirective(
+      project,
+      'asks',
+      `<process><step name="ask"><instruction>Ship it?</instruction></step><step name="after"><render>\${steps.ask.result}</render></step></process>`,
+    );
+    const first = engine();
+    const waiting = await first.run(await first.loader.loadFile(file), {});
+    expect(waiting.status).toBe('waiting');
+    first.release();
+    expect(telemetry.spans()).toEqual([]); // nothing has ended yet
+    await new Promise((r) => setTimeout(r, 30));
+    const done = await engine().signal(waiting.runId, 'ask', 'yes');
+    expect(done.status).toBe('completed');
+    const spans = telemetry.spans();
+    expect(rootsOf(spans).map((s) => s.name)).toEqual(['run asks']);
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(
+      new Set([traceIdOfRun(waiting.runId)]),
+    );
+    const ask = one(spans, 'step ask');
+    expect(ask.attributes).toMatchObject({
+      'dirigent.step.kind': 'instruction',
+      'dirigent.step.signal': 'ask',
+      'dirigent.step.outcome': 'completed',
+    });
+    // The span covers the whole wait, from the step's start in the first engine.
+    const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
+    expect(ms(ask.endTime) - ms(ask.startTime)).toBeGreaterThanOrEqual(25);
+    expect(Math.abs(ms(one(spans, 'run asks').startTime) - waiting.startedAt)).toBeLessThan(2);
   });
 
   it('counts runs, step attempts and tool calls by outcome, with durations in seconds', async () => {
