@@ -1,13 +1,31 @@
 /**
  * A worker process for distributed runs: `node dist/workers/worker.js`, configured by the
  * environment alone (for process managers and containers): `REDIS_URL`, `DIRIGENT_PREFIX`,
- * `DIRIGENT_QUEUES` (`runs,tools` by default), `DIRIGENT_CONCURRENCY`, `DIRIGENT_LOCK_MS`.
- * Same behaviour as `dirigent worker`: SIGTERM drains, then the process exits.
+ * `DIRIGENT_QUEUES` (`runs,tools` by default), `DIRIGENT_CONCURRENCY`, `DIRIGENT_LOCK_MS`,
+ * `DIRIGENT_METRICS_PORT` and `DIRIGENT_METRICS_HOST` (Prometheus), and the `OTEL_*` variables.
+ * Same behaviour as `dirigent worker`: telemetry starts first, SIGTERM drains, then the process
+ * flushes its telemetry and exits.
  */
+import { exitCli, startCliTelemetry } from '../src/cli/cli-telemetry.js';
 import { workerCommand } from '../src/cli/worker-command.js';
 
 const env = process.env;
-process.exitCode = await workerCommand({
-  queues: env.DIRIGENT_QUEUES || 'runs,tools',
-  ...(env.DIRIGENT_CONCURRENCY !== undefined && { concurrency: env.DIRIGENT_CONCURRENCY }),
-});
+const port = Number(env.DIRIGENT_METRICS_PORT);
+const prometheus =
+  env.DIRIGENT_METRICS_PORT && Number.isInteger(port) && port > 0 && port < 65536
+    ? { port, host: env.DIRIGENT_METRICS_HOST || '127.0.0.1' }
+    : undefined;
+if (env.DIRIGENT_METRICS_PORT && prometheus === undefined) {
+  process.stderr.write(
+    `DIRIGENT_METRICS_PORT takes a port number (got ${env.DIRIGENT_METRICS_PORT}).\n`,
+  );
+  process.exit(2);
+}
+await startCliTelemetry(prometheus);
+await exitCli(
+  await workerCommand({
+    queues: env.DIRIGENT_QUEUES || 'runs,tools',
+    ...(env.DIRIGENT_CONCURRENCY !== undefined && { concurrency: env.DIRIGENT_CONCURRENCY }),
+    ...(prometheus && { metricsPort: String(prometheus.port), metricsHost: prometheus.host }),
+  }),
+);

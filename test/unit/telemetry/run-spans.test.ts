@@ -280,6 +280,50 @@ describe('the spans of an embedded run', () => {
     expect(duration.sum).toBeLessThan(10); // seconds, not milliseconds
   });
 
+  it('records values only when asked, and never a declared secret', async () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const env = { ...process.env, API_TOKEN: secret };
+    const file = writeDirective(
+      project,
+      'secretive',
+      `<metadata><secrets><secret name="API_TOKEN">a key</secret></secrets></metadata>
+      <inputs><input name="who" type="string"/></inputs>
+      <process>
+        <step name="call"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo '{input:who} {env:API_TOKEN}'"/></execute></step>
+        <step name="show"><render>token {env:API_TOKEN}</render></step>
+      </process>
+      <outputs><output name="said" value="\${steps.call.result.stdout}"/><output name="shown" value="\${steps.show.result}"/></outputs>`,
+    );
+    for (const recordValues of [false, true]) {
+      const loader = new DirectiveLoader(project);
+      const options = { ...telemetry.options, recordValues };
+      const e = new Engine({
+        projectDir: project,
+        loader,
+        dispatcher: new ItemDispatcher(loader.items, { telemetry: options, env }),
+        telemetry: options,
+        env,
+      });
+      const record = await e.run(await e.loader.loadFile(file), { who: 'Ada' });
+      await e.dispatcher.close?.();
+      expect(record.status).toBe('completed');
+    }
+    const [quiet, recorded] = [0, 1].map(
+      (i) => telemetry.spans().filter((s) => s.name === 'run secretive')[i]!,
+    );
+    expect(quiet!.attributes['dirigent.run.inputs']).toBeUndefined();
+    expect(recorded!.attributes['dirigent.run.inputs']).toBe('{"who":"Ada"}');
+    expect(recorded!.attributes['dirigent.run.outputs']).toContain('Ada ***');
+    const call = telemetry
+      .spans()
+      .filter((s) => s.name === 'runtime builtin')
+      .at(-1)!;
+    expect(call.attributes['dirigent.tool.result']).toContain('Ada ***');
+    expect(call.attributes['dirigent.tool.params']).toContain('***');
+    const everything = JSON.stringify(telemetry.spans().map((s) => [s.attributes, s.events]));
+    expect(everything).not.toContain(secret);
+  });
+
   it('records nothing, and makes no trace, without telemetry', async () => {
     const loader = new DirectiveLoader(project);
     const e = new Engine({
