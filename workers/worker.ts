@@ -6,21 +6,15 @@
  * Same behaviour as `dirigent worker`: telemetry starts first, SIGTERM drains, then the process
  * flushes its telemetry and exits.
  */
-import { exitCli, startCliTelemetry } from '../src/cli/cli-telemetry.js';
+import { exitCli, metricsEndpoint, startCliTelemetry } from '../src/cli/cli-telemetry.js';
 import { workerCommand } from '../src/cli/worker-command.js';
 
 const env = process.env;
-const port = Number(env.DIRIGENT_METRICS_PORT);
-const prometheus =
-  env.DIRIGENT_METRICS_PORT && Number.isInteger(port) && port > 0 && port < 65536
-    ? { port, host: env.DIRIGENT_METRICS_HOST || '127.0.0.1' }
-    : undefined;
-if (env.DIRIGENT_METRICS_PORT && prometheus === undefined) {
-  process.stderr.write(
-    `DIRIGENT_METRICS_PORT takes a port number (got ${env.DIRIGENT_METRICS_PORT}).\n`,
-  );
-  process.exit(2);
-}
+const prometheus = metricsEndpoint(
+  env.DIRIGENT_METRICS_PORT,
+  env.DIRIGENT_METRICS_HOST,
+  'DIRIGENT_METRICS_PORT',
+);
 await startCliTelemetry(prometheus);
 await exitCli(
   await workerCommand({

@@ -17,6 +17,25 @@ export async function startCliTelemetry(prometheus?: PrometheusEndpoint): Promis
   started = await startTelemetry(prometheus ? { prometheus } : {});
 }
 
+/**
+ * The Prometheus endpoint a port and host ask for (`--metrics-port`, `DIRIGENT_METRICS_PORT`);
+ * undefined without a port. A port that is not one ends the process with status 2, naming
+ * `option`.
+ */
+export function metricsEndpoint(
+  port: string | undefined,
+  host: string | undefined,
+  option: string,
+): PrometheusEndpoint | undefined {
+  if (port === undefined || port === '') return undefined;
+  const n = Number(port);
+  if (!(Number.isInteger(n) && n > 0 && n < 65536)) {
+    process.stderr.write(`${option} takes a port number from 1 to 65535 (got ${port}).\n`);
+    process.exit(2);
+  }
+  return { port: n, host: host || '127.0.0.1' };
+}
+
 /** What the commands hand to engines, workers and clients; undefined when telemetry is off. */
 export function cliTelemetry(): TelemetryOptions | undefined {
   return started?.options;

@@ -5,7 +5,7 @@ import { runCommand, signalCommand, cancelCommand } from './run-command.js';
 import { toolCreateCommand } from './tool-create-command.js';
 import { toolRunCommand, toolShowCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
-import { exitCli, startCliTelemetry } from './cli-telemetry.js';
+import { exitCli, metricsEndpoint, startCliTelemetry } from './cli-telemetry.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -28,13 +28,7 @@ const program = new Command()
       metricsPort?: string;
       metricsHost?: string;
     }>();
-    if (metricsPort === undefined) return startCliTelemetry();
-    const port = Number(metricsPort);
-    if (!(Number.isInteger(port) && port > 0 && port < 65536)) {
-      process.stderr.write(`--metrics-port takes a port number (got ${metricsPort}).\n`);
-      process.exit(2);
-    }
-    return startCliTelemetry({ port, ...(metricsHost !== undefined && { host: metricsHost }) });
+    await startCliTelemetry(metricsEndpoint(metricsPort, metricsHost, '--metrics-port'));
   });
 
 program
