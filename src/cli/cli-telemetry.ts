@@ -8,13 +8,15 @@ import {
   type PrometheusEndpoint,
   type StartedTelemetry,
 } from '../telemetry/start-telemetry.js';
-import type { TelemetryOptions } from '../telemetry/telemetry.js';
+import { Telemetry } from '../telemetry/telemetry.js';
 
 let started: StartedTelemetry | undefined;
+let telemetry: Telemetry | undefined;
 
 /** Starts the SDK as the `OTEL_*` variables (and a worker's `--metrics-port`) ask. */
 export async function startCliTelemetry(prometheus?: PrometheusEndpoint): Promise<void> {
   started = await startTelemetry(prometheus ? { prometheus } : {});
+  telemetry = Telemetry.of(started.options);
 }
 
 /**
@@ -36,9 +38,12 @@ export function metricsEndpoint(
   return { port: n, host: host || '127.0.0.1' };
 }
 
-/** What the commands hand to engines, workers and clients; undefined when telemetry is off. */
-export function cliTelemetry(): TelemetryOptions | undefined {
-  return started?.options;
+/**
+ * What the commands hand to engines, workers and clients (one for all, so its instruments are
+ * made once); undefined when telemetry is off.
+ */
+export function cliTelemetry(): Telemetry | undefined {
+  return telemetry;
 }
 
 /** Flushes what telemetry holds, then exits with `code`. */

@@ -54,7 +54,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     ? new ToolWorker({ ...shared, ...(concurrency && { concurrency }) })
     : undefined;
   const runs = queues.has('runs') ? new RunWorker(shared) : undefined;
-  const gauges = telemetry?.meterProvider && observeQueues(telemetry.meterProvider, redis, prefix);
+  const gauges = telemetry?.metrics && observeQueues(telemetry.metrics.meter, redis, prefix);
   logger.info(
     { prefix, queues: [...queues], concurrency: concurrency ?? 'default' },
     `dirigent worker ${process.pid}: ${[...queues].join(' and ')} jobs from ${prefix} (${

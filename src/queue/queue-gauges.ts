@@ -5,7 +5,7 @@
  * describe the whole deployment, so every worker reports the same figures: chart them with `max`,
  * not `sum`.
  */
-import type { BatchObservableCallback, MeterProvider } from '@opentelemetry/api';
+import type { BatchObservableCallback, Meter } from '@opentelemetry/api';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Attr, Metric } from '../telemetry/attributes.js';
@@ -18,11 +18,10 @@ const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] 
 
 /** Registers the gauges; `close()` stops them and closes their queues. */
 export function observeQueues(
-  provider: MeterProvider,
+  meter: Meter,
   redis: Redis,
   prefix: string,
 ): { close(): Promise<void> } {
-  const meter = provider.getMeter('dirigent');
   const queues = Object.values(QueueName).map(
     (name) => new Queue(name, queueOptions(redis, prefix)),
   );
