@@ -21,9 +21,8 @@ import { MemoryRunStore } from './memory-run-store.js';
 import type { RunRecord } from './run-record.js';
 import type { RunStore } from './run-store.js';
 import { validateInputs } from './validate-inputs.js';
-import { Telemetry } from '../telemetry/telemetry.js';
+import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
-import type { SpanParent } from '../telemetry/telemetry.js';
 
 /** Options of {@link Engine.start}. */
 export interface StartOptions {

@@ -6,12 +6,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CLI_MAIN, DIRECTIVES, REPO_ROOT } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
+import { freePort } from '../support/dirigent-processes.js';
 
 interface Compose {
   services: Record<
@@ -23,18 +23,6 @@ interface Compose {
       ports?: string[];
     }
   >;
-}
-
-/** A port nothing listens on now: one the system hands out, released at once. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8')) as Compose;

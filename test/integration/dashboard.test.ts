@@ -6,17 +6,17 @@
  * label values it selects with `=`. The wiring around it is checked too: Prometheus scrapes the
  * port the compose workers serve, and Grafana provisions the data sources the dashboard names.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Metric } from '../../src/telemetry/attributes.js';
 import { writeDirective } from '../support/directive-file.js';
-import { CLI_MAIN, REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
+import { dirigentProcesses, freePort } from '../support/dirigent-processes.js';
 
 const DEPLOY = join(REPO_ROOT, 'deploy');
 const DASHBOARD_FILE = join(DEPLOY, 'grafana', 'dashboards', 'dirigent.json');
@@ -196,78 +196,37 @@ function parseScrape(text: string): Sample[] {
   return samples;
 }
 
-/** A port nothing listens on now: one the system hands out, released at once. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
 const redis = redisForTest();
 let project: string;
-let spawned: ChildProcess[] = [];
+const processes = dirigentProcesses();
 
 beforeEach(() => {
   project = mkdtempSync(join(tmpdir(), 'dirigent-dashboard-'));
 });
-afterEach(async () => {
-  // What a failed assertion or a timeout left running (the test itself stops its worker).
-  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await Promise.all(
-    spawned.map((c) =>
-      c.exitCode === null && c.signalCode === null
-        ? new Promise((r) => c.once('exit', r))
-        : undefined,
-    ),
-  );
-  spawned = [];
-  rmSync(project, { recursive: true, force: true });
-});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 const env = () => ({ ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: redis.prefix });
 
 /** `dirigent worker` serving metrics on 127.0.0.1:`port`, once it takes jobs. */
 function startWorker(port: number): Promise<ChildProcess> {
-  const args = [CLI_MAIN, 'worker', '--metrics-port', String(port), '--metrics-host', '127.0.0.1'];
-  const child = spawn(process.execPath, args, { env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
-  spawned.push(child);
-  return new Promise((serving, failed) => {
-    let err = '';
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      if (err.includes('jobs from')) serving(child);
-    });
-    child.once('exit', (code) => failed(new Error(`worker exited (${code}): ${err}`)));
-  });
+  return processes.worker(env(), '--metrics-port', String(port), '--metrics-host', '127.0.0.1');
 }
 
-/** `dirigent run <file> --json` against the worker: its exit status and run record. */
-function run(file: string, ...args: string[]): Promise<{ code: number | null; status?: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'run', file, ...args, '--json'], {
-      env: env(),
-      cwd: project,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    spawned.push(child);
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr!.resume();
-    child.on('exit', (code) => {
-      let status: string | undefined;
-      try {
-        status = (JSON.parse(out) as { status: string }).status;
-      } catch {
-        status = undefined;
-      }
-      done({ code, ...(status !== undefined && { status }) });
-    });
-  });
+/** `dirigent run <file> --json` against the worker: its exit status and the run's status. */
+async function run(
+  file: string,
+  ...args: string[]
+): Promise<{ code: number | null; status?: string }> {
+  const r = await processes.cli(env(), 'run', file, ...args, '--json', '--project', project);
+  let status: string | undefined;
+  try {
+    status = (JSON.parse(r.stdout) as { status: string }).status;
+  } catch {
+    status = undefined;
+  }
+  // An unexpected status shows what the CLI said.
+  if (status === 'invalid' || status === undefined) console.error(r.stdout, r.stderr);
+  return { code: r.code, ...(status !== undefined && { status }) };
 }
 
 const bash = (command: string) =>

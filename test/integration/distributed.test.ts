@@ -4,7 +4,7 @@
  * can die between or during steps, cancellation reaches a tool on another worker, waiting runs
  * and their timers survive a restart of every process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,30 +14,20 @@ import { QueueName } from '../../src/queue/queue-names.js';
 import { RedisRunStore } from '../../src/queue/redis-run-store.js';
 import { alive } from '../support/process-alive.js';
 import { redisForTest } from '../support/redis.js';
-import { CLI_MAIN, REPO_ROOT } from '../support/paths.js';
+import { REPO_ROOT } from '../support/paths.js';
 import { writeDirective } from '../support/directive-file.js';
+import { dirigentProcesses, until } from '../support/dirigent-processes.js';
 
 const WORKER_ENTRY = join(REPO_ROOT, 'dist', 'workers', 'worker.js');
 const redis = redisForTest();
 let project: string;
-/** Every process a test started (workers and CLI commands), killed after it if still running. */
-let spawned: ChildProcess[] = [];
+/** Every process a test starts (workers and CLI commands), killed after it if still running. */
+const processes = dirigentProcesses();
 
 beforeEach(() => {
   project = mkdtempSync(join(tmpdir(), 'dirigent-dist-'));
 });
-afterEach(async () => {
-  for (const w of spawned) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-  await Promise.all(
-    spawned.map((w) =>
-      w.exitCode === null && w.signalCode === null
-        ? new Promise((r) => w.once('exit', r))
-        : undefined,
-    ),
-  );
-  spawned = [];
-  rmSync(project, { recursive: true, force: true });
-});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 const env = () => ({
   ...process.env,
@@ -51,34 +41,13 @@ function startWorker(
   queues = 'runs,tools',
   entry: 'cli' | 'workers' = 'cli',
 ): Promise<ChildProcess> {
-  const args = entry === 'cli' ? [CLI_MAIN, 'worker', '--queues', queues] : [WORKER_ENTRY];
-  const child = spawn(process.execPath, args, {
-    env: { ...env(), DIRIGENT_QUEUES: queues },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  spawned.push(child);
-  return new Promise((resolveStart, reject) => {
-    let err = '';
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      if (err.includes('jobs from')) resolveStart(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${err}`)));
-  });
+  return entry === 'cli'
+    ? processes.worker(env(), '--queues', queues)
+    : processes.serving({ ...env(), DIRIGENT_QUEUES: queues }, [WORKER_ENTRY]);
 }
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args, '--project', project], {
-      env: env(),
-    });
-    spawned.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => done({ code, stdout, stderr }));
-  });
+  return processes.cli(env(), ...args, '--project', project);
 }
 
 async function runJson(...args: string[]) {
@@ -101,14 +70,6 @@ function directive(name: string, xml: string): string {
 
 const bash = (name: string, command: string, extra = '') =>
   `<step name="${name}"${extra}><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step>`;
-
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('distributed runs', { timeout: 60_000 }, () => {
   it('runs a directive on a worker with the same record and exit status as embedded', async () => {
@@ -498,20 +459,15 @@ describe('distributed runs', { timeout: 60_000 }, () => {
 
   it('says clearly when Redis does not answer, and exits 1 without running anything', async () => {
     const file = directive('nowhere', `<process>${bash('x', 'touch ran')}</process>`);
-    const r = await new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [
-        CLI_MAIN,
-        'run',
-        file,
-        '--redis',
-        'redis://127.0.0.1:1',
-        '--project',
-        project,
-      ]);
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('exit', (code) => done({ code, stderr }));
-    });
+    const r = await processes.cli(
+      process.env,
+      'run',
+      file,
+      '--redis',
+      'redis://127.0.0.1:1',
+      '--project',
+      project,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Redis at redis://127.0.0.1:1 does not answer');
     expect(r.stderr).toContain('REDIS_UNAVAILABLE');

@@ -3,6 +3,7 @@
  * commands with their output, and an `afterEach` that ends every process a test started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
 import { CLI_MAIN } from './paths.js';
 
@@ -16,23 +17,24 @@ export function dirigentProcesses() {
     await Promise.all(exited);
     spawned = [];
   });
+  /** `node …argv`, resolved once it serves (its start line on stderr names "jobs from"). */
+  const serving = (env: NodeJS.ProcessEnv, argv: string[]): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    spawned.push(child);
+    return new Promise((served, failed) => {
+      let err = '';
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        if (err.includes('jobs from')) served(child);
+      });
+      child.once('exit', (code) => failed(new Error(`worker exited (${code}): ${err}`)));
+    });
+  };
   return {
-    /** `dirigent worker …args`, resolved once it serves (its start line names "jobs from"). */
-    worker(env: NodeJS.ProcessEnv, ...args: string[]): Promise<ChildProcess> {
-      const child = spawn(process.execPath, [CLI_MAIN, 'worker', ...args], {
-        env,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      spawned.push(child);
-      return new Promise((serving, failed) => {
-        let err = '';
-        child.stderr!.on('data', (c: Buffer) => {
-          err += c.toString();
-          if (err.includes('jobs from')) serving(child);
-        });
-        child.once('exit', (code) => failed(new Error(`worker exited (${code}): ${err}`)));
-      });
-    },
+    serving,
+    /** `dirigent worker …args`, once it serves. */
+    worker: (env: NodeJS.ProcessEnv, ...args: string[]) =>
+      serving(env, [CLI_MAIN, 'worker', ...args]),
     /** `dirigent …args`, resolved with its exit code and output when it exits. */
     cli(
       env: NodeJS.ProcessEnv,
@@ -52,10 +54,26 @@ export function dirigentProcesses() {
 }
 
 /** Resolves once `check()` holds, polling every 50 ms; rejects after `ms`. */
-export async function until(check: () => boolean, ms = 15_000, what = 'condition'): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  ms = 15_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A port nothing listens on now: one the system hands out, released at once. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
 }
