@@ -17,6 +17,7 @@ import { connectRedis, pingRedis, redisDownMessage } from '../src/queue/redis-co
 import { RunWorker } from '../src/queue/run-worker.js';
 import { RunsClient } from '../src/queue/runs-client.js';
 import { ToolWorker } from '../src/queue/tool-worker.js';
+import type { TelemetryOptions } from '../src/telemetry/telemetry.js';
 import { benchRow, withinRounds } from './bench-row.js';
 import type { BenchSection } from './bench-section.js';
 import { echoSequenceDirective } from './echo-sequence-directive.js';
@@ -36,7 +37,7 @@ export const DISTRIBUTED_GOALS = {
 } as const;
 
 /** Sizes of each measurement. */
-const SIZE = {
+export const SIZE = {
   steps: 20,
   /** Timed runs of the sequence (and chains) per side per round; the round's figure is their median. */
   stepReps: 10,
@@ -110,7 +111,7 @@ class Finished {
 }
 
 /** A fresh key prefix, and what to close before its keys are deleted. */
-interface Scope {
+export interface Scope {
   prefix: string;
   /** Registers a close to run (in reverse order) when the measurement ends. */
   defer(close: () => Promise<unknown> | void): void;
@@ -184,7 +185,7 @@ function ownedConnection(redis: Redis, scope: Scope): Redis {
 }
 
 /** One RunWorker and one ToolWorker in this process, and a client that starts runs on them. */
-interface Deployment {
+export interface Deployment {
   prefix: string;
   /** Starts `count` runs at once (detached) and resolves with their records once their run jobs ended. */
   runMany(
@@ -194,18 +195,35 @@ interface Deployment {
   ): Promise<{ runIds: string[]; records: RunRecord[] }>;
 }
 
-async function withDeployment<T>(
+/**
+ * Runs `work` on a {@link Deployment} under a fresh prefix. `telemetry`, when given, goes to the
+ * RunWorker, the ToolWorker and the RunsClient (the telemetry benchmark); without it, none is
+ * recorded, as in this file's own measurements.
+ */
+export async function withDeployment<T>(
   redis: Redis,
   work: (d: Deployment, scope: Scope) => Promise<T>,
+  telemetry?: TelemetryOptions,
 ): Promise<T> {
   return withPrefix(redis, [QueueName.RUNS, QueueName.TOOLS], async (scope) => {
     const { prefix } = scope;
     const connection = ownedConnection(redis, scope);
-    const runWorker = new RunWorker({ redis: connection, prefix, concurrency: CONCURRENCY });
+    const traced = telemetry && { telemetry };
+    const runWorker = new RunWorker({
+      redis: connection,
+      prefix,
+      concurrency: CONCURRENCY,
+      ...traced,
+    });
     scope.defer(() => runWorker.close());
-    const toolWorker = new ToolWorker({ redis: connection, prefix, concurrency: CONCURRENCY });
+    const toolWorker = new ToolWorker({
+      redis: connection,
+      prefix,
+      concurrency: CONCURRENCY,
+      ...traced,
+    });
     scope.defer(() => toolWorker.close());
-    const client = new RunsClient(connection, prefix);
+    const client = new RunsClient(connection, prefix, telemetry);
     scope.defer(() => client.close());
     const finished = new Finished(runWorker.worker);
     await Promise.all([runWorker.worker.waitUntilReady(), toolWorker.worker.waitUntilReady()]);
@@ -399,14 +417,14 @@ function waitingDirective(): GeneratedDirective {
 // ---- the measurements: each returns one figure for one round ----
 
 /** Per-round figures of a side: µs per operation of wall time, Node CPU and Redis CPU. */
-interface Timed {
+export interface Timed {
   us: number;
   nodeCpuUs: number;
   redisCpuUs: number;
 }
 
 /** What a side times: `once` performs `units` operations; it runs `reps` times after `warm`. */
-interface Rig {
+export interface Rig {
   warm: () => Promise<unknown>;
   once: () => Promise<unknown>;
   units: number;
@@ -414,7 +432,7 @@ interface Rig {
 }
 
 /** The median of the rig's timed repetitions per operation, with the CPU of all of them. */
-async function timed(redis: Redis, rig: Rig): Promise<Timed> {
+export async function timed(redis: Redis, rig: Rig): Promise<Timed> {
   await rig.warm();
   const times: number[] = [];
   const cpu = await cpuOf(redis, async () => {
@@ -428,8 +446,8 @@ async function timed(redis: Redis, rig: Rig): Promise<Timed> {
   };
 }
 
-/** The sequential directive, run after run. */
-function sequenceRig(d: Deployment, loaded: LoadedDirective): Rig {
+/** The sequential directive ({@link SIZE.steps} steps), run after run. */
+export function sequenceRig(d: Deployment, loaded: LoadedDirective): Rig {
   const once = async () =>
     expectRuns((await d.runMany(loaded, {}, 1)).records, 'completed', SIZE.steps);
   return {

@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox and distributed (BullMQ
- * on Redis) benchmarks in one process, each against its baseline in the same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
+ * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
+ * on Redis) and telemetry overhead benchmarks in one process, each against its baseline in the
+ * same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
  * `BENCH_ROUNDS` overrides the number of rounds (default 7).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { denoBench } from './deno-bench.js';
 import { distributedBench } from './distributed-bench.js';
 import { engineBench } from './engine-bench.js';
 import { pythonHostBench } from './python-host-bench.js';
+import { telemetryBench } from './telemetry-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
@@ -31,11 +33,20 @@ const engine = await engineBench({
 const pythonHost = await pythonHostBench({ rounds });
 const deno = await denoBench({ rounds });
 const distributed = await distributedBench({ rounds: Math.min(rounds, 5) });
+const telemetry = await telemetryBench({
+  rounds,
+  timeMs: 800,
+  warmupMs: 150,
+  sequenceSteps: 100,
+  runsPerIteration: 10,
+  redisRounds: rounds,
+  engineSequenceUs: engine.rows.find((r) => r.name.includes('100 sequential echo steps'))?.us,
+});
 
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport([compile, engine, pythonHost, deno, distributed], {
+  benchmarkReport([compile, engine, pythonHost, deno, distributed, telemetry], {
     date: new Date(),
     node: process.version,
     cpus: cpus().length,
