@@ -702,8 +702,7 @@ function section(
         `+${extra('otlp').toFixed(0)} µs exporting. The part above the SDK floor is Dirigent's ` +
         "bookkeeping around the spans and the collector's work on what all of it allocates (a " +
         'CPU profile of the in-memory variant, taken once: about a sixth of the time in garbage ' +
-        'collection; span ids derived by SHA-256, twice per step; the `traceparent` formatted ' +
-        'for the tool call and parsed back for the `runtime` span; the attribute sets that ' +
+        'collection; the attribute objects of each span and metric point; the attribute sets that ' +
         "`@opentelemetry/sdk-metrics` hashes on every record). OTLP adds the exporter's JSON " +
         'serialization of each batch, on this thread.',
       `On Redis a step costs ${redisOffUs.toFixed(0)} µs with telemetry off, ` +

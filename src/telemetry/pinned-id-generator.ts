@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 
 /**
@@ -44,11 +45,18 @@ export class PinnedIdGenerator implements IdGenerator {
 /** The one generator the tracer providers of Dirigent's processes are built with. */
 export const dirigentIdGenerator = new PinnedIdGenerator();
 
+/** Random bytes, drawn in blocks: an id costs a slice of it, not a call into the system. */
+const pool = Buffer.allocUnsafe(4096);
+let used = pool.length;
+
 /** `digits` random hex digits, never all zero (as OpenTelemetry's own generator). */
 function randomHex(digits: number): string {
-  let out = '';
-  for (let i = 0; i < digits; i += 8) {
-    out += ((Math.random() * 0x100000000) >>> 0).toString(16).padStart(8, '0');
+  const bytes = digits / 2;
+  if (used + bytes > pool.length) {
+    randomFillSync(pool);
+    used = 0;
   }
+  const out = pool.toString('hex', used, used + bytes);
+  used += bytes;
   return /^0+$/.test(out) ? `${out.slice(0, -1)}1` : out;
 }

@@ -25,10 +25,28 @@ export interface RunTrace {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** 64 bits of a hash of `text`, as 16 hex digits (never all zero, which W3C forbids). */
+/**
+ * 64 bits of a hash of `text`, as 16 hex digits (never all zero, which W3C forbids): cyrb53's two
+ * 32-bit lanes, kept whole. Not cryptographic, and needs not be: ids are unique within a trace,
+ * where a collision of 64 bits is out of reach, and it costs a fraction of a SHA-256 (a step
+ * computes a few).
+ */
 function spanIdOf(text: string): string {
-  const hex = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const hex = hex8(h2) + hex8(h1);
   return hex === '0000000000000000' ? '0000000000000001' : hex;
+}
+
+function hex8(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
 }
 
 /**
@@ -58,15 +76,32 @@ export function formatTraceparent(traceId: string, spanId: string, sampled: bool
   return `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
 }
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-
-/** The parts of a `traceparent`, or undefined when it is not one (all-zero ids included). */
+/**
+ * The parts of a `traceparent` (`00-<32 hex>-<16 hex>-<2 hex>`), or undefined when it is not one
+ * (an all-zero id and version `ff` included). Read by position: every tool call passes here.
+ */
 export function parseTraceparent(
   value: string,
 ): { traceId: string; spanId: string; sampled: boolean } | undefined {
-  const m = TRACEPARENT.exec(value.trim().toLowerCase());
-  if (m === null || m[1] === 'ff') return undefined;
-  const [, , traceId, spanId, flags] = m as unknown as [string, string, string, string, string];
-  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return undefined;
-  return { traceId, spanId, sampled: (parseInt(flags, 16) & 1) === 1 };
+  const v = value.length === 55 ? value : value.trim().toLowerCase();
+  if (v.length !== 55 || v[2] !== '-' || v[35] !== '-' || v[52] !== '-') return undefined;
+  if (!isHex(v, 0, 2) || !isHex(v, 3, 35) || !isHex(v, 36, 52) || !isHex(v, 53, 55))
+    return undefined;
+  if (v.startsWith('ff')) return undefined;
+  const traceId = v.slice(3, 35);
+  const spanId = v.slice(36, 52);
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
+  return { traceId, spanId, sampled: (parseInt(v.slice(53), 16) & 1) === 1 };
+}
+
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+/** Whether `v[from, to)` is lower-case hex. */
+function isHex(v: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = v.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
