@@ -9,6 +9,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
   type ReadableSpan,
+  type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import { dirigentIdGenerator } from '../../src/telemetry/pinned-id-generator.js';
 import type { TelemetryOptions } from '../../src/telemetry/telemetry.js';
@@ -26,9 +27,10 @@ class CollectingReader extends MetricReader {
 }
 
 /** In-memory telemetry: `options` for an engine or worker, and what it recorded. */
-export function memoryTelemetry() {
+export function memoryTelemetry(sampler?: Sampler) {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({
+    ...(sampler && { sampler }),
     idGenerator: dirigentIdGenerator,
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });

@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  ParentBasedSampler,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../../src/engine/directive-loader.js';
 import { Engine } from '../../../src/engine/engine.js';
@@ -322,6 +326,18 @@ describe('the spans of an embedded run', () => {
     expect(call.attributes['dirigent.tool.params']).toContain('***');
     const everything = JSON.stringify(telemetry.spans().map((s) => [s.attributes, s.events]));
     expect(everything).not.toContain(secret);
+  });
+
+  it('records no span of a run its sampler leaves out, but still its metrics', async () => {
+    await telemetry.close();
+    telemetry = memoryTelemetry(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
+    const record = await run(
+      'unsampled',
+      `<process><step name="a"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="1"/></execute></step></process>`,
+    );
+    expect(record.status).toBe('completed');
+    expect(telemetry.spans()).toEqual([]);
+    expect((await telemetry.metrics()).get('dirigent.tool.calls')![0]!.value).toBe(1);
   });
 
   it('records nothing, and makes no trace, without telemetry', async () => {
