@@ -5,6 +5,9 @@
  * waiting run holds against an empty job's. Every side of every round gets its own key prefix,
  * whose keys are deleted (and queues obliterated) afterwards.
  */
+import { ItemResolver } from '../src/items/item-resolver.js';
+import { defaultSpaces } from '../src/items/space.js';
+import { runSourceOf } from '../src/queue/run-source.js';
 import { randomUUID } from 'node:crypto';
 import { FlowProducer, Queue, Worker, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -227,16 +230,14 @@ export async function withDeployment<T>(
     scope.defer(() => client.close());
     const finished = new Finished(runWorker.worker);
     await Promise.all([runWorker.worker.waitUntilReady(), toolWorker.worker.waitUntilReady()]);
-    const projectDir = process.cwd();
+    const items = new ItemResolver(defaultSpaces(process.cwd()));
     return work(
       {
         prefix,
         async runMany(loaded, inputs, count) {
+          const source = await runSourceOf(loaded, items);
           const runIds = await Promise.all(
-            Array.from({ length: count }, async () => {
-              const started = await client.start(loaded, inputs, projectDir, { detach: true });
-              return started.runId;
-            }),
+            Array.from({ length: count }, () => client.start(source, inputs)),
           );
           return { runIds, records: (await finished.results(runIds)) as RunRecord[] };
         },

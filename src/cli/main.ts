@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 /** The `dirigent` command. */
 import { Command } from 'commander';
-import { runCommand, signalCommand, cancelCommand } from './run-command.js';
+import {
+  cancelCommand,
+  runCommand,
+  runsCommand,
+  signalCommand,
+  statusCommand,
+} from './run-command.js';
 import { toolCreateCommand } from './tool-create-command.js';
 import { toolRunCommand, toolShowCommand } from './tool-command.js';
 import { graphCommand, validateCommand } from './validate-command.js';
@@ -76,10 +82,7 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print the run record as JSON')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(
-    async (runId: string, opts) =>
-      await exitCli(await (await import('./remote-commands.js')).statusCommand(runId, opts)),
-  );
+  .action(async (runId: string, opts) => await exitCli(await statusCommand(runId, opts)));
 
 program
   .command('runs')
@@ -93,9 +96,7 @@ program
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print a JSON array of run records')
   .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
-  .action(
-    async (opts) => await exitCli(await (await import('./remote-commands.js')).runsCommand(opts)),
-  );
+  .action(async (opts) => await exitCli(await runsCommand(opts)));
 
 program
   .command('worker')
@@ -106,6 +107,10 @@ program
   .option(
     '--prefix <prefix>',
     'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)',
+  )
+  .option(
+    '-p, --project <dir>',
+    'the project served: directives and tools resolve in it (default: $DIRIGENT_PROJECT or the current folder)',
   )
   .option('--metrics-port <port>', 'serve Prometheus metrics on this port (/metrics)')
   .option('--metrics-host <host>', 'the address the metrics endpoint listens on', '127.0.0.1')

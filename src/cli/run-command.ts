@@ -1,26 +1,28 @@
+/**
+ * The CLI's run commands (`run`, `signal`, `cancel`, `status`, `runs`) on the operations
+ * (`operations/dirigent.ts`): embedded, or on Redis with `--redis` / `REDIS_URL`, with the same
+ * output and exit statuses. This face only turns options into requests and results into lines.
+ */
 import { createInterface } from 'node:readline/promises';
-import { resolve } from 'node:path';
 import { formatDiagnostic } from '../directive/diagnostics.js';
-import { DirectiveLoader } from '../engine/directive-loader.js';
-import type { ActiveRun } from '../engine/active-run.js';
-import { Engine } from '../engine/engine.js';
-import type { EngineObserver } from '../engine/engine-options.js';
-import { FileRunStore } from '../engine/file-run-store.js';
-import { exitCodeOf, type RunRecord } from '../engine/run-record.js';
+import { exitCodeOf, type RunRecord, type RunStatus } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { ItemDispatcher } from '../tools/item-dispatcher.js';
+import { Dirigent } from '../operations/dirigent.js';
+import { redisUrl } from '../queue/redis-url.js';
+import { cliTelemetry } from './cli-telemetry.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from './validate-command.js';
-import { redisUrl } from '../queue/redis-url.js';
-import { cliTelemetry } from './cli-telemetry.js';
 
-interface CommonOptions {
+/** Options every run command takes. */
+export interface CommonOptions {
   project: string;
   json?: boolean;
   /** Redis URL (`--redis`); `REDIS_URL` otherwise. Without either, runs are embedded. */
   redis?: string;
+  /** The deployment's key prefix on Redis (`$DIRIGENT_PREFIX` otherwise). */
+  prefix?: string;
 }
 export interface RunOptions extends CommonOptions {
   input: string[];
@@ -32,93 +34,136 @@ export interface RunOptions extends CommonOptions {
 
 const out = (line: string) => process.stdout.write(line + '\n');
 
-/** The Redis side of the CLI, loaded only when used: an embedded run never pays for BullMQ. */
-const remote = () => import('./remote-commands.js');
-
-function makeEngine(opts: CommonOptions): Engine {
-  const projectDir = resolve(opts.project);
-  const observer: EngineObserver | undefined = opts.json ? undefined : progressPrinter(out);
-  const loader = new DirectiveLoader(projectDir);
-  const telemetry = cliTelemetry();
-  return new Engine({
-    projectDir,
-    dispatcher: new ItemDispatcher(loader.items, {
-      limits: loader.policy.limits,
-      ...(telemetry && { telemetry }),
-    }),
-    loader,
-    store: new FileRunStore(projectDir),
-    ...(observer && { observer }),
-    ...(telemetry && { telemetry }),
-  });
-}
-
 /** `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs. */
-export async function runCommand(target: string, opts: RunOptions): Promise<number> {
-  if (redisUrl(opts.redis) !== undefined) return (await remote()).remoteRun(target, opts);
-  const engine = makeEngine(opts);
-  let record: RunRecord;
-  // Listening before the run starts: a Ctrl-C that comes while the first step spawns its work
-  // must cancel the run, not kill this process and orphan that work.
-  const reason = 'Cancelled from the terminal (SIGINT).';
-  let run: ActiveRun | undefined;
-  let interrupted = false;
-  const onSigint = () => {
-    interrupted = true;
-    run?.cancel(reason);
-  };
-  process.on('SIGINT', onSigint);
-  try {
+export function runCommand(target: string, opts: RunOptions): Promise<number> {
+  return withDirigent(opts, async (dirigent) => {
     const inputs = parseInputs(opts.input, opts.inputs);
-    const loaded = await engine.loader.loadFile(await engine.loader.resolve(target));
+    const loaded = await dirigent.load(target, true);
     if (!opts.json)
       for (const w of loaded.compiled.directive.warnings)
         process.stderr.write(formatDiagnostic(w) + '\n');
-    run = engine.start(loaded, inputs, { trigger: 'cli' });
-    if (interrupted) run.cancel(reason);
-    record = await run.settled();
-    record = await promptWhileWaiting(engine, record, opts);
-  } catch (err) {
-    return reportInvalid(err, opts);
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
-  return await finish(engine, record, opts);
+    if (dirigent.mode === 'redis' && !opts.json && !(await dirigent.ready()).ok)
+      process.stderr.write(
+        'No worker is connected: the run waits in the queue until one starts (`dirigent worker`).\n',
+      );
+    // Embedded, Ctrl-C cancels the run: its work (a process group) is stopped before this exits.
+    // Listening before the run starts: a Ctrl-C while the first step spawns must cancel it too.
+    const reason = 'Cancelled from the terminal (SIGINT).';
+    let runId: string | undefined;
+    let interrupted = false;
+    const onSigint = () => {
+      interrupted = true;
+      if (runId !== undefined) void dirigent.cancel(runId, reason).catch(() => undefined);
+    };
+    if (dirigent.mode === 'embedded') process.on('SIGINT', onSigint);
+    try {
+      ({ runId } = await dirigent.start({
+        directive: target,
+        inputs,
+        trigger: 'cli',
+        allowFile: true,
+        ...(!opts.json && { observer: progressPrinter(out) }),
+      }));
+      if (opts.detach && dirigent.mode === 'redis') {
+        out(opts.json ? JSON.stringify({ runId }) : runId);
+        return 0;
+      }
+      if (interrupted) void dirigent.cancel(runId, reason).catch(() => undefined);
+      const record = await promptWhileWaiting(dirigent, await dirigent.wait(runId), opts);
+      return printRecord(record, opts);
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  });
 }
 
-/** `dirigent signal`: resumes a waiting run and prints its outcome. */
-export async function signalCommand(
+/** `dirigent signal`: resumes a waiting run and prints its outcome as `run` does. */
+export function signalCommand(
   runId: string,
   name: string,
   opts: CommonOptions & { payload?: string },
 ): Promise<number> {
-  if (redisUrl(opts.redis) !== undefined) return (await remote()).remoteSignal(runId, name, opts);
-  const engine = makeEngine(opts);
+  return withDirigent(opts, async (dirigent) =>
+    printRecord(
+      await dirigent.signal(runId, name, parsePayload(opts.payload), {
+        ...(!opts.json && { observer: progressPrinter(out) }),
+      }),
+      opts,
+    ),
+  );
+}
+
+/** `dirigent cancel`: cancels a run (embedded: a waiting one) and prints its outcome. */
+export function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
+  return withDirigent(opts, async (dirigent) =>
+    printRecord(await dirigent.cancel(runId, 'Cancelled with `dirigent cancel`.'), opts),
+  );
+}
+
+/** `dirigent status <runId>`: the run's record; exit 0 whatever its status. */
+export function statusCommand(runId: string, opts: CommonOptions): Promise<number> {
+  return withDirigent(opts, async (dirigent) => {
+    const record = await dirigent.get(runId);
+    if (opts.json) out(JSON.stringify(record));
+    else printOutcome(record, out);
+    return 0;
+  });
+}
+
+/** `dirigent runs [--status s] [--directive d] [--limit n]`: run records, newest first. */
+export function runsCommand(
+  opts: CommonOptions & { status?: string; directive?: string; limit?: string },
+): Promise<number> {
+  return withDirigent(opts, async (dirigent) => {
+    const { runs } = await dirigent.list({
+      ...(opts.status !== undefined && { status: opts.status as RunStatus }),
+      ...(opts.directive !== undefined && { directive: opts.directive }),
+      ...(opts.limit !== undefined && { limit: Number(opts.limit) }),
+    });
+    if (opts.json) out(JSON.stringify(runs));
+    else
+      for (const r of runs)
+        out(
+          `${r.runId}  ${r.status.padEnd(9)}  ${r.directive}  ${new Date(r.startedAt).toISOString()}`,
+        );
+    return 0;
+  });
+}
+
+/**
+ * Opens the project (embedded, or on Redis), does `work`, and closes it: embedded, stopped work
+ * has stopped and warm tool processes are gone before the command exits. An error that kept the
+ * command from running is reported as {@link reportInvalid} says.
+ */
+async function withDirigent(
+  opts: CommonOptions,
+  work: (dirigent: Dirigent) => Promise<number>,
+): Promise<number> {
+  let dirigent: Dirigent;
   try {
-    return await finish(engine, await engine.signal(runId, name, parsePayload(opts.payload)), opts);
+    const url = redisUrl(opts.redis);
+    const telemetry = cliTelemetry();
+    dirigent = await Dirigent.open({
+      project: opts.project,
+      ...(url !== undefined && { redis: url }),
+      ...(opts.prefix !== undefined && { prefix: opts.prefix }),
+      ...(telemetry && { telemetry }),
+    });
   } catch (err) {
     return reportInvalid(err, opts);
   }
-}
-
-/** `dirigent cancel`: cancels a waiting run. */
-export async function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
-  if (redisUrl(opts.redis) !== undefined) return (await remote()).remoteCancel(runId, opts);
-  const engine = makeEngine(opts);
   try {
-    return await finish(
-      engine,
-      await engine.cancelRun(runId, 'Cancelled with `dirigent cancel`.'),
-      opts,
-    );
+    return await work(dirigent);
   } catch (err) {
     return reportInvalid(err, opts);
+  } finally {
+    await dirigent.close();
   }
 }
 
 /** Asks the person at the terminal to answer instruction and wait steps, one after another. */
 async function promptWhileWaiting(
-  engine: Engine,
+  dirigent: Dirigent,
   record: RunRecord,
   opts: RunOptions,
 ): Promise<RunRecord> {
@@ -134,16 +179,11 @@ async function promptWhileWaiting(
     const rl = createInterface({ input: process.stdin, output: process.stdout });
     const answer = await rl.question('answer (JSON or text) > ');
     rl.close();
-    current = await engine.signal(current.runId, w.signal, parsePayload(answer));
+    current = await dirigent.signal(current.runId, w.signal, parsePayload(answer), {
+      observer: progressPrinter(out),
+    });
   }
   return current;
-}
-
-async function finish(engine: Engine, record: RunRecord, opts: CommonOptions): Promise<number> {
-  engine.release();
-  await engine.drain(); // cancelled work (a process group) is stopped before the process exits
-  await engine.dispatcher.close?.(); // warm Python hosts, Deno sandboxes, MCP clients
-  return printRecord(record, opts);
 }
 
 /** Prints a run record as `run` does (JSON or a summary) and returns the exit status it calls for. */

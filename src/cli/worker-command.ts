@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/redis-connection.js';
 import { DEFAULT_PREFIX } from '../queue/queue-names.js';
 import { RunWorker } from '../queue/run-worker.js';
@@ -12,6 +14,8 @@ export interface WorkerOptions {
   prefix?: string;
   concurrency?: string;
   queues: string;
+  /** The project served (default: `$DIRIGENT_PROJECT`, else the current folder). */
+  project?: string;
   /** Serve Prometheus metrics on this port (started with the CLI's telemetry: see main.ts). */
   metricsPort?: string;
   metricsHost?: string;
@@ -49,15 +53,23 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
   const redis = connectRedis(url);
   const logger = createLogger();
   const telemetry = cliTelemetry();
-  const shared = { redis, prefix, logger, ...(telemetry && { telemetry }) };
+  const projectDir = resolve(opts.project ?? (process.env.DIRIGENT_PROJECT || process.cwd()));
+  if (!existsSync(projectDir)) {
+    process.stderr.write(
+      `The project folder ${projectDir} does not exist (--project, DIRIGENT_PROJECT).\n`,
+    );
+    redis.disconnect();
+    return 2;
+  }
+  const shared = { redis, prefix, logger, projectDir, ...(telemetry && { telemetry }) };
   const tools = queues.has('tools')
     ? new ToolWorker({ ...shared, ...(concurrency && { concurrency }) })
     : undefined;
   const runs = queues.has('runs') ? new RunWorker(shared) : undefined;
   const gauges = telemetry?.metrics && observeQueues(telemetry.metrics.meter, redis, prefix);
   logger.info(
-    { prefix, queues: [...queues], concurrency: concurrency ?? 'default' },
-    `dirigent worker ${process.pid}: ${[...queues].join(' and ')} jobs from ${prefix} (${
+    { prefix, project: projectDir, queues: [...queues], concurrency: concurrency ?? 'default' },
+    `dirigent worker ${process.pid}: ${[...queues].join(' and ')} jobs from ${prefix} for project ${projectDir} (${
       concurrency ?? 'default'
     } concurrency)${opts.metricsPort ? `; metrics on http://${opts.metricsHost ?? '127.0.0.1'}:${opts.metricsPort}/metrics` : ''}`,
   );

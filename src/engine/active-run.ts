@@ -49,7 +49,12 @@ type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
 
 /** How a run comes to be live here: started (by a trigger, or as a child), or restored. */
 export type RunStart =
-  | { inputs: Record<string, unknown>; trigger: RunTrigger; trace?: RunTrace }
+  | {
+      inputs: Record<string, unknown>;
+      trigger: RunTrigger;
+      trace?: RunTrace;
+      tools?: Record<string, string>;
+    }
   | { stored: StoredRun };
 
 /** A run live in this process (see the module comment). */
@@ -81,6 +86,8 @@ export class ActiveRun extends StepBook {
   private readonly data: RunData;
   /** The run's place in a trace (kept and stored even where this process records no telemetry). */
   readonly trace: RunTrace | undefined;
+  /** Content hashes of the tools the run's submitter resolved; each call carries its tool's. */
+  readonly toolHashes: Record<string, string> | undefined;
 
   constructor(
     engine: Engine,
@@ -106,6 +113,7 @@ export class ActiveRun extends StepBook {
       stored?.counters,
     );
     this.children = { ...stored?.children };
+    this.toolHashes = stored?.tools ?? ('tools' in start ? start.tools : undefined);
     const t = engine.telemetry;
     this.trace =
       stored?.trace ??

@@ -115,11 +115,38 @@ export class DirectiveLoader {
         { cause: err },
       );
     }
+    return this.verified(file, text);
+  }
+
+  /** Verifies `text`'s signature as the content of `file` (the project's policy), then compiles it. */
+  async verified(file: string, text: string): Promise<LoadedDirective> {
     await verifyItemText(text, file, 'directive', {
       trust: this.trust,
       requireSignatures: this.requireSignatures,
     });
     return this.fromText(file, text);
+  }
+
+  /**
+   * Where the directive `itemId` (extension `ext`) lives in this project: the file of another
+   * machine's copy, or of one this project does not hold, mapped to this project's
+   * `.ai/directives/`, so that its item id, its child directives and its error locations are this
+   * project's.
+   */
+  fileOf(itemId: string, ext: string): string {
+    checkItemId(itemId);
+    return join(this.projectDir, '.ai', 'directives', ...itemId.split('/')) + ext;
+  }
+
+  /**
+   * `file`, as a run stored by another process named it, in this project: a directive under
+   * another machine's `.ai/directives/` is this project's (see {@link fileOf}); any other file is
+   * kept as it is.
+   */
+  localFile(file: string, itemId: string): string {
+    const home = join(this.projectDir, '.ai', 'directives');
+    if (!DIRECTIVES_DIR.test(file) || file.startsWith(home)) return file;
+    return this.fileOf(itemId, extname(file));
   }
 
   /**
@@ -150,6 +177,9 @@ export class DirectiveLoader {
     });
   }
 }
+
+/** A path through some project's `.ai/directives/`. */
+const DIRECTIVES_DIR = /[\\/]\.ai[\\/]directives[\\/]/;
 
 const BUILTIN_SCHEMAS = new Map<string, object>(
   BUILTIN_TOOLS.map((t) => [t.itemId, t.paramsSchema]),

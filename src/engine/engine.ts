@@ -31,6 +31,8 @@ export interface StartOptions {
   trigger?: RunTrigger;
   /** The run's trace, when the process that submitted it chose it already. */
   trace?: RunTrace;
+  /** Content hashes of the tools the run's submitter resolved: each call carries its tool's. */
+  tools?: Record<string, string>;
 }
 
 /** Runs directives in this process. */
@@ -204,6 +206,11 @@ export class Engine {
     this.active.delete(runId);
   }
 
+  /** The runs live in this process (child runs included). */
+  activeRuns(): IterableIterator<ActiveRun> {
+    return this.active.values();
+  }
+
   /** A run live in this process. */
   activeRun(runId: string): ActiveRun | undefined {
     return this.active.get(runId);
@@ -229,6 +236,7 @@ export class Engine {
       runId,
       trigger: 'child',
       ...(trace && { trace }),
+      ...(parent.toolHashes && { tools: parent.toolHashes }),
     });
   }
 
@@ -251,6 +259,7 @@ export class Engine {
       steps: run.steps,
       counters: run.counters,
       ...(run.trace && { trace: run.trace }),
+      ...(run.toolHashes && { tools: run.toolHashes }),
     });
   }
 
@@ -277,6 +286,7 @@ export class Engine {
       inputs,
       trigger: options.trigger ?? 'library',
       ...(options.trace && { trace: options.trace }),
+      ...(options.tools && { tools: options.tools }),
     });
     run.begin();
     return run;
@@ -311,7 +321,11 @@ export class Engine {
         `Run ${runId} is ${status}; only a ${interrupted ? 'running or waiting' : 'waiting'} run can be resumed.`,
       );
     }
-    const loaded = this.loader.fromText(stored.source.file, stored.source.text);
+    // The file another machine stored is this project's, where it keeps its directives.
+    const loaded = this.loader.fromText(
+      this.loader.localFile(stored.source.file, stored.record.directive),
+      stored.source.text,
+    );
     const lineage: RunLineage = {
       depth: stored.depth,
       maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth,

@@ -58,6 +58,7 @@ export function executeAction(
     callId: callIdOf(run, node, attempt, item),
     ...(deadline !== undefined && { deadline }),
     ...(run.spans && { traceparent: run.spans.traceparent(node, rec?.attempts ?? attempt) }),
+    ...(run.toolHashes?.[itemId] !== undefined && { toolHash: run.toolHashes[itemId] }),
     ...(run.isRepeating(node) && { repeated: true }),
     ...gateOf(run, node, scope),
     signal,

@@ -6,8 +6,11 @@
 import type { RunError } from '../compiler/run-context.js';
 import type { SourceLocation } from '../errors/source-location.js';
 
-/** How a run stands. `running` only while work is under way. */
-export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+/**
+ * How a run stands. `running` only while work is under way; `queued` (never stored) while a run
+ * started on a Redis deployment waits for a worker to take it up.
+ */
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
 /** One execution of a step, in the order steps ended. */
 export interface StepEntry {
@@ -53,6 +56,7 @@ export function exitCodeOf(status: RunStatus): number {
       return 3;
     case 'failed':
     case 'cancelled':
+    case 'queued':
     case 'running':
       return 1;
   }

@@ -96,6 +96,14 @@ export const ErrorCode = {
   RUN_CONFLICT: 'RUN_CONFLICT',
   UNKNOWN_SIGNAL: 'UNKNOWN_SIGNAL',
   DIRECTIVE_CHANGED: 'DIRECTIVE_CHANGED',
+  /** A worker's copy of the run's directive differs from the one the run was started with. */
+  DIRECTIVE_MISMATCH: 'DIRECTIVE_MISMATCH',
+  /** A worker's copy of a tool differs from the one the run's submitter resolved. */
+  TOOL_MISMATCH: 'TOOL_MISMATCH',
+  /** A request (API, queue trigger, library call) that is malformed in itself. */
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  /** An idempotency key used again for another directive or other inputs. */
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
   INTERNAL: 'INTERNAL',
 } as const;
 

@@ -63,6 +63,18 @@ export interface RunListFilter {
   directive?: string;
   /** At most this many runs (the newest). */
   limit?: number;
+  /** Only runs started at or after this time (epoch ms). */
+  since?: number;
+  /** Only runs started at or before this time (epoch ms). */
+  until?: number;
+  /** Only runs after this one in the list (newest first): where the previous page ended. */
+  after?: RunCursor;
+}
+
+/** A place in a list of runs, newest first: a run's start time and id. */
+export interface RunCursor {
+  startedAt: number;
+  runId: string;
 }
 
 /** Default retention of ended runs: 7 days. */
@@ -386,6 +398,7 @@ export class RedisRunStore implements RunStore {
       steps,
       counters: JSON.parse(counters ?? '{}') as StoredRun['counters'],
       ...(m.trace && { trace: m.trace }),
+      ...(m.tools && { tools: m.tools }),
       version: Number(version ?? 0),
     };
   }
@@ -408,9 +421,28 @@ export class RedisRunStore implements RunStore {
     const out: RunRecord[] = [];
     const seen = new Set<string>();
     const dangling: string[] = [];
+    // Indexes are sorted sets scored by start time; equal scores come in descending id order.
+    const after = filter.after;
+    const max = Math.min(filter.until ?? Infinity, after?.startedAt ?? Infinity);
+    const min = filter.since ?? -Infinity;
+    const score = (n: number) => (n === Infinity ? '+inf' : n === -Infinity ? '-inf' : String(n));
     for (let start = 0; out.length < limit; start += LIST_PAGE) {
-      const ids = await this.redis.zrevrange(index, start, start + LIST_PAGE - 1);
-      if (ids.length === 0) break;
+      const page = await this.redis.zrevrangebyscore(
+        index,
+        score(max),
+        score(min),
+        'WITHSCORES',
+        'LIMIT',
+        start,
+        LIST_PAGE,
+      );
+      if (page.length === 0) break;
+      const ids: string[] = [];
+      for (let i = 0; i < page.length; i += 2) {
+        const id = page[i]!;
+        if (after && Number(page[i + 1]) === after.startedAt && id >= after.runId) continue;
+        ids.push(id);
+      }
       const pipeline = this.redis.pipeline();
       for (const id of ids) pipeline.hgetall(this.runKey(id));
       const rows = (await pipeline.exec()) ?? [];
@@ -427,7 +459,7 @@ export class RedisRunStore implements RunStore {
           if (out.length >= limit) break;
         }
       }
-      if (ids.length < LIST_PAGE) break;
+      if (page.length < LIST_PAGE * 2) break;
     }
     await Promise.all(dangling.map((id) => this.forget(id, 'dangling', directive)));
     return out;
@@ -544,6 +576,7 @@ interface RunMeta {
   depth: number;
   parentRunId: string | null;
   trace?: RunTrace;
+  tools?: Record<string, string>;
 }
 
 function metaOf(run: StoredRun): RunMeta {
@@ -553,6 +586,7 @@ function metaOf(run: StoredRun): RunMeta {
     depth: run.depth,
     parentRunId: run.parentRunId,
     ...(run.trace && { trace: run.trace }),
+    ...(run.tools && { tools: run.tools }),
   };
 }
 

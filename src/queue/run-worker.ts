@@ -18,6 +18,8 @@ import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { toJobError } from './job-error.js';
+import { loadRunDirective } from './run-source.js';
+import { resolve } from 'node:path';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
@@ -43,6 +45,11 @@ export const PARK_AFTER_MS = 2000;
 export interface RunWorkerOptions {
   redis: Redis;
   prefix: string;
+  /**
+   * The project this worker serves: directives and tools resolve in it, whatever machine started
+   * the run (default: the current folder).
+   */
+  projectDir?: string;
   /** Runs driven at once by this process (default 50: they mostly wait on tool jobs). */
   concurrency?: number;
   /** How long finished runs are kept in Redis, seconds. */
@@ -64,7 +71,8 @@ export class RunWorker {
   /** The tool calls of every project's engine go through it. */
   private readonly dispatcher: QueueDispatcher;
   private readonly subscriber: Redis;
-  private readonly engines = new Map<string, Engine>();
+  /** The engine of the project served, made on first use. */
+  private engineOfProject: Engine | undefined;
   private readonly timing: WorkerTiming;
   /** Runs this worker drives, and how to hand each back or park it. */
   private readonly driving = new Map<string, Driven>();
@@ -94,7 +102,7 @@ export class RunWorker {
     void this.subscriber.subscribe(runCancelChannel(prefix));
     this.subscriber.on('message', (_c: string, message: string) => {
       const { runId, reason } = JSON.parse(message) as { runId: string; reason?: string };
-      for (const engine of this.engines.values()) engine.cancel(runId, reason);
+      this.engineOfProject?.cancel(runId, reason);
     });
     // An outcome no call waits for may be one a parked run waits for.
     this.inbox.onUnexpected = ({ runId }) => {
@@ -126,8 +134,8 @@ export class RunWorker {
     clearInterval(this.parkScan);
     for (const d of this.driving.values()) d.handOver();
     await this.worker.close();
-    await Promise.all([...this.engines.values()].map((e) => e.drain()));
-    for (const e of this.engines.values()) e.release();
+    await this.engineOfProject?.drain();
+    this.engineOfProject?.release();
     this.inbox.close();
     await Promise.all([this.runsQueue.close(), this.toolsQueue.close()]);
     for (const c of this.owned) c.disconnect();
@@ -175,7 +183,7 @@ export class RunWorker {
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
   ): Promise<RunRecord> {
-    const engine = this.engineFor(data.projectDir);
+    const engine = this.engine();
     // A start taken up for the first time has nothing stored yet: no need to look.
     const fresh = data.kind === 'start' && !redelivered;
     const stored = fresh ? undefined : await this.store.load(data.runId);
@@ -191,15 +199,12 @@ export class RunWorker {
         record = await drive(
           stored
             ? await engine.resume(data.runId)
-            : engine.start(
-                engine.loader.fromText(data.source.file, data.source.text),
-                data.inputs,
-                {
-                  runId: data.runId,
-                  trigger: data.trigger ?? 'queue',
-                  ...(data.trace && { trace: data.trace }),
-                },
-              ),
+            : engine.start(await loadRunDirective(engine.loader, data.source), data.inputs, {
+                runId: data.runId,
+                trigger: data.trigger ?? 'queue',
+                ...(data.trace && { trace: data.trace }),
+                ...(data.source.tools && { tools: data.source.tools }),
+              }),
         );
         break;
       case 'signal': {
@@ -356,7 +361,7 @@ export class RunWorker {
     const at = Math.min(...deadlines);
     await this.runsQueue.add(
       'wake',
-      { kind: 'wake', runId: data.runId, projectDir: data.projectDir },
+      { kind: 'wake', runId: data.runId },
       {
         jobId: `${data.runId}.wake.${at}`,
         delay: Math.max(0, at - Date.now()),
@@ -380,9 +385,10 @@ export class RunWorker {
     }
   }
 
-  private engineFor(projectDir: string): Engine {
-    let engine = this.engines.get(projectDir);
+  private engine(): Engine {
+    let engine = this.engineOfProject;
     if (engine === undefined) {
+      const projectDir = resolve(this.options.projectDir ?? process.cwd());
       engine = new Engine({
         projectDir,
         dispatcher: this.dispatcher,
@@ -392,7 +398,7 @@ export class RunWorker {
         observer: publishingObserver(this.options.redis, this.options.prefix, this.watched),
         ...(this.telemetry && { telemetry: this.telemetry }),
       });
-      this.engines.set(projectDir, engine);
+      this.engineOfProject = engine;
     }
     return engine;
   }

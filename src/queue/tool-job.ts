@@ -1,10 +1,10 @@
 import type { ToolCall } from '../tools/tool-call.js';
 
 /**
- * What a tool job carries: the call without its signal (everything a worker needs to run it),
- * where its outcome goes, and its deferrals.
+ * What a tool job carries: the call without its signal and without the caller's project folder
+ * (a worker runs it in the project it serves), where its outcome goes, and its deferrals.
  */
-export type ToolJobData = Omit<ToolCall, 'signal' | 'repeated'> & {
+export type ToolJobData = Omit<ToolCall, 'signal' | 'repeated' | 'projectDir'> & {
   /** The {@link ResultInbox} the outcome goes to. */
   replyTo?: string;
   /** Times the job was deferred for its lock or rate, and when that first happened. */
@@ -24,6 +24,7 @@ export function toolJobId(call: ToolCall, fallback: () => string): string {
 export function toolJobData({
   signal: _signal,
   repeated: _repeated,
+  projectDir: _projectDir,
   ...data
 }: ToolCall): ToolJobData {
   return data;

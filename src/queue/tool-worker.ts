@@ -17,6 +17,8 @@ import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { fromJobError, toJobError } from './job-error.js';
 import { inboxChannel, ResultInbox, type JobOutcome } from './result-inbox.js';
 import { passGate } from './tool-gate.js';
+import { checkToolHash } from './run-source.js';
+import { resolve } from 'node:path';
 import { wakeParked } from './parked-runs.js';
 import { queueOptions } from './queue-options.js';
 import type { RunJobData } from './run-job.js';
@@ -46,6 +48,11 @@ export interface ToolWorkerOptions {
   /** Connection for BullMQ (blocking commands) and for the worker's own reads. */
   redis: Redis;
   prefix: string;
+  /**
+   * The project this worker serves: tools resolve in it and are confined to it, whatever machine
+   * made the call (default: the current folder).
+   */
+  projectDir?: string;
   /** Tool jobs run at once in this process (default 8). */
   concurrency?: number;
   timing?: WorkerTiming;
@@ -63,7 +70,9 @@ export class ToolWorker {
   private readonly cancelled = new Set<string>();
   /** Jobs whose outcome went straight to an inbox of this process (no message to publish). */
   private readonly handedOver = new Set<string>();
-  private readonly dispatchers = new Map<string, ItemDispatcher>();
+  /** The dispatcher of the project served, made on first use. */
+  private projectDispatcher: ItemDispatcher | undefined;
+  private readonly projectDir: string;
   private readonly subscriber: Redis;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly bullConnection: Redis;
@@ -74,6 +83,7 @@ export class ToolWorker {
   constructor(private readonly options: ToolWorkerOptions) {
     this.telemetry = Telemetry.of(options.telemetry);
     this.log = options.logger ?? SILENT_LOGGER;
+    this.projectDir = resolve(options.projectDir ?? process.cwd());
     this.subscriber = options.redis.duplicate();
     this.bullConnection = options.redis.duplicate();
     void this.subscriber.subscribe(cancelChannel(options.prefix));
@@ -125,7 +135,7 @@ export class ToolWorker {
   /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
   async close(): Promise<void> {
     await this.worker.close();
-    await Promise.all([...this.dispatchers.values()].map((d) => d.close()));
+    await this.projectDispatcher?.close();
     await this.runs?.close();
     this.subscriber.disconnect();
     this.bullConnection.disconnect();
@@ -165,10 +175,12 @@ export class ToolWorker {
     const span = t && ToolJobSpan.start(t, QueueName.TOOLS, job);
     try {
       if (this.cancelled.has(id)) throw cancelled(id);
-      const dispatcher = this.dispatcherFor(d.projectDir);
+      const projectDir = this.projectDir;
+      const dispatcher = this.dispatcher();
       const chain = dispatcher.isBuiltin(d.itemId)
         ? undefined
-        : await dispatcher.chainOf(d.itemId, d.projectDir);
+        : await dispatcher.chainOf(d.itemId, projectDir);
+      if (chain !== undefined) await checkToolHash(d.itemId, chain[0]!.file, d.toolHash);
       const tool = chain?.[0]!.item;
       const gateAt = Date.now();
       const gate = await passGate(redis, prefix, d.gate, tool, d.params);
@@ -191,7 +203,7 @@ export class ToolWorker {
           ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
           : controller.signal;
       if (d.deadline !== undefined) deadline = stopAt(d.deadline, controller, d.step);
-      const call = { ...d, signal, ...(span && { traceparent: span.traceparent }) };
+      const call = { ...d, projectDir, signal, ...(span && { traceparent: span.traceparent }) };
       const value = await dispatcher.dispatch(call, chain);
       span?.finish('completed');
       return { ok: true, value };
@@ -239,16 +251,15 @@ export class ToolWorker {
     this.running.get(jobId)?.abort(cancelled(jobId));
   }
 
-  private dispatcherFor(projectDir: string): ItemDispatcher {
-    let d = this.dispatchers.get(projectDir);
-    if (d === undefined) {
-      d = new ItemDispatcher(new ItemResolver(defaultSpaces(projectDir)), {
-        limits: loadProjectPolicy(projectDir).limits,
+  private dispatcher(): ItemDispatcher {
+    this.projectDispatcher ??= new ItemDispatcher(
+      new ItemResolver(defaultSpaces(this.projectDir)),
+      {
+        limits: loadProjectPolicy(this.projectDir).limits,
         ...(this.telemetry && { telemetry: this.telemetry }),
-      });
-      this.dispatchers.set(projectDir, d);
-    }
-    return d;
+      },
+    );
+    return this.projectDispatcher;
   }
 }
 

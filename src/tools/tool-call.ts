@@ -71,6 +71,11 @@ export interface ToolCall {
    */
   traceparent?: string;
   /**
+   * The content hash of the tool's file as the run's submitter resolved it: a worker whose copy
+   * differs refuses the call (`TOOL_MISMATCH`) instead of running something else.
+   */
+  toolHash?: string;
+  /**
    * Aborted when the step times out or the run is cancelled. Its `reason`, when it is a
    * `DirigentError` (e.g. `STEP_TIMEOUT`), is the error the call rejects with.
    */

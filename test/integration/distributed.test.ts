@@ -42,8 +42,10 @@ function startWorker(
   entry: 'cli' | 'workers' = 'cli',
 ): Promise<ChildProcess> {
   return entry === 'cli'
-    ? processes.worker(env(), '--queues', queues)
-    : processes.serving({ ...env(), DIRIGENT_QUEUES: queues }, [WORKER_ENTRY]);
+    ? processes.worker(env(), '--queues', queues, '--project', project)
+    : processes.serving({ ...env(), DIRIGENT_QUEUES: queues, DIRIGENT_PROJECT: project }, [
+        WORKER_ENTRY,
+      ]);
 }
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

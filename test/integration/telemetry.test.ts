@@ -57,7 +57,10 @@ function roots(spans: ReceivedSpan[]): ReceivedSpan[] {
 
 describe('telemetry across processes', { timeout: 60_000 }, () => {
   it('sends every span of a run to one trace, from the CLI and two workers', async () => {
-    await Promise.all([processes.worker(env('worker-a')), processes.worker(env('worker-b'))]);
+    await Promise.all([
+      processes.worker(env('worker-a'), '--project', project),
+      processes.worker(env('worker-b'), '--project', project),
+    ]);
     const file = writeDirective(
       project,
       'fan',
@@ -116,8 +119,14 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
   });
 
   it('shows a takeover in the same trace when the worker driving the run is killed', async () => {
-    await processes.worker(env('tools'), '--queues', 'tools');
-    const driver = await processes.worker(env('driver-1'), '--queues', 'runs');
+    await processes.worker(env('tools'), '--queues', 'tools', '--project', project);
+    const driver = await processes.worker(
+      env('driver-1'),
+      '--queues',
+      'runs',
+      '--project',
+      project,
+    );
     const bash = (name: string, command: string) =>
       `<step name="${name}"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step>`;
     const file = writeDirective(
@@ -129,7 +138,7 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
     const log = join(project, 'steps.log');
     await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('b'), 15_000, 'step b');
     driver.kill('SIGKILL');
-    await processes.worker(env('driver-2'), '--queues', 'runs');
+    await processes.worker(env('driver-2'), '--queues', 'runs', '--project', project);
     const r = await pending;
     expect(r.code, r.stderr).toBe(0);
     const { runId } = JSON.parse(r.stdout) as { runId: string };
@@ -154,7 +163,11 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
   });
 
   it("logs a failed run as a JSON line carrying the run's id and its trace", async () => {
-    const worker = await processes.worker({ ...env('worker'), DIRIGENT_LOG_FORMAT: 'json' });
+    const worker = await processes.worker(
+      { ...env('worker'), DIRIGENT_LOG_FORMAT: 'json' },
+      '--project',
+      project,
+    );
     let log = '';
     worker.stderr!.on('data', (c: Buffer) => (log += c.toString()));
     const file = writeDirective(

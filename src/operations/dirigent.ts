@@ -1,0 +1,228 @@
+/**
+ * The operations every face calls (DESIGN.md, "One set of operations, several faces"): start,
+ * run, read, list, wait for, cancel and signal runs, embedded or on a Redis deployment alike.
+ * The CLI, the HTTP API, the queue trigger and a library user call these; a face only translates
+ * arguments in and results or `DirigentError`s out.
+ *
+ * ```ts
+ * const dirigent = await Dirigent.open({ project: '.', redis: process.env.REDIS_URL });
+ * const record = await dirigent.run({ directive: 'hello', inputs: { name: 'Ada' } });
+ * await dirigent.close();
+ * ```
+ */
+import { resolve } from 'node:path';
+import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import type { RunRecord } from '../engine/run-record.js';
+import { validateInputs } from '../engine/validate-inputs.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { checkSignalPayload } from '../policy/check-json-size.js';
+import { DEFAULT_PREFIX } from '../queue/queue-names.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { EmbeddedBackend } from './embedded-backend.js';
+import {
+  checkIdempotencyKey,
+  DEFAULT_IDEMPOTENCY_WINDOW_MS,
+  FileIdempotency,
+  fingerprintOf,
+  RedisIdempotency,
+  type IdempotencyStore,
+} from './idempotency.js';
+import type { RunBackend } from './run-backend.js';
+import type { RunFilter, RunPage } from './run-filter.js';
+import { randomUUID } from 'node:crypto';
+
+/** What {@link Dirigent.open} takes. */
+export interface DirigentOptions {
+  /** The project: its directives and tools, `.ai/config/dirigent.yaml` (default: the current folder). */
+  project?: string;
+  /**
+   * A Redis URL: runs go to the workers of that deployment. Without it, runs run in this process
+   * and are kept in the project's `.dirigent/`.
+   */
+  redis?: string;
+  /** The deployment's key prefix on Redis (default `$DIRIGENT_PREFIX` or `dirigent`). */
+  prefix?: string;
+  /** Where spans and metrics go (see `telemetry/telemetry.ts`); default none. */
+  telemetry?: Telemetry | TelemetryOptions;
+  /** How long an idempotency key holds its run (default 24 h). */
+  idempotencyWindowMs?: number;
+}
+
+/** What starts a run. */
+export interface StartRequest {
+  /** The directive's item id (`.ai/directives/<id>.md` in a space of the project). */
+  directive: string;
+  inputs?: Record<string, unknown>;
+  /** The same key within its window starts one run: later requests get that run. */
+  idempotencyKey?: string;
+  /** What started the run, for its telemetry (default `library`). */
+  trigger?: RunTrigger;
+  /** Hears the run's steps as they go. */
+  observer?: EngineObserver;
+  /**
+   * Let `directive` be a file path too (the CLI: the person at the terminal names files). Never
+   * for requests from elsewhere: a path could name any file of the machine.
+   */
+  allowFile?: boolean;
+}
+
+/** A started run: its id, and whether this request started it (false: its idempotency key's run). */
+export interface StartedRun {
+  runId: string;
+  created: boolean;
+}
+
+/** See the module comment. */
+export class Dirigent {
+  private constructor(
+    readonly projectDir: string,
+    readonly loader: DirectiveLoader,
+    private readonly backend: RunBackend,
+    private readonly claims: IdempotencyStore,
+    private readonly windowMs: number,
+  ) {}
+
+  /**
+   * Opens a project, embedded or on Redis. Rejects with `REDIS_UNAVAILABLE` when the Redis URL
+   * does not answer, and with `INVALID_CONFIG` for a malformed project configuration.
+   */
+  static async open(options: DirigentOptions = {}): Promise<Dirigent> {
+    const projectDir = resolve(options.project ?? process.cwd());
+    const loader = new DirectiveLoader(projectDir);
+    const telemetry = Telemetry.of(options.telemetry);
+    const windowMs = options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
+    if (options.redis === undefined) {
+      const backend = new EmbeddedBackend(projectDir, loader, telemetry);
+      return new Dirigent(projectDir, loader, backend, new FileIdempotency(projectDir), windowMs);
+    }
+    // The Redis side is loaded only when used: an embedded run never pays for BullMQ.
+    const [{ connectRedis, pingRedis, redisDownMessage }, { RedisBackend }] = await Promise.all([
+      import('../queue/redis-connection.js'),
+      import('./redis-backend.js'),
+    ]);
+    if (!(await pingRedis(options.redis, 2000)))
+      throw DirigentError.fatal(ErrorCode.REDIS_UNAVAILABLE, redisDownMessage(options.redis), {
+        hint: 'Without a Redis URL, runs are embedded in this process.',
+      });
+    const redis = connectRedis(options.redis);
+    const prefix = options.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
+    const backend = new RedisBackend(redis, prefix, loader, telemetry);
+    return new Dirigent(projectDir, loader, backend, new RedisIdempotency(redis, prefix), windowMs);
+  }
+
+  /** `embedded` or `redis`. */
+  get mode(): 'embedded' | 'redis' {
+    return this.backend.mode;
+  }
+
+  /**
+   * The directive a request names, read, verified and compiled: `UNKNOWN_DIRECTIVE`,
+   * `INVALID_ITEM_ID`, signature errors and the directive's own located errors otherwise.
+   */
+  async load(directive: string, allowFile = false): Promise<LoadedDirective> {
+    const file = allowFile
+      ? await this.loader.resolve(directive)
+      : (await this.loader.items.resolve('directive', directive)).file;
+    return this.loader.loadFile(file);
+  }
+
+  /**
+   * Starts a run and resolves with its id once it is under way (embedded) or queued (Redis).
+   * Nothing starts when the directive or the inputs are invalid (`INVALID_INPUTS` lists every
+   * problem). With an idempotency key, the key's run is returned if it has one.
+   */
+  async start(request: StartRequest): Promise<StartedRun> {
+    const loaded = await this.load(request.directive, request.allowFile);
+    const inputs = validateInputs(
+      loaded.compiled.directive,
+      request.inputs ?? {},
+      this.loader.policy.limits,
+    );
+    let runId: string = randomUUID();
+    if (request.idempotencyKey !== undefined) {
+      checkIdempotencyKey(request.idempotencyKey);
+      const claim = await this.claims.claim(
+        request.idempotencyKey,
+        fingerprintOf(loaded.itemId, inputs),
+        this.windowMs,
+      );
+      runId = claim.runId;
+      // The key's run, once it exists. One claimed but not (yet) started, because its starter
+      // died or is about to, is started here: the run id is the same, so a queue keeps one job.
+      if (!claim.created && (await this.backend.get(runId)) !== undefined)
+        return { runId, created: false };
+    }
+    await this.backend.start(loaded, inputs, {
+      runId,
+      trigger: request.trigger ?? 'library',
+      ...(request.observer && { observer: request.observer }),
+    });
+    return { runId, created: true };
+  }
+
+  /** Starts a run and resolves with its record once it ends or waits (see {@link start}). */
+  async run(request: StartRequest): Promise<RunRecord> {
+    const { runId } = await this.start(request);
+    return this.backend.wait(runId);
+  }
+
+  /** The run's record; `RUN_NOT_FOUND` when there is none (never started, or expired). */
+  async get(runId: string): Promise<RunRecord> {
+    const record = await this.backend.get(runId);
+    if (record !== undefined) return record;
+    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+      hint: 'List runs with `dirigent runs`; ended runs are kept for the retention period.',
+    });
+  }
+
+  /** Runs, newest first, a page at a time. */
+  list(filter: RunFilter = {}): Promise<RunPage> {
+    return this.backend.list(filter);
+  }
+
+  /** The run's record once it ends or waits, or as it stands after `timeoutMs`. */
+  wait(runId: string, options: { timeoutMs?: number } = {}): Promise<RunRecord> {
+    return this.backend.wait(runId, options.timeoutMs);
+  }
+
+  /** Cancels a run (stopping its running work) and resolves with its record. */
+  cancel(runId: string, reason = 'Cancelled.'): Promise<RunRecord> {
+    return this.backend.cancel(runId, reason);
+  }
+
+  /**
+   * Sends signal `name` with `payload` (the waiting step's result) to a waiting run; resolves once
+   * the run ends or waits again. `UNKNOWN_SIGNAL` when nothing waits for it, `RUN_NOT_WAITING`
+   * when the run no longer waits, `INPUT_TOO_LARGE` for an oversized payload.
+   */
+  signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    options: { observer?: EngineObserver } = {},
+  ): Promise<RunRecord> {
+    checkSignalPayload(name, payload, this.loader.policy.limits);
+    return this.backend.signal(runId, name, payload, options.observer);
+  }
+
+  /** Tells `observer` of the run's steps as they go, until the returned function is called. */
+  watch(runId: string, observer: EngineObserver): Promise<() => void> {
+    return this.backend.watch(runId, observer);
+  }
+
+  /** Whether runs can be taken up now: always embedded; on Redis, when a worker listens. */
+  ready(): Promise<{ ok: boolean; detail: string }> {
+    return this.backend.ready();
+  }
+
+  /**
+   * Closes what this object opened. Embedded, runs that wait live on in `.dirigent/`, and work
+   * that was stopped has stopped before this resolves.
+   */
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+}

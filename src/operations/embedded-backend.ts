@@ -1,0 +1,123 @@
+/**
+ * Runs in this process (no server): an engine over the project, waiting and ended runs kept in
+ * `.dirigent/runs/` (`FileRunStore`), so another process can read, signal or cancel them.
+ */
+import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import { Engine } from '../engine/engine.js';
+import { FileRunStore } from '../engine/file-run-store.js';
+import type { RunRecord } from '../engine/run-record.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { ItemDispatcher } from '../tools/item-dispatcher.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import { ObserverHub } from './observer-hub.js';
+import type { RunBackend } from './run-backend.js';
+import { pageOf, type RunFilter, type RunPage } from './run-filter.js';
+
+/** See the module comment. */
+export class EmbeddedBackend implements RunBackend {
+  readonly mode = 'embedded';
+  readonly engine: Engine;
+  private readonly store: FileRunStore;
+  private readonly hub: ObserverHub;
+
+  constructor(projectDir: string, loader: DirectiveLoader, telemetry: Telemetry | undefined) {
+    this.store = new FileRunStore(projectDir);
+    this.hub = new ObserverHub((id) => this.engine.activeRun(id)?.lineage.parentRunId ?? undefined);
+    this.engine = new Engine({
+      projectDir,
+      loader,
+      dispatcher: new ItemDispatcher(loader.items, {
+        limits: loader.policy.limits,
+        ...(telemetry && { telemetry }),
+      }),
+      store: this.store,
+      observer: this.hub.observer,
+      ...(telemetry && { telemetry }),
+    });
+  }
+
+  start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
+  ): Promise<void> {
+    // Subscribed first: a run's first step starts within `engine.start`.
+    const stop = options.observer && this.hub.add(options.runId, options.observer);
+    const run = this.engine.start(loaded, inputs, {
+      runId: options.runId,
+      trigger: options.trigger,
+    });
+    if (stop) void run.settled().then(stop);
+    return Promise.resolve();
+  }
+
+  async get(runId: string): Promise<RunRecord | undefined> {
+    return this.engine.activeRun(runId)?.record ?? (await this.store.load(runId))?.record;
+  }
+
+  async list(filter: RunFilter): Promise<RunPage> {
+    const byId = new Map((await this.store.list()).map((r) => [r.runId, r]));
+    for (const r of this.engine.activeRuns()) byId.set(r.runId, r.record);
+    return pageOf(byId.values(), filter);
+  }
+
+  async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
+    const live = this.engine.activeRun(runId);
+    if (live === undefined) return this.found(runId);
+    if (timeoutMs === undefined) return live.settled();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<RunRecord>((resolve) => {
+      timer = setTimeout(() => resolve(live.record), timeoutMs);
+    });
+    try {
+      return await Promise.race([live.settled(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  cancel(runId: string, reason: string): Promise<RunRecord> {
+    return this.engine.cancelRun(runId, reason);
+  }
+
+  async signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    observer?: EngineObserver,
+  ): Promise<RunRecord> {
+    const stop = observer && this.hub.add(runId, observer);
+    try {
+      return await this.engine.signal(runId, name, payload);
+    } finally {
+      stop?.();
+    }
+  }
+
+  watch(runId: string, observer: EngineObserver): Promise<() => void> {
+    return Promise.resolve(this.hub.add(runId, observer));
+  }
+
+  ready(): Promise<{ ok: boolean; detail: string }> {
+    return Promise.resolve({ ok: true, detail: 'embedded: runs in this process' });
+  }
+
+  /** Lets go of waiting runs (they live on in `.dirigent/runs/`), stops what was stopped, closes the tools' warm processes. */
+  async close(): Promise<void> {
+    this.engine.release();
+    await this.engine.drain();
+    await this.engine.dispatcher.close?.();
+    this.engine.loader.items.close();
+  }
+
+  private async found(runId: string): Promise<RunRecord> {
+    const record = await this.get(runId);
+    if (record !== undefined) return record;
+    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+      hint: 'Embedded runs are kept in <project>/.dirigent/runs/ once they wait or end; list them with `dirigent runs`.',
+    });
+  }
+}

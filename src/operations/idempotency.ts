@@ -1,0 +1,136 @@
+/**
+ * Idempotency keys: the same key within its window starts one run, whoever asks and however
+ * often, even when requests race. The run's id is derived from the key, so every racer names the
+ * same run; a claim (Redis `SET NX`, or a file created exclusively) says which of them starts it.
+ * A key used again for another directive or other inputs is `IDEMPOTENCY_CONFLICT`.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+
+/** How long a key holds its run (default 24 h). */
+export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+
+/** The outcome of a claim: the key's run, and whether this claim made it. */
+export interface Claim {
+  runId: string;
+  /** True for the first claim of the key in its window: its maker starts the run. */
+  created: boolean;
+}
+
+/** Where claims are kept. */
+export interface IdempotencyStore {
+  /** Claims `key` for a run described by `fingerprint`, for `windowMs`. */
+  claim(key: string, fingerprint: string, windowMs: number): Promise<Claim>;
+}
+
+/** The id of the run a key stands for: a UUID made from the key (and the deployment's scope). */
+export function runIdForKey(scope: string, key: string): string {
+  const h = createHash('sha256').update(`${scope}\0${key}`).digest('hex');
+  // Shaped as a version 4 UUID: its hex digits are the run's trace id, as for any run.
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** What a run is, for comparing the requests that share a key: its directive and inputs. */
+export function fingerprintOf(directive: string, inputs: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(`${directive}\0${canonical(inputs)}`)
+    .digest('hex');
+}
+
+/** Checks a key as a caller gives it: 1 to 255 printable characters. */
+export function checkIdempotencyKey(key: string): void {
+  if (key.length >= 1 && key.length <= 255 && /^[\x21-\x7e]+$/.test(key)) return;
+  throw DirigentError.fatal(
+    ErrorCode.INVALID_REQUEST,
+    `An idempotency key is 1 to 255 printable characters without spaces; got ${key.length} characters.`,
+    { hint: 'Use a UUID, or an id of your own request (order-1234).' },
+  );
+}
+
+function conflict(key: string): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.IDEMPOTENCY_CONFLICT,
+    `Idempotency key "${key}" was used for another directive or other inputs within its window.`,
+    { hint: 'Use a new key for a different request; the same key repeats only the same one.' },
+  );
+}
+
+/** Claims in Redis: one key each, `SET NX` with the window as its expiry. */
+export class RedisIdempotency implements IdempotencyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
+    const runId = runIdForKey(this.prefix, key);
+    const slot = `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
+    const value = JSON.stringify({ runId, fingerprint });
+    const set = await this.redis.set(slot, value, 'PX', windowMs, 'NX');
+    if (set === 'OK') return { runId, created: true };
+    const held = await this.redis.get(slot);
+    // Expired between the two commands: claim it again.
+    if (held === null) return this.claim(key, fingerprint, windowMs);
+    if ((JSON.parse(held) as { fingerprint: string }).fingerprint !== fingerprint)
+      throw conflict(key);
+    return { runId, created: false };
+  }
+}
+
+/** Claims in files under `.dirigent/idempotency/` of an embedded project, made exclusively. */
+export class FileIdempotency implements IdempotencyStore {
+  private readonly dir: string;
+
+  constructor(projectDir: string) {
+    this.dir = join(projectDir, '.dirigent', 'idempotency');
+  }
+
+  async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
+    const runId = runIdForKey(this.dir, key);
+    const file = join(this.dir, `${createHash('sha256').update(key).digest('hex')}.json`);
+    await mkdir(this.dir, { recursive: true });
+    // Written aside, then linked into place: the claim appears whole, or not at all.
+    const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+    await writeFile(tmp, JSON.stringify({ runId, fingerprint }));
+    try {
+      await link(tmp, file);
+      return { runId, created: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
+    const held = await readHeld(file);
+    if (held === undefined || Date.now() - held.at > windowMs) {
+      // Expired (or gone meanwhile): the key is free again.
+      await unlink(file).catch(() => undefined);
+      return this.claim(key, fingerprint, windowMs);
+    }
+    if (held.fingerprint !== fingerprint) throw conflict(key);
+    return { runId, created: false };
+  }
+}
+
+async function readHeld(file: string): Promise<{ fingerprint: string; at: number } | undefined> {
+  try {
+    const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+    return { ...(JSON.parse(text) as { fingerprint: string }), at: st.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON with object keys sorted, so equal inputs give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}

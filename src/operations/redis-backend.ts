@@ -1,0 +1,116 @@
+/**
+ * Runs on the workers of a Redis deployment: this process enqueues, waits and reads; the workers
+ * run (see `queue/`).
+ */
+import type { Redis } from 'ioredis';
+import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import type { RunRecord } from '../engine/run-record.js';
+import { runSourceOf } from '../queue/run-source.js';
+import { RunsClient } from '../queue/runs-client.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { pollRun } from './poll-watch.js';
+import type { RunBackend } from './run-backend.js';
+import { decodeCursor, pageFrom, pageSize, type RunFilter, type RunPage } from './run-filter.js';
+
+/** See the module comment. */
+export class RedisBackend implements RunBackend {
+  readonly mode = 'redis';
+  readonly client: RunsClient;
+  /** Progress replays of runs started here with an observer, until they end or wait. */
+  private readonly replays = new Map<string, () => void>();
+
+  constructor(
+    private readonly redis: Redis,
+    readonly prefix: string,
+    private readonly loader: DirectiveLoader,
+    telemetry: Telemetry | undefined,
+  ) {
+    this.client = new RunsClient(redis, prefix, telemetry);
+  }
+
+  async start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
+  ): Promise<void> {
+    const source = await runSourceOf(loaded, this.loader.items);
+    // Subscribed before the job exists, so its first step is heard.
+    if (options.observer)
+      this.replays.set(
+        options.runId,
+        await this.client.watchEvents(options.runId, options.observer),
+      );
+    await this.client.start(source, inputs, {
+      runId: options.runId,
+      trigger: options.trigger,
+      watch: options.observer !== undefined,
+    });
+  }
+
+  get(runId: string): Promise<RunRecord | undefined> {
+    return this.client.status(runId).catch((err: unknown) => {
+      if ((err as { code?: string }).code === 'RUN_NOT_FOUND') return undefined;
+      throw err;
+    });
+  }
+
+  async list(filter: RunFilter): Promise<RunPage> {
+    const limit = pageSize(filter);
+    const records = await this.client.list({
+      limit: limit + 1,
+      ...(filter.status !== undefined && { status: filter.status }),
+      ...(filter.directive !== undefined && { directive: filter.directive }),
+      ...(filter.since !== undefined && { since: filter.since }),
+      ...(filter.until !== undefined && { until: filter.until }),
+      ...(filter.cursor !== undefined && { after: decodeCursor(filter.cursor) }),
+    });
+    return pageFrom(records, limit);
+  }
+
+  async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
+    try {
+      return await this.client.wait(runId, timeoutMs);
+    } finally {
+      this.replays.get(runId)?.();
+      this.replays.delete(runId);
+    }
+  }
+
+  cancel(runId: string, reason: string): Promise<RunRecord> {
+    return this.client.cancel(runId, reason);
+  }
+
+  async signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    observer?: EngineObserver,
+  ): Promise<RunRecord> {
+    const stop = observer && (await this.client.watchEvents(runId, observer));
+    try {
+      return await this.client.signal(runId, name, payload, observer !== undefined);
+    } finally {
+      stop?.();
+    }
+  }
+
+  watch(runId: string, observer: EngineObserver): Promise<() => void> {
+    return Promise.resolve(pollRun(() => this.client.store.load(runId), observer));
+  }
+
+  async ready(): Promise<{ ok: boolean; detail: string }> {
+    const workers = await this.client.workers();
+    return workers > 0
+      ? { ok: true, detail: `${workers} worker${workers === 1 ? '' : 's'} take runs` }
+      : { ok: false, detail: 'no worker takes runs (start `dirigent worker`)' };
+  }
+
+  async close(): Promise<void> {
+    for (const stop of this.replays.values()) stop();
+    await this.client.close();
+    this.loader.items.close();
+    this.redis.disconnect();
+  }
+}

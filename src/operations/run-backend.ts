@@ -1,0 +1,41 @@
+import type { LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import type { RunRecord } from '../engine/run-record.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { RunFilter, RunPage } from './run-filter.js';
+
+/**
+ * Where the operations run runs: in this process ({@link EmbeddedBackend}) or on the workers of a
+ * Redis deployment ({@link RedisBackend}). Directives are resolved and inputs validated before
+ * a backend is asked; a backend only runs, reads and steers.
+ */
+export interface RunBackend {
+  readonly mode: 'embedded' | 'redis';
+  /** Begins a run of `loaded` with validated `inputs` under `runId`; resolves once it is under way. */
+  start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
+  ): Promise<void>;
+  /** The run's record (`queued` while no worker has taken it up), or undefined. */
+  get(runId: string): Promise<RunRecord | undefined>;
+  list(filter: RunFilter): Promise<RunPage>;
+  /**
+   * The run's record once it ends or waits, or as it stands after `timeoutMs`; `RUN_NOT_FOUND`
+   * when there is no such run.
+   */
+  wait(runId: string, timeoutMs?: number): Promise<RunRecord>;
+  cancel(runId: string, reason: string): Promise<RunRecord>;
+  /** Delivers a signal, then resolves once the run ends or waits again. */
+  signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    observer?: EngineObserver,
+  ): Promise<RunRecord>;
+  /** Tells `observer` of the run's steps as they go, until the returned function is called. */
+  watch(runId: string, observer: EngineObserver): Promise<() => void>;
+  /** Whether workers take runs (always, embedded). */
+  ready(): Promise<{ ok: boolean; detail: string }>;
+  close(): Promise<void>;
+}
