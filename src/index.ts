@@ -30,3 +30,4 @@ export { dirigentIdGenerator, PinnedIdGenerator } from './telemetry/pinned-id-ge
 export { startTelemetry, type StartedTelemetry } from './telemetry/start-telemetry.js';
 export { Attr, Metric } from './telemetry/attributes.js';
 export { traceIdOfRun, type RunTrace, type RunTrigger } from './telemetry/run-trace.js';
+export * from './operations/index.js';

@@ -102,7 +102,7 @@ program
   .command('worker')
   .description('Serve run and tool jobs from Redis until SIGTERM (then drain and exit).')
   .option('--concurrency <n>', 'tool jobs at once in this process (default 8)')
-  .option('--queues <list>', 'runs, tools, or both', 'runs,tools')
+  .option('--queues <list>', 'runs, tools, triggers (any of them)', 'runs,tools,triggers')
   .option('--redis <url>', 'Redis URL (default: $REDIS_URL)')
   .option(
     '--prefix <prefix>',

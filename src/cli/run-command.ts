@@ -13,7 +13,7 @@ import { redisUrl } from '../queue/redis-url.js';
 import { cliTelemetry } from './cli-telemetry.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
-import { diagnosticsOf } from './validate-command.js';
+import { diagnosticsOf } from '../directive/diagnostics.js';
 
 /** Options every run command takes. */
 export interface CommonOptions {

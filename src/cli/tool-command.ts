@@ -7,7 +7,7 @@ import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces } from '../items/space.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { parseJsonOption } from './parse-inputs.js';
-import { diagnosticsOf } from './validate-command.js';
+import { diagnosticsOf } from '../directive/diagnostics.js';
 
 /** Errors that mean the call itself is wrong (exit 2), not that the tool failed (exit 1). */
 const INVALID_CALL: string[] = [

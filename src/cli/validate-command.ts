@@ -3,24 +3,9 @@ import { resolve } from 'node:path';
 import { toMermaid } from '../compiler/to-mermaid.js';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import type { Diagnostic } from '../directive/ast.js';
+import { diagnosticsOf } from '../directive/diagnostics.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
 import { DirigentError } from '../errors/dirigent-error.js';
-
-/** Diagnostics of a failed load: every one the parser collected, or the single error. */
-export function diagnosticsOf(err: DirigentError): Diagnostic[] {
-  const list = err.details?.diagnostics as Diagnostic[] | undefined;
-  return (
-    list ?? [
-      {
-        severity: 'error',
-        code: err.code,
-        message: err.message,
-        loc: err.location,
-        hint: err.hint,
-      },
-    ]
-  );
-}
 
 /** `dirigent validate`: exit 0 when every file is valid, 2 otherwise. */
 export function validateCommand(files: string[], opts: { json?: boolean }): number {

@@ -1,3 +1,5 @@
+import { Dirigent } from '../operations/dirigent.js';
+import { TriggerWorker } from '../operations/trigger-worker.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/redis-connection.js';
@@ -7,6 +9,9 @@ import { ToolWorker } from '../queue/tool-worker.js';
 import { createLogger } from '../telemetry/create-logger.js';
 import { observeQueues } from '../queue/queue-gauges.js';
 import { cliTelemetry } from './cli-telemetry.js';
+
+/** The queues a worker can serve. */
+const QUEUES = ['runs', 'tools', 'triggers'];
 
 /** Options of `dirigent worker`. */
 export interface WorkerOptions {
@@ -33,9 +38,11 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     return 2;
   }
   const queues = new Set(opts.queues.split(',').map((q) => q.trim()));
-  const unknown = [...queues].filter((q) => q !== 'runs' && q !== 'tools');
+  const unknown = [...queues].filter((q) => !QUEUES.includes(q));
   if (unknown.length > 0 || queues.size === 0) {
-    process.stderr.write(`--queues takes runs, tools or both (got ${opts.queues}).\n`);
+    process.stderr.write(
+      `--queues takes one or more of ${QUEUES.join(', ')} (got ${opts.queues}).\n`,
+    );
     return 2;
   }
   const concurrency = opts.concurrency === undefined ? undefined : Number(opts.concurrency);
@@ -66,10 +73,20 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     ? new ToolWorker({ ...shared, ...(concurrency && { concurrency }) })
     : undefined;
   const runs = queues.has('runs') ? new RunWorker(shared) : undefined;
+  // Trigger jobs start runs through the operations, as the CLI and the API do.
+  const operations = queues.has('triggers')
+    ? await Dirigent.open({
+        project: projectDir,
+        redis: url,
+        prefix,
+        ...(telemetry && { telemetry }),
+      })
+    : undefined;
+  const triggers = operations && new TriggerWorker(operations, redis, prefix);
   const gauges = telemetry?.metrics && observeQueues(telemetry.metrics.meter, redis, prefix);
   logger.info(
     { prefix, project: projectDir, queues: [...queues], concurrency: concurrency ?? 'default' },
-    `dirigent worker ${process.pid}: ${[...queues].join(' and ')} jobs from ${prefix} for project ${projectDir} (${
+    `dirigent worker ${process.pid}: ${[...queues].join(', ')} jobs from ${prefix} for project ${projectDir} (${
       concurrency ?? 'default'
     } concurrency)${opts.metricsPort ? `; metrics on http://${opts.metricsHost ?? '127.0.0.1'}:${opts.metricsPort}/metrics` : ''}`,
   );
@@ -78,7 +95,8 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
     process.once('SIGINT', () => resolve());
   });
   logger.info({}, `dirigent worker ${process.pid}: draining`);
-  await Promise.all([tools?.close(), runs?.close()]);
+  await Promise.all([tools?.close(), runs?.close(), triggers?.close()]);
+  await operations?.close();
   await gauges?.close();
   redis.disconnect();
   return 0;

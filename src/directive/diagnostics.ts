@@ -51,3 +51,19 @@ export function formatDiagnostic(d: Diagnostic): string {
   const hint = d.hint ? `\n  hint: ${d.hint}` : '';
   return `${where}${d.severity}: ${d.message} [${d.code}]${hint}`;
 }
+
+/** Diagnostics of a failed load: every one the parser collected, or the single error. */
+export function diagnosticsOf(err: DirigentError): Diagnostic[] {
+  const list = err.details?.diagnostics as Diagnostic[] | undefined;
+  return (
+    list ?? [
+      {
+        severity: 'error',
+        code: err.code,
+        message: err.message,
+        loc: err.location,
+        hint: err.hint,
+      },
+    ]
+  );
+}

@@ -32,6 +32,9 @@ import {
 } from './idempotency.js';
 import type { RunBackend } from './run-backend.js';
 import type { RunFilter, RunPage } from './run-filter.js';
+import { infoOf, listDirectives, type DirectiveInfo } from './directive-catalog.js';
+import { diagnosticsOf } from '../directive/diagnostics.js';
+import type { Diagnostic } from '../directive/ast.js';
 import { randomUUID } from 'node:crypto';
 
 /** What {@link Dirigent.open} takes. */
@@ -73,6 +76,15 @@ export interface StartRequest {
 export interface StartedRun {
   runId: string;
   created: boolean;
+}
+
+/** What {@link Dirigent.validate} finds. */
+export interface Validation {
+  valid: boolean;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+  /** What the directive offers, when it is valid. */
+  directive?: DirectiveInfo;
 }
 
 /** See the module comment. */
@@ -211,6 +223,32 @@ export class Dirigent {
   /** Tells `observer` of the run's steps as they go, until the returned function is called. */
   watch(runId: string, observer: EngineObserver): Promise<() => void> {
     return this.backend.watch(runId, observer);
+  }
+
+  /** The directives of the project's spaces, with their inputs, and why any cannot run. */
+  directives(): Promise<DirectiveInfo[]> {
+    return listDirectives(this.loader);
+  }
+
+  /**
+   * Checks a directive without running it: one of the project's by item id, or a text (read as
+   * the content of a directive file, under the project's policy). Never throws for the
+   * directive's own problems: they are the answer.
+   */
+  async validate(request: { directive: string } | { source: string }): Promise<Validation> {
+    try {
+      const loaded =
+        'source' in request
+          ? this.loader.fromText(this.loader.fileOf('_request', '.md'), request.source)
+          : await this.load(request.directive);
+      const info = infoOf(loaded, 'project');
+      return { valid: true, errors: [], warnings: info.warnings, directive: info };
+    } catch (err) {
+      const e = DirigentError.from(err);
+      // A directive the project does not hold is the request's problem, not a finding.
+      if ('directive' in request && e.code === ErrorCode.UNKNOWN_DIRECTIVE) throw e;
+      return { valid: false, errors: diagnosticsOf(e), warnings: [] };
+    }
   }
 
   /** Whether runs can be taken up now: always embedded; on Redis, when a worker listens. */

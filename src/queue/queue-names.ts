@@ -4,6 +4,11 @@ export const QueueName = {
   RUNS: 'dirigent-runs',
   /** Tool jobs: one call of one tool. */
   TOOLS: 'dirigent-tools',
+  /**
+   * Trigger jobs: any BullMQ client, in any language, starts a run by adding a job
+   * `{directive, inputs, idempotencyKey?, wait?}` here (see `operations/trigger-worker.ts`).
+   */
+  TRIGGERS: 'dirigent-triggers',
 } as const;
 
 /** The key prefix of BullMQ's keys and of Dirigent's own (run store, locks, cancel channel). */

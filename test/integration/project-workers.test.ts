@@ -124,7 +124,7 @@ describe('workers serve a project', { timeout: 60_000 }, () => {
     };
     expect(r.code).toBe(1);
     expect(record.status).toBe('failed');
-    expect(record.error.message).toContain('TOOL_MISMATCH');
-    expect(record.error.step).toBe('shout');
+    expect(record.error).toMatchObject({ code: 'TOOL_MISMATCH', step: 'shout' });
+    expect(record.error.message).toContain('text/shout');
   });
 });
