@@ -135,7 +135,7 @@ export function runsCommand(
  * has stopped and warm tool processes are gone before the command exits. An error that kept the
  * command from running is reported as {@link reportInvalid} says.
  */
-async function withDirigent(
+export async function withDirigent(
   opts: CommonOptions,
   work: (dirigent: Dirigent) => Promise<number>,
 ): Promise<number> {

@@ -120,6 +120,8 @@ export function readGraph(
     initialState: (config.state ?? {}) as Obj,
     metadata: { executor_id: root.executor_id },
     secrets: [],
+    schedules: [],
+    events: [],
     successCriteria: [],
     signature: /^# rye:signed:/.test(text) ? text.split('\n')[0] : undefined,
     source: { file, hash: contentHash(text), format: 'graph' },

@@ -5,6 +5,7 @@
  * Glossary: a *process* is the list of nodes that run in order; a *node* is a step or a parallel
  * block; a step holds exactly one *action*.
  */
+import type { EventDecl, ScheduleDecl } from './read-triggers.js';
 import type { SourceLocation } from '../errors/source-location.js';
 
 /**
@@ -287,6 +288,10 @@ export interface Directive {
    * environment, then the secrets file), and shown as `***` everywhere else.
    */
   secrets: string[];
+  /** `<schedule>`s of its `<metadata>`: a run per cron tick (registered by the workers). */
+  schedules: ScheduleDecl[];
+  /** `<on event>`s of its `<metadata>`: a run per event of each name, its payload as input `event`. */
+  events: EventDecl[];
   /** Graphs without a return output return their final state instead of declared outputs. */
   returnsState: boolean;
   process: ProcessNode[];
@@ -301,3 +306,5 @@ export interface Directive {
   source: DirectiveSource;
   warnings: Diagnostic[];
 }
+
+export type { EventDecl, ScheduleDecl } from './read-triggers.js';

@@ -177,6 +177,8 @@ function parse(text: string, file: string, checks: DirectiveChecks): Directive {
     inputs: d.inputs,
     outputs: d.outputs,
     secrets: d.secrets,
+    schedules: d.schedules,
+    events: d.events,
     returnsState: false,
     process: process ?? ([] as ProcessNode[]),
     initialState: {},

@@ -76,6 +76,8 @@ export function readFrontMatterDirective(text: string, file: string, hash: strin
     permissions: meta.permissions === undefined ? undefined : permissionsOf(meta.permissions),
     inputs: inputsOf(meta.inputs, loc, diag),
     outputs: outputsOf(meta.outputs, loc),
+    schedules: [],
+    events: [],
     returnsState: false,
     process:
       body === ''

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { Limits } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { ElementReader } from './element-reader.js';
+import { readOn, readSchedule, type EventDecl, type ScheduleDecl } from './read-triggers.js';
 import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-element.js';
 
 /** What `<metadata>` yields. */
@@ -16,6 +17,10 @@ export interface MetadataParts {
   secrets: string[];
   /** Documentary metadata kept as plain data. */
   extra: Record<string, unknown>;
+  /** `<schedule>`s: runs per cron tick. */
+  schedules: ScheduleDecl[];
+  /** `<on event>`s: runs per event. */
+  events: EventDecl[];
 }
 
 const ENFORCED_LIMITS = ['duration_seconds', 'depth', 'spawns', 'max_steps'];
@@ -42,6 +47,8 @@ const KNOWN_METADATA = [
   'cost',
   'name',
   'version',
+  'schedule',
+  'on',
 ];
 const PRIMARIES = ['execute', 'search', 'load', 'sign'];
 
@@ -55,6 +62,8 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
     permissions: undefined,
     secrets: [],
     extra: {},
+    schedules: [],
+    events: [],
   };
   if (el === undefined) return out;
   for (const kid of elementsOf(el)) {
@@ -73,6 +82,16 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
       case 'secrets':
         out.secrets = readSecrets(kid, diag);
         break;
+      case 'schedule': {
+        const s = readSchedule(kid, out.schedules.length + 1, diag);
+        if (s !== undefined) out.schedules.push(s);
+        break;
+      }
+      case 'on': {
+        const e = readOn(kid, diag);
+        if (e !== undefined) out.events.push(e);
+        break;
+      }
       case 'model':
       case 'model_class':
         out.extra[kid.tag] = { ...kid.attrs };

@@ -104,7 +104,20 @@ export const ErrorCode = {
   INVALID_REQUEST: 'INVALID_REQUEST',
   /** An idempotency key used again for another directive or other inputs. */
   IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
+  /** An operation only a Redis deployment offers (schedules), asked of an embedded project. */
+  NEEDS_REDIS: 'NEEDS_REDIS',
+  /** No schedule with that id. */
+  UNKNOWN_SCHEDULE: 'UNKNOWN_SCHEDULE',
   INTERNAL: 'INTERNAL',
+  // The HTTP API (src/api): a request without a valid bearer token, a route that does not exist,
+  // a body larger than the server takes or of a type it does not read, a client over its rate
+  // limit, and a server that cannot take runs now (no worker on Redis, or shutting down).
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  NOT_FOUND: 'NOT_FOUND',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  NOT_READY: 'NOT_READY',
 } as const;
 
 /** One of the stable error codes in {@link ErrorCode}. */

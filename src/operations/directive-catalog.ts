@@ -33,6 +33,10 @@ export interface DirectiveInfo {
   description?: string;
   category?: string;
   inputs: InputInfo[];
+  /** Its `<schedule>`s: a run per cron tick. */
+  schedules: { name: string; cron: string; timezone?: string; inputs: Record<string, string> }[];
+  /** The events it runs on (`<on event>`). */
+  events: string[];
   /** Why it cannot run (when not valid). */
   errors: Diagnostic[];
   warnings: Diagnostic[];
@@ -75,6 +79,13 @@ export function infoOf(loaded: LoadedDirective, space: SpaceName): DirectiveInfo
       ...(i.hasDefault && { default: i.default }),
       ...(i.description !== undefined && { description: i.description }),
     })),
+    schedules: d.schedules.map((s) => ({
+      name: s.name,
+      cron: s.cron,
+      ...(s.timezone !== undefined && { timezone: s.timezone }),
+      inputs: s.inputs,
+    })),
+    events: d.events.map((e) => e.event),
     errors: [],
     warnings: d.warnings,
   };
@@ -90,7 +101,16 @@ async function describe(
     return infoOf(await loader.loadFile(file), space);
   } catch (err) {
     const errors = diagnosticsOf(DirigentError.from(err));
-    return { directive: id, space, valid: false, inputs: [], errors, warnings: [] };
+    return {
+      directive: id,
+      space,
+      valid: false,
+      inputs: [],
+      schedules: [],
+      events: [],
+      errors,
+      warnings: [],
+    };
   }
 }
 

@@ -36,6 +36,9 @@ import { infoOf, listDirectives, type DirectiveInfo } from './directive-catalog.
 import { diagnosticsOf } from '../directive/diagnostics.js';
 import type { Diagnostic } from '../directive/ast.js';
 import { randomUUID } from 'node:crypto';
+import { cronProblem, EVENT_NAME } from '../directive/read-triggers.js';
+import type { SerializedError } from '../errors/dirigent-error.js';
+import { DECLARED, ScheduleBook, type Schedule } from './schedule-book.js';
 
 /** What {@link Dirigent.open} takes. */
 export interface DirigentOptions {
@@ -78,6 +81,20 @@ export interface StartedRun {
   created: boolean;
 }
 
+/** What {@link Dirigent.emit} started: each subscriber's run, or the error that kept it from starting. */
+export interface Emitted {
+  event: string;
+  id: string;
+  runs: ({ directive: string } & (StartedRun | { error: SerializedError }))[];
+}
+
+/** Checks a cron expression and time zone as `<schedule>` does: `INVALID_REQUEST` otherwise. */
+function checkCron(cron: string, timezone: string | undefined): void {
+  const problem = cronProblem(cron, timezone);
+  if (problem !== undefined)
+    throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, problem.message, { hint: problem.hint });
+}
+
 /** What {@link Dirigent.validate} finds. */
 export interface Validation {
   valid: boolean;
@@ -95,6 +112,8 @@ export class Dirigent {
     private readonly backend: RunBackend,
     private readonly claims: IdempotencyStore,
     private readonly windowMs: number,
+    /** A Redis deployment's schedules (none embedded). */
+    private readonly book?: ScheduleBook,
   ) {}
 
   /**
@@ -122,7 +141,9 @@ export class Dirigent {
     const redis = connectRedis(options.redis);
     const prefix = options.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
     const backend = new RedisBackend(redis, prefix, loader, telemetry);
-    return new Dirigent(projectDir, loader, backend, new RedisIdempotency(redis, prefix), windowMs);
+    const claims = new RedisIdempotency(redis, prefix);
+    const book = new ScheduleBook(redis, prefix);
+    return new Dirigent(projectDir, loader, backend, claims, windowMs, book);
   }
 
   /** `embedded` or `redis`. */
@@ -251,6 +272,118 @@ export class Dirigent {
     }
   }
 
+  /**
+   * Sends event `event` (payload: a JSON object, the runs' input `event`): every directive of the
+   * project that runs on it (`<on event>`) is started once per event id (default: a new one),
+   * however often the same event is sent. Resolves with each subscriber's run, or why it could
+   * not start.
+   */
+  async emit(event: string, payload: unknown, options: { id?: string } = {}): Promise<Emitted> {
+    if (!EVENT_NAME.test(event))
+      throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${event}" is not an event name.`, {
+        hint: 'Event names are letters, digits and . _ : - (order.created), up to 128 characters.',
+      });
+    const id = options.id ?? randomUUID();
+    checkIdempotencyKey(id);
+    checkSignalPayload(event, payload, this.loader.policy.limits);
+    const subscribers = (await this.directives()).filter(
+      (d) => d.valid && d.events.includes(event),
+    );
+    const runs = await Promise.all(
+      subscribers.map(async ({ directive }) => {
+        try {
+          const started = await this.start({
+            directive,
+            inputs: { event: payload },
+            idempotencyKey: `event:${event}:${id}:${directive}`,
+            trigger: 'event',
+          });
+          return { directive, ...started };
+        } catch (err) {
+          return { directive, error: DirigentError.from(err).toJSON() };
+        }
+      }),
+    );
+    return { event, id, runs };
+  }
+
+  /** The deployment's schedules (`NEEDS_REDIS` embedded). */
+  schedules(): Promise<Schedule[]> {
+    return this.scheduleBook().list();
+  }
+
+  /**
+   * Adds (or, with the same id, replaces) a schedule: a run of `directive` with `inputs` per tick
+   * of `cron` in `timezone`. The directive, the inputs and the cron expression are checked first.
+   */
+  async addSchedule(request: {
+    directive: string;
+    cron: string;
+    timezone?: string;
+    inputs?: Record<string, unknown>;
+    id?: string;
+  }): Promise<Schedule> {
+    const book = this.scheduleBook();
+    const loaded = await this.load(request.directive);
+    const inputs = validateInputs(
+      loaded.compiled.directive,
+      request.inputs ?? {},
+      this.loader.policy.limits,
+    );
+    checkCron(request.cron, request.timezone);
+    const id =
+      request.id ??
+      `${loaded.itemId}:${fingerprintOf(`${request.cron} ${request.timezone ?? ''}`, inputs).slice(0, 12)}`;
+    if (id.startsWith(DECLARED) || !/^[!-~]{1,200}$/.test(id))
+      throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${id}" cannot be a schedule's id.`, {
+        hint: `Ids are printable without spaces, up to 200 characters, and do not start with "${DECLARED}" (kept for schedules declared in directives).`,
+      });
+    const schedule = {
+      id,
+      directive: loaded.itemId,
+      cron: request.cron,
+      ...(request.timezone !== undefined && { timezone: request.timezone }),
+      inputs,
+    };
+    await book.put(schedule);
+    return schedule;
+  }
+
+  /** Removes a schedule (`UNKNOWN_SCHEDULE` when there is none with that id). */
+  removeSchedule(id: string): Promise<void> {
+    return this.scheduleBook().remove(id);
+  }
+
+  /**
+   * Registers the schedules the project's directives declare (`<schedule>`), as ids
+   * `directive:<item id>#<name>`, and removes declared ones no directive declares any more.
+   * Workers do this when they start.
+   */
+  async syncSchedules(): Promise<{ kept: number; removed: string[] }> {
+    const book = this.scheduleBook();
+    const declared = [];
+    for (const d of await this.directives()) {
+      if (!d.valid) continue;
+      const loaded = await this.load(d.directive);
+      for (const s of d.schedules)
+        declared.push({
+          id: `${DECLARED}${d.directive}#${s.name}`,
+          directive: d.directive,
+          cron: s.cron,
+          ...(s.timezone !== undefined && { timezone: s.timezone }),
+          inputs: validateInputs(loaded.compiled.directive, s.inputs, this.loader.policy.limits),
+        });
+    }
+    return book.sync(declared);
+  }
+
+  private scheduleBook(): ScheduleBook {
+    if (this.book !== undefined) return this.book;
+    throw DirigentError.fatal(ErrorCode.NEEDS_REDIS, 'Schedules need a Redis deployment.', {
+      hint: 'Pass --redis <url> or set REDIS_URL: the workers of a deployment fire schedules.',
+    });
+  }
+
   /** Whether runs can be taken up now: always embedded; on Redis, when a worker listens. */
   ready(): Promise<{ ok: boolean; detail: string }> {
     return this.backend.ready();
@@ -260,7 +393,8 @@ export class Dirigent {
    * Closes what this object opened. Embedded, runs that wait live on in `.dirigent/`, and work
    * that was stopped has stopped before this resolves.
    */
-  close(): Promise<void> {
-    return this.backend.close();
+  async close(): Promise<void> {
+    await this.book?.close();
+    await this.backend.close();
   }
 }

@@ -23,6 +23,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { toJobError } from '../queue/job-error.js';
 import { QueueName } from '../queue/queue-names.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { Dirigent } from './dirigent.js';
 
 /** What a trigger job carries. */
@@ -76,6 +77,27 @@ export class TriggerWorker {
     });
     if (data.wait === undefined) return runId;
     return this.dirigent.wait(runId, { timeoutMs: data.wait * 1000 });
+  }
+
+  /**
+   * Registers the schedules the project's directives declare (see `Dirigent.syncSchedules`), as a
+   * worker does when it starts; failures are logged, not thrown: serving goes on.
+   */
+  async syncSchedules(log: Logger): Promise<void> {
+    try {
+      const { kept, removed } = await this.dirigent.syncSchedules();
+      if (kept > 0 || removed.length > 0)
+        log.info(
+          { schedules: kept, removed },
+          `schedules of the project's directives: ${kept} registered${removed.length > 0 ? `, ${removed.length} removed` : ''}`,
+        );
+    } catch (err) {
+      const e = DirigentError.from(err);
+      log.warn(
+        { error_code: e.code },
+        `could not register the directives' schedules: ${e.message}`,
+      );
+    }
   }
 
   async close(): Promise<void> {

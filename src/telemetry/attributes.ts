@@ -8,7 +8,7 @@ export const Attr = {
   DIRECTIVE_ID: 'dirigent.directive.id',
   DIRECTIVE_VERSION: 'dirigent.directive.version',
   RUN_ID: 'dirigent.run.id',
-  /** What started the run: cli, api, queue, schedule, batch, library, child. */
+  /** What started the run: cli, api, queue, schedule, event, batch, library, child. */
   RUN_TRIGGER: 'dirigent.run.trigger',
   /** How the run ended: completed, failed, cancelled (or waiting, for a span of a run that waits). */
   RUN_STATUS: 'dirigent.run.status',

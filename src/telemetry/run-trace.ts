@@ -8,7 +8,15 @@
 import { createHash } from 'node:crypto';
 
 /** What started a run (the `dirigent.run.trigger` attribute). */
-export type RunTrigger = 'cli' | 'api' | 'queue' | 'schedule' | 'batch' | 'library' | 'child';
+export type RunTrigger =
+  | 'cli'
+  | 'api'
+  | 'queue'
+  | 'schedule'
+  | 'event'
+  | 'batch'
+  | 'library'
+  | 'child';
 
 /** Stored with the run (and carried by its jobs): enough to record any of its spans anywhere. */
 export interface RunTrace {
