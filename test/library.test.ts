@@ -7,6 +7,28 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 describe('import from "dirigent"', () => {
+  it('runs a directive through the front door, one object made from a project', () => {
+    const script = `
+      import { Dirigent } from 'dirigent';
+      const dirigent = await Dirigent.open({ project: process.cwd() });
+      const record = await dirigent.run({ directive: ${JSON.stringify(join(ROOT, 'directives', 'hello.md'))}, inputs: { name: 'Ada' }, allowFile: true });
+      const again = await dirigent.get(record.runId);
+      await dirigent.close();
+      console.log(JSON.stringify({ record, again: again.status, mode: dirigent.mode }));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const { record, again, mode } = JSON.parse(out) as {
+      record: { status: string; outputs: unknown };
+      again: string;
+      mode: string;
+    };
+    expect(record).toMatchObject({ status: 'completed', outputs: { greeting: 'Hello, Ada!' } });
+    expect([again, mode]).toEqual(['completed', 'embedded']);
+  });
+
   it('runs a directive from code with the exported engine, loader and built-in tools', () => {
     // A separate Node process resolves the package by its name, through package.json "exports".
     const script = `

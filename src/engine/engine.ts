@@ -282,6 +282,8 @@ export class Engine {
     options: StartOptions,
   ): ActiveRun {
     const runId = options.runId ?? randomUUID();
+    if (this.active.has(runId))
+      throw DirigentError.fatal(ErrorCode.RUN_CONFLICT, `Run ${runId} is already under way here.`);
     const run = new ActiveRun(this, loaded, lineage, runId, {
       inputs,
       trigger: options.trigger ?? 'library',

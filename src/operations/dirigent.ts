@@ -183,9 +183,9 @@ export class Dirigent {
         this.windowMs,
       );
       runId = claim.runId;
-      // The key's run, once it exists. One claimed but not (yet) started, because its starter
-      // died or is about to, is started here: the run id is the same, so a queue keeps one job.
-      if (!claim.created && (await this.backend.get(runId)) !== undefined)
+      // The key's run: one that exists, or one its claimer is still starting. A run claimed by a
+      // starter that died first is started here: the run id is the same, so a queue keeps one job.
+      if (!claim.created && (claim.pending || (await this.backend.get(runId)) !== undefined))
         return { runId, created: false };
     }
     await this.backend.start(loaded, inputs, {

@@ -19,7 +19,15 @@ export interface Claim {
   runId: string;
   /** True for the first claim of the key in its window: its maker starts the run. */
   created: boolean;
+  /**
+   * For a claim made before: whether its maker may still be starting the run (it is alive, or
+   * claimed moments ago). When not, and the run does not exist, its maker died first: start it.
+   */
+  pending?: boolean;
 }
+
+/** How long a claim's maker has to start its run before others take it for dead (Redis). */
+const START_GRACE_MS = 30_000;
 
 /** Where claims are kept. */
 export interface IdempotencyStore {
@@ -69,15 +77,15 @@ export class RedisIdempotency implements IdempotencyStore {
   async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
     const runId = runIdForKey(this.prefix, key);
     const slot = `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
-    const value = JSON.stringify({ runId, fingerprint });
+    const value = JSON.stringify({ runId, fingerprint, at: Date.now() });
     const set = await this.redis.set(slot, value, 'PX', windowMs, 'NX');
     if (set === 'OK') return { runId, created: true };
     const held = await this.redis.get(slot);
     // Expired between the two commands: claim it again.
     if (held === null) return this.claim(key, fingerprint, windowMs);
-    if ((JSON.parse(held) as { fingerprint: string }).fingerprint !== fingerprint)
-      throw conflict(key);
-    return { runId, created: false };
+    const claim = JSON.parse(held) as { fingerprint: string; at?: number };
+    if (claim.fingerprint !== fingerprint) throw conflict(key);
+    return { runId, created: false, pending: Date.now() - (claim.at ?? 0) < START_GRACE_MS };
   }
 }
 
@@ -95,7 +103,7 @@ export class FileIdempotency implements IdempotencyStore {
     await mkdir(this.dir, { recursive: true });
     // Written aside, then linked into place: the claim appears whole, or not at all.
     const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-    await writeFile(tmp, JSON.stringify({ runId, fingerprint }));
+    await writeFile(tmp, JSON.stringify({ runId, fingerprint, pid: process.pid }));
     try {
       await link(tmp, file);
       return { runId, created: true };
@@ -111,14 +119,26 @@ export class FileIdempotency implements IdempotencyStore {
       return this.claim(key, fingerprint, windowMs);
     }
     if (held.fingerprint !== fingerprint) throw conflict(key);
-    return { runId, created: false };
+    // An embedded run lives in the process that started it: pending while that process lives.
+    return { runId, created: false, pending: held.pid !== undefined && alive(held.pid) };
   }
 }
 
-async function readHeld(file: string): Promise<{ fingerprint: string; at: number } | undefined> {
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readHeld(
+  file: string,
+): Promise<{ fingerprint: string; pid?: number; at: number } | undefined> {
   try {
     const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-    return { ...(JSON.parse(text) as { fingerprint: string }), at: st.mtimeMs };
+    return { ...(JSON.parse(text) as { fingerprint: string; pid?: number }), at: st.mtimeMs };
   } catch {
     return undefined;
   }
