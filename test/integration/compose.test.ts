@@ -53,12 +53,16 @@ describe('docker-compose.yml', { timeout: 60_000 }, () => {
     // Prometheus to reach over the compose network. Here that would be this machine's every
     // address, on a port something else may hold: the test serves it on 127.0.0.1 and a free port.
     const port = await freePort();
+    // The project compose mounts at /project is, here, this repository.
+    expect(command).toEqual(expect.arrayContaining(['--project', '/project']));
     const args = command.map((a, i) =>
       command[i - 1] === '--metrics-host'
         ? '127.0.0.1'
         : command[i - 1] === '--metrics-port'
           ? String(port)
-          : a,
+          : command[i - 1] === '--project'
+            ? REPO_ROOT
+            : a,
     );
     const env = { ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: redis.prefix };
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
