@@ -2,6 +2,7 @@ import { Dirigent } from '../operations/dirigent.js';
 import { TriggerWorker } from '../operations/trigger-worker.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { BootstrapRunner } from '../bootstrap/bootstrap-runner.js';
 import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/redis-connection.js';
 import { DEFAULT_PREFIX } from '../queue/queue-names.js';
 import { RunWorker } from '../queue/run-worker.js';
@@ -30,6 +31,9 @@ export interface WorkerOptions {
  * `dirigent worker [--concurrency N] [--queues runs,tools]`: serves run jobs and tool jobs until
  * SIGTERM or SIGINT, then finishes the tool jobs under way, hands its runs back to the queue and
  * exits 0. Any number of workers, on any number of machines, share one Redis.
+ *
+ * A worker that serves tool jobs also starts the project's bootstrap tools, beside serving jobs
+ * (`bootstrap/bootstrap-runner.ts`), and stops them when it drains.
  */
 export async function workerCommand(opts: WorkerOptions): Promise<number> {
   const url = redisUrl(opts.redis);
@@ -83,6 +87,7 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
       })
     : undefined;
   const triggers = operations && new TriggerWorker(operations, redis, prefix);
+  void triggers?.syncSchedules(logger);
   const gauges = telemetry?.metrics && observeQueues(telemetry.metrics.meter, redis, prefix);
   logger.info(
     { prefix, project: projectDir, queues: [...queues], concurrency: concurrency ?? 'default' },
@@ -90,12 +95,17 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
       concurrency ?? 'default'
     } concurrency)${opts.metricsPort ? `; metrics on http://${opts.metricsHost ?? '127.0.0.1'}:${opts.metricsPort}/metrics` : ''}`,
   );
+  // Bootstrap tools run beside the jobs, on workers that run tools; never before serving them.
+  const bootstrap = tools
+    ? new BootstrapRunner({ redis, prefix, projectDir, logger, ...(telemetry && { telemetry }) })
+    : undefined;
+  bootstrap?.start();
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
   logger.info({}, `dirigent worker ${process.pid}: draining`);
-  await Promise.all([tools?.close(), runs?.close(), triggers?.close()]);
+  await Promise.all([bootstrap?.stop(), tools?.close(), runs?.close(), triggers?.close()]);
   await operations?.close();
   await gauges?.close();
   redis.disconnect();

@@ -2,18 +2,24 @@
  * What a JavaScript or TypeScript tool declares, read without running it: @babel/parser parses the
  * file and only literal constants are evaluated, so no code of the tool runs. Two formats:
  * Dirigent's (seed 003's `tool.code.v1` fields as module exports: `description`, `version`,
- * `input_schema`, `output_schema`, `limits`, `permissions`, `required_secrets`, `examples` and
- * `execute(input, context)`) and RYE's (`__version__`, `__tool_type__`, `__executor_id__`,
+ * `input_schema`, `output_schema`, `limits`, `permissions`, `required_secrets`, `examples`,
+ * `bootstrap` and `execute(input, context)`) and RYE's (`__version__`, `__tool_type__`, `__executor_id__`,
  * `__category__`, `__tool_description__`, `CONFIG_SCHEMA`).
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse, type ParserPlugin } from '@babel/parser';
 import type { Node, Statement } from '@babel/types';
+import { parseBootstrapSpec, type BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
 import { contentHash } from '../directive/parse-directive.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { JsLiteralReader, topLevelBindings, type JsonValue } from './js-literal-reader.js';
+import {
+  JsLiteralReader,
+  locateNode,
+  topLevelBindings,
+  type JsonValue,
+} from './js-literal-reader.js';
 import { JsToolShapeChecker } from './js-tool-shape-checker.js';
 
 export type { JsonValue } from './js-literal-reader.js';
@@ -50,6 +56,8 @@ export interface JsToolMetadata {
   /** `concurrency` and `rate_limit`, as written (the tool reader checks them). */
   concurrency: JsonValue | undefined;
   rateLimit: JsonValue | undefined;
+  /** `bootstrap`, checked: whether and how `dirigent worker` starts the tool by itself. */
+  bootstrap?: BootstrapSpec;
   /** Whether the module exports `execute`. */
   hasExecute: boolean;
   /** SHA-256 of the file content this was read from (keys warm sandbox hosts). */
@@ -68,6 +76,7 @@ const DIRIGENT_FIELDS = [
   'examples',
   'concurrency',
   'rate_limit',
+  'bootstrap',
 ] as const;
 /** RYE's constants, read whether exported or not (RYE's own examples do both). */
 const RYE_FIELDS = [
@@ -161,7 +170,21 @@ export function parseJsToolMetadata(file: string, text: string): JsToolMetadata 
     rateLimit: v.get('rate_limit')?.value,
     hasExecute,
   };
+  const bootstrap = bootstrapOf(file, v.get('bootstrap'));
+  if (bootstrap !== undefined) meta.bootstrap = bootstrap;
   return meta;
+}
+
+/** The `bootstrap` export, checked; errors are located at its declaration. */
+function bootstrapOf(
+  file: string,
+  declared: { value: JsonValue; node: Node } | undefined,
+): BootstrapSpec | undefined {
+  if (declared === undefined) return undefined;
+  return parseBootstrapSpec(declared.value, {
+    subject: `JS tool ${file}`,
+    locate: () => locateNode(file, declared.node),
+  });
 }
 
 function parseModule(file: string, text: string): Statement[] {

@@ -4,9 +4,11 @@
  * RYE's (`__version__`, `__tool_type__`, `__executor_id__`, `__category__`,
  * `__tool_description__`, `CONFIG_SCHEMA`, `execute(params, project_path)`) and the self-registered
  * format of seed 002 (`name`, `description`, `parameters`, `async def execute(params) -> str`).
+ * Either may add `OUTPUT_SCHEMA`, `REQUIRED_SECRETS`, `CONCURRENCY`, `RATE_LIMIT` and `BOOTSTRAP`.
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { parseBootstrapSpec, type BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
 import { contentHash } from '../directive/parse-directive.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -31,6 +33,8 @@ export interface PythonToolMetadata {
   /** `CONCURRENCY` and `RATE_LIMIT` dicts, as written (checked by the tool reader). */
   concurrency: unknown;
   rateLimit: unknown;
+  /** `BOOTSTRAP`, checked: whether and how `dirigent worker` starts the tool by itself. */
+  bootstrap?: BootstrapSpec;
   /** `name` of the seed format. */
   name: string | undefined;
   execute: { async: boolean; params: string[] } | undefined;
@@ -44,13 +48,14 @@ try:
     tree = ast.parse(src, filename=sys.argv[1])
 except SyntaxError as e:
     print(json.dumps({"syntax_error": {"msg": e.msg, "line": e.lineno, "col": e.offset}})); sys.exit(0)
-out = {"values": {}, "execute": None, "non_literal": []}
+out = {"values": {}, "execute": None, "non_literal": [], "lines": {}}
 for node in tree.body:
     targets = []
     if isinstance(node, ast.Assign): targets, value = node.targets, node.value
     elif isinstance(node, ast.AnnAssign) and node.value is not None: targets, value = [node.target], node.value
     for t in targets:
         if isinstance(t, ast.Name):
+            out["lines"][t.id] = node.lineno
             try: out["values"][t.id] = ast.literal_eval(value)
             except Exception: out["non_literal"].append(t.id)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "execute":
@@ -118,6 +123,8 @@ export async function readPythonToolMetadata(
     name: str('name'),
     execute: raw.execute ?? undefined,
   };
+  const bootstrap = bootstrapSpec(file, raw);
+  if (bootstrap !== undefined) meta.bootstrap = bootstrap;
   cache.set(key, meta);
   return meta;
 }
@@ -141,9 +148,32 @@ function secretNames(file: string, v: unknown): string[] {
   );
 }
 
+/** `BOOTSTRAP`, checked; errors are located at its assignment. */
+function bootstrapSpec(file: string, raw: ReaderOutput): BootstrapSpec | undefined {
+  const location = { file, line: raw.lines?.BOOTSTRAP ?? 1, column: 1 };
+  if (raw.non_literal.includes('BOOTSTRAP') && !('BOOTSTRAP' in raw.values)) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_TOOL,
+      `Python tool ${file}: BOOTSTRAP must be a literal dict (it is read without running the module).`,
+      {
+        location,
+        hint: 'Write e.g. BOOTSTRAP = {"enabled": True, "mode": "once", "priority": 50}.',
+        details: { path: 'BOOTSTRAP' },
+      },
+    );
+  }
+  return parseBootstrapSpec(raw.values.BOOTSTRAP, {
+    subject: `Python tool ${file}`,
+    name: 'BOOTSTRAP',
+    locate: () => location,
+  });
+}
+
 interface ReaderOutput {
   values: Record<string, unknown>;
   non_literal: string[];
+  /** Line of the last module-level assignment of each name. */
+  lines?: Record<string, number>;
   execute: { async: boolean; params: string[] } | null;
   syntax_error?: { msg: string; line: number | null; col: number | null };
 }

@@ -38,6 +38,7 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
       limits: {},
       network: false,
       ...gateSpecs(file, meta.concurrency, meta.rateLimit),
+      ...(meta.bootstrap && { bootstrap: meta.bootstrap }),
       source: meta,
     };
   }
@@ -61,6 +62,7 @@ export async function readToolItem(resolution: Resolution, projectDir: string): 
       limits: meta.limits,
       network: meta.network,
       ...gateSpecs(file, meta.concurrency, meta.rateLimit),
+      ...(meta.bootstrap && { bootstrap: meta.bootstrap }),
       source: meta,
     };
   }

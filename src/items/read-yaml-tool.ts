@@ -1,11 +1,13 @@
 /**
  * Reads a YAML tool (RYE §3.2: `version`, `tool_type`, `executor_id`, `category`, `description`,
  * `config_schema`, `env_config`, `config`; MCP tools add `input_schema`) into a {@link ToolItem}.
- * Dirigent also reads `output_schema`, `required_secrets` and `limits`. Runtimes and primitives
+ * Dirigent also reads `output_schema`, `required_secrets`, `limits`, `concurrency`, `rate_limit`
+ * and `bootstrap`. Runtimes and primitives
  * are YAML items of the same shape.
  */
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
+import { parseBootstrapSpec } from '../bootstrap/bootstrap-spec.js';
 import { LineIndex } from '../directive/line-index.js';
 import { locateYamlKey } from '../directive/yaml-location.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -126,6 +128,10 @@ export function parseYamlTool(text: string, file: string): ToolItem {
   });
   const concurrency = parseConcurrencySpec(root.concurrency, source('concurrency'));
   const rateLimit = parseRateLimitSpec(root.rate_limit, source('rate_limit'));
+  const bootstrap = parseBootstrapSpec(root.bootstrap, {
+    subject: `YAML tool ${file}`,
+    locate: (path) => locateYamlKey(doc, ['bootstrap', ...path], lines),
+  });
   const memoryMb = positive('memory_mb');
   const timeoutMs = positive('timeout_ms');
   return {
@@ -145,6 +151,7 @@ export function parseYamlTool(text: string, file: string): ToolItem {
     network: false,
     ...(concurrency && { concurrency }),
     ...(rateLimit && { rateLimit }),
+    ...(bootstrap && { bootstrap }),
     source: root,
   };
 }

@@ -3,6 +3,7 @@
  * (RYE's and the self-registered format), YAML (tools, runtimes, primitives, MCP tools), and
  * JS/TS. Formats are read without running the file.
  */
+import type { BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
 import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
 import type { SpaceName } from './space.js';
 
@@ -41,6 +42,11 @@ export interface ToolItem {
   concurrency?: ConcurrencySpec;
   /** At most `max` calls per `durationMs` per rendered `key` (workers on Redis; `rate_limit:`). */
   rateLimit?: RateLimitSpec;
+  /**
+   * Whether and how `dirigent worker` starts the tool by itself (`bootstrap:`; `BOOTSTRAP = {...}`
+   * in Python, `export const bootstrap` in JS/TS; see `bootstrap/bootstrap-spec.ts`).
+   */
+  bootstrap?: BootstrapSpec;
   /** The format's own metadata, for the primitive that runs it. */
   source: unknown;
 }
