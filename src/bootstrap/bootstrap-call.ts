@@ -1,3 +1,5 @@
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import type { BootstrapContext } from './bootstrap-context.js';
 import type { BootstrapTool } from './bootstrap-tool.js';
@@ -22,4 +24,35 @@ export function bootstrapCall(
     attempt,
     signal,
   };
+}
+
+/**
+ * Runs a bootstrap tool once through the context's dispatcher; the call is stopped (its work
+ * killed) when the worker drains (`ctx.stopping`) or the lease it runs under is lost.
+ */
+export async function callBootstrapTool(
+  ctx: BootstrapContext,
+  tool: BootstrapTool,
+  attempt: number,
+  lost: AbortSignal,
+): Promise<unknown> {
+  const controller = new AbortController();
+  const stop = () =>
+    controller.abort(
+      lost.aborted
+        ? lost.reason
+        : DirigentError.fatal(
+            ErrorCode.CANCELLED,
+            `bootstrap tool "${tool.itemId}" was stopped: the worker is draining`,
+          ),
+    );
+  ctx.stopping.addEventListener('abort', stop, { once: true });
+  lost.addEventListener('abort', stop, { once: true });
+  if (ctx.stopping.aborted || lost.aborted) stop();
+  try {
+    return await ctx.dispatch(bootstrapCall(ctx, tool, attempt, controller.signal));
+  } finally {
+    ctx.stopping.removeEventListener('abort', stop);
+    lost.removeEventListener('abort', stop);
+  }
 }

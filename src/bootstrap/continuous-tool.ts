@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { bootstrapCall } from './bootstrap-call.js';
+import { callBootstrapTool } from './bootstrap-call.js';
 import type { BootstrapContext } from './bootstrap-context.js';
 import { bootstrapKeys } from './bootstrap-keys.js';
 import type { BootstrapTool } from './bootstrap-tool.js';
@@ -111,22 +111,10 @@ export class ContinuousTool {
             ? `bootstrap tool "${tool.itemId}" (continuous) started on this worker`
             : `bootstrap tool "${tool.itemId}" (continuous) restarted (start ${attempt})`,
         );
-        const controller = new AbortController();
-        const stop = () =>
-          controller.abort(
-            lease.lost.aborted
-              ? lease.lost.reason
-              : DirigentError.fatal(
-                  ErrorCode.CANCELLED,
-                  `bootstrap tool "${tool.itemId}" was stopped: the worker is draining`,
-                ),
-          );
-        ctx.stopping.addEventListener('abort', stop, { once: true });
-        lease.lost.addEventListener('abort', stop, { once: true });
         const startedAt = Date.now();
         let failed = false;
         try {
-          await ctx.dispatch(bootstrapCall(ctx, tool, attempt, controller.signal));
+          await callBootstrapTool(ctx, tool, attempt, lease.lost);
           ctx.logger.info(
             { ...fields, attempt, ms: Date.now() - startedAt },
             `bootstrap tool "${tool.itemId}" (continuous) returned after ${Date.now() - startedAt} ms`,
@@ -139,9 +127,6 @@ export class ContinuousTool {
             { ...fields, attempt, ms: Date.now() - startedAt, code: e.code, error: e.message },
             `bootstrap tool "${tool.itemId}" (continuous) failed: ${e.code}: ${e.message}`,
           );
-        } finally {
-          ctx.stopping.removeEventListener('abort', stop);
-          lease.lost.removeEventListener('abort', stop);
         }
         if (ctx.stopping.aborted || lease.lost.aborted) break;
         const delay = backoff.next(failed, Date.now() - startedAt);

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { bootstrapCall } from './bootstrap-call.js';
+import { callBootstrapTool } from './bootstrap-call.js';
 import type { BootstrapContext } from './bootstrap-context.js';
 import { bootstrapKeys } from './bootstrap-keys.js';
 import type { BootstrapTool } from './bootstrap-tool.js';
@@ -98,28 +98,12 @@ async function runClaimed(
     { ...fields, attempt },
     `bootstrap tool "${tool.itemId}" (once) started on this worker`,
   );
-  const controller = new AbortController();
-  const stop = () =>
-    controller.abort(
-      lease.lost.aborted
-        ? lease.lost.reason
-        : DirigentError.fatal(
-            ErrorCode.CANCELLED,
-            `bootstrap tool "${tool.itemId}" was stopped: the worker is draining`,
-          ),
-    );
-  ctx.stopping.addEventListener('abort', stop, { once: true });
-  lease.lost.addEventListener('abort', stop, { once: true });
-  if (ctx.stopping.aborted || lease.lost.aborted) stop();
   const startedAt = Date.now();
   let error: DirigentError | undefined;
   try {
-    await ctx.dispatch(bootstrapCall(ctx, tool, attempt, controller.signal));
+    await callBootstrapTool(ctx, tool, attempt, lease.lost);
   } catch (err) {
     error = DirigentError.from(err);
-  } finally {
-    ctx.stopping.removeEventListener('abort', stop);
-    lease.lost.removeEventListener('abort', stop);
   }
   const ms = Date.now() - startedAt;
   if (error !== undefined && lease.lost.aborted) {
