@@ -119,6 +119,32 @@ program
   );
 
 program
+  .command('serve')
+  .description('Serve the HTTP API (runs, directives, events) until SIGTERM (then close and exit).')
+  .option('--port <port>', 'the port to listen on (0: any free one)', '8080')
+  .option('--host <host>', 'the address to listen on', '127.0.0.1')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
+  .option(
+    '--prefix <prefix>',
+    'key prefix of the deployment (default: $DIRIGENT_PREFIX or dirigent)',
+  )
+  .option('--no-auth', 'serve without bearer tokens (anyone who reaches the port may run)')
+  .option(
+    '--tokens-file <file>',
+    'API tokens, one a line (# comments); also $DIRIGENT_API_TOKENS, comma-separated',
+  )
+  .option(
+    '--rate-limit <n>',
+    'requests a minute per token (per address with --no-auth); 0: none',
+    '600',
+  )
+  .option('--body-limit <bytes>', "largest request body (default: the project's limits + 64 KiB)")
+  .action(
+    async (opts) => await exitCli(await (await import('./serve-command.js')).serveCommand(opts)),
+  );
+
+program
   .command('validate')
   .description('Check directives without running them.')
   .argument('<files...>')

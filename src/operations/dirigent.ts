@@ -30,7 +30,7 @@ import {
   RedisIdempotency,
   type IdempotencyStore,
 } from './idempotency.js';
-import type { RunBackend } from './run-backend.js';
+import type { RunBackend, Watch } from './run-backend.js';
 import type { RunFilter, RunPage } from './run-filter.js';
 import { infoOf, listDirectives, type DirectiveInfo } from './directive-catalog.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
@@ -86,6 +86,17 @@ export interface Emitted {
   event: string;
   id: string;
   runs: ({ directive: string } & (StartedRun | { error: SerializedError }))[];
+}
+
+/** What a run id may be: letters, digits, `_` and `-` (a UUID, or a caller's own). */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** Refuses a run id no run can have (`INVALID_REQUEST`), before any store is asked. */
+function checkRunId(runId: string): void {
+  if (RUN_ID.test(runId)) return;
+  throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${runId.slice(0, 80)}" is not a run id.`, {
+    hint: 'Run ids are letters, digits, _ and -, up to 128 characters, as `start` returns them.',
+  });
 }
 
 /** Checks a cron expression and time zone as `<schedule>` does: `INVALID_REQUEST` otherwise. */
@@ -204,6 +215,7 @@ export class Dirigent {
 
   /** The run's record; `RUN_NOT_FOUND` when there is none (never started, or expired). */
   async get(runId: string): Promise<RunRecord> {
+    checkRunId(runId);
     const record = await this.backend.get(runId);
     if (record !== undefined) return record;
     throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
@@ -218,11 +230,13 @@ export class Dirigent {
 
   /** The run's record once it ends or waits, or as it stands after `timeoutMs`. */
   wait(runId: string, options: { timeoutMs?: number } = {}): Promise<RunRecord> {
+    checkRunId(runId);
     return this.backend.wait(runId, options.timeoutMs);
   }
 
   /** Cancels a run (stopping its running work) and resolves with its record. */
   cancel(runId: string, reason = 'Cancelled.'): Promise<RunRecord> {
+    checkRunId(runId);
     return this.backend.cancel(runId, reason);
   }
 
@@ -237,12 +251,17 @@ export class Dirigent {
     payload: unknown,
     options: { observer?: EngineObserver } = {},
   ): Promise<RunRecord> {
+    checkRunId(runId);
     checkSignalPayload(name, payload, this.loader.policy.limits);
     return this.backend.signal(runId, name, payload, options.observer);
   }
 
-  /** Tells `observer` of the run's steps as they go, until the returned function is called. */
-  watch(runId: string, observer: EngineObserver): Promise<() => void> {
+  /**
+   * The run's record as it stands, and from then on its steps as they go, told to `observer`
+   * until `stop()`: nothing the record shows is told again, nothing after it is missed.
+   */
+  watch(runId: string, observer: EngineObserver): Promise<Watch> {
+    checkRunId(runId);
     return this.backend.watch(runId, observer);
   }
 
@@ -390,11 +409,13 @@ export class Dirigent {
   }
 
   /**
-   * Closes what this object opened. Embedded, runs that wait live on in `.dirigent/`, and work
-   * that was stopped has stopped before this resolves.
+   * Closes what this object opened. Embedded, runs under way get `graceMs` (default 0) to end or
+   * wait, and the rest are cancelled, so each is recorded; runs that wait live on in
+   * `.dirigent/`, and work that was stopped has stopped before this resolves. On Redis, runs go on
+   * on the workers.
    */
-  async close(): Promise<void> {
+  async close(options: { graceMs?: number } = {}): Promise<void> {
     await this.book?.close();
-    await this.backend.close();
+    await this.backend.close(options.graceMs);
   }
 }

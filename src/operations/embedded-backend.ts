@@ -13,7 +13,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import { ObserverHub } from './observer-hub.js';
-import type { RunBackend } from './run-backend.js';
+import type { RunBackend, Watch } from './run-backend.js';
 import { pageOf, type RunFilter, type RunPage } from './run-filter.js';
 
 /** See the module comment. */
@@ -97,16 +97,41 @@ export class EmbeddedBackend implements RunBackend {
     }
   }
 
-  watch(runId: string, observer: EngineObserver): Promise<() => void> {
-    return Promise.resolve(this.hub.add(runId, observer));
+  async watch(runId: string, observer: EngineObserver): Promise<Watch> {
+    const live = this.engine.activeRun(runId);
+    // A live run's record and the subscription are taken in one turn: nothing falls between.
+    if (live !== undefined)
+      return { record: structuredClone(live.record), stop: this.hub.add(runId, observer) };
+    const record = await this.found(runId);
+    return { record, stop: this.hub.add(runId, observer) };
   }
 
   ready(): Promise<{ ok: boolean; detail: string }> {
     return Promise.resolve({ ok: true, detail: 'embedded: runs in this process' });
   }
 
-  /** Lets go of waiting runs (they live on in `.dirigent/runs/`), stops what was stopped, closes the tools' warm processes. */
-  async close(): Promise<void> {
+  /**
+   * Gives the runs under way `graceMs` to end or wait, then cancels the rest, so that each is
+   * recorded (`cancelled`) instead of vanishing with the process; lets go of waiting runs (they
+   * live on in `.dirigent/runs/`), waits for stopped work to stop, closes the tools' warm
+   * processes.
+   */
+  async close(graceMs = 0): Promise<void> {
+    const running = [...this.engine.activeRuns()].filter(
+      (r) => r.lineage.parentRunId === null && r.record.status === 'running',
+    );
+    await Promise.all(
+      running.map(async (run) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        });
+        await Promise.race([run.settled(), late]);
+        clearTimeout(timer);
+        if (run.record.status === 'running')
+          await this.engine.cancelRun(run.runId, 'Cancelled: the process shut down.');
+      }),
+    );
     this.engine.release();
     await this.engine.drain();
     await this.engine.dispatcher.close?.();

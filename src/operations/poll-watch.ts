@@ -15,15 +15,21 @@ export interface WatchedState {
   steps: Record<string, StepRecord>;
 }
 
-/** Watches until the returned function is called or the run ends. */
+/**
+ * Watches until the returned function is called or the run ends, telling what changed since
+ * `from` (the state the watcher already has).
+ */
 export function pollRun(
   load: () => Promise<WatchedState | undefined>,
   observer: EngineObserver,
+  from: WatchedState,
   intervalMs = 250,
 ): () => void {
-  let ended = 0;
+  let ended = from.record.steps.length;
   const started = new Map<string, string>();
-  let status: string | undefined;
+  for (const [name, rec] of Object.entries(from.steps))
+    if (rec.status === 'running') started.set(name, `${rec.seq ?? 0}.${rec.attempts}`);
+  let status: string | undefined = from.record.status;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const tick = async () => {

@@ -11,7 +11,7 @@ import { RunsClient } from '../queue/runs-client.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { pollRun } from './poll-watch.js';
-import type { RunBackend } from './run-backend.js';
+import type { RunBackend, Watch } from './run-backend.js';
 import { decodeCursor, pageFrom, pageSize, type RunFilter, type RunPage } from './run-filter.js';
 
 /** See the module comment. */
@@ -96,8 +96,15 @@ export class RedisBackend implements RunBackend {
     }
   }
 
-  watch(runId: string, observer: EngineObserver): Promise<() => void> {
-    return Promise.resolve(pollRun(() => this.client.store.load(runId), observer));
+  async watch(runId: string, observer: EngineObserver): Promise<Watch> {
+    const stored = await this.client.store.load(runId);
+    const record = stored?.record ?? (await this.client.status(runId));
+    const stop = pollRun(
+      () => this.client.store.load(runId),
+      observer,
+      stored ?? { record, steps: {} },
+    );
+    return { record, stop };
   }
 
   async ready(): Promise<{ ok: boolean; detail: string }> {

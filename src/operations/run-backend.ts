@@ -4,6 +4,12 @@ import type { RunRecord } from '../engine/run-record.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { RunFilter, RunPage } from './run-filter.js';
 
+/** A watch of a run: its record when the watch began, and how to end it. */
+export interface Watch {
+  record: RunRecord;
+  stop: () => void;
+}
+
 /**
  * Where the operations run runs: in this process ({@link EmbeddedBackend}) or on the workers of a
  * Redis deployment ({@link RedisBackend}). Directives are resolved and inputs validated before
@@ -33,9 +39,13 @@ export interface RunBackend {
     payload: unknown,
     observer?: EngineObserver,
   ): Promise<RunRecord>;
-  /** Tells `observer` of the run's steps as they go, until the returned function is called. */
-  watch(runId: string, observer: EngineObserver): Promise<() => void>;
+  /**
+   * The run's record as it stands, and from then on its steps as they go, told to `observer`
+   * until `stop` is called: nothing the record shows is told again, nothing after it is missed.
+   */
+  watch(runId: string, observer: EngineObserver): Promise<Watch>;
   /** Whether workers take runs (always, embedded). */
   ready(): Promise<{ ok: boolean; detail: string }>;
-  close(): Promise<void>;
+  /** Closes what the backend opened; embedded, runs under way get `graceMs` to end, then are cancelled. */
+  close(graceMs?: number): Promise<void>;
 }

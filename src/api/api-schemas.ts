@@ -1,0 +1,217 @@
+/**
+ * The JSON schemas the HTTP API shares between routes: what responses look like (and so what the
+ * OpenAPI document at `/openapi.json` says), registered once by `$id` and referred to as
+ * `{ $ref: 'RunRecord#' }`. Objects of the engine (run records, diagnostics) allow properties
+ * beyond those listed, so a field the engine adds reaches clients before this file names it.
+ */
+
+const LOCATION = {
+  type: 'object',
+  description: 'Where in a directive file the problem is.',
+  properties: {
+    file: { type: 'string' },
+    line: { type: 'integer' },
+    column: { type: 'integer' },
+  },
+  additionalProperties: true,
+} as const;
+
+/** Every schema with an `$id`, in the order they are registered. */
+export const SHARED_SCHEMAS = [
+  {
+    $id: 'ErrorResponse',
+    type: 'object',
+    description:
+      'Every error: a stable code (the same the CLI prints), a message, how to fix it, and facts.',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string', description: 'A stable error code, e.g. RUN_NOT_FOUND.' },
+          message: { type: 'string' },
+          hint: { type: 'string', description: 'How to fix it.' },
+          details: { type: 'object', additionalProperties: true },
+        },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  },
+  {
+    $id: 'StepEntry',
+    type: 'object',
+    description: 'One execution of a step, in the order steps ended.',
+    required: ['name', 'status', 'attempts', 'durationMs'],
+    properties: {
+      name: { type: 'string' },
+      status: { type: 'string', enum: ['completed', 'failed', 'skipped', 'cancelled'] },
+      attempts: { type: 'integer' },
+      durationMs: { type: 'number' },
+      error: {
+        type: 'object',
+        properties: { code: { type: 'string' }, message: { type: 'string' }, location: LOCATION },
+        additionalProperties: true,
+      },
+    },
+    additionalProperties: true,
+  },
+  {
+    $id: 'WaitingStep',
+    type: 'object',
+    description: 'A step that waits for a signal (POST /v1/runs/{runId}/signals/{signal}).',
+    required: ['step', 'signal'],
+    properties: {
+      step: { type: 'string' },
+      runId: { type: 'string', description: 'The child run that waits, if not this run.' },
+      signal: { type: 'string' },
+      text: { type: 'string', description: "An instruction step's text." },
+      deadline: { type: 'number', description: 'When the wait times out (epoch ms).' },
+    },
+    additionalProperties: true,
+  },
+  {
+    $id: 'RunRecord',
+    type: 'object',
+    description: 'A run: its status, steps, outputs, what it waits for, and its error.',
+    required: ['runId', 'directive', 'status', 'steps', 'startedAt'],
+    properties: {
+      runId: { type: 'string' },
+      directive: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'],
+      },
+      outputs: { type: ['object', 'null'], additionalProperties: true },
+      steps: { type: 'array', items: { $ref: 'StepEntry#' } },
+      error: {
+        type: ['object', 'null'],
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'string' },
+          step: { type: ['string', 'null'] },
+          location: LOCATION,
+        },
+        additionalProperties: true,
+      },
+      waiting: { type: 'array', items: { $ref: 'WaitingStep#' } },
+      startedAt: { type: 'number', description: 'Epoch ms.' },
+      endedAt: { type: ['number', 'null'], description: 'Epoch ms.' },
+    },
+    additionalProperties: true,
+  },
+  {
+    $id: 'RunAccepted',
+    type: 'object',
+    description: 'A run that had not ended nor waited when the answer was due.',
+    required: ['runId', 'status'],
+    properties: {
+      runId: { type: 'string' },
+      status: { type: 'string' },
+      created: { type: 'boolean', description: 'Whether this request started the run.' },
+    },
+    additionalProperties: false,
+  },
+  {
+    $id: 'RunPage',
+    type: 'object',
+    description: 'Runs, newest first; `next` is the cursor of the next page, when there is one.',
+    required: ['runs'],
+    properties: {
+      runs: { type: 'array', items: { $ref: 'RunRecord#' } },
+      next: { type: 'string' },
+    },
+    additionalProperties: false,
+  },
+  {
+    $id: 'Diagnostic',
+    type: 'object',
+    required: ['severity', 'code', 'message'],
+    properties: {
+      severity: { type: 'string', enum: ['error', 'warning'] },
+      code: { type: 'string' },
+      message: { type: 'string' },
+      loc: LOCATION,
+      hint: { type: 'string' },
+    },
+    additionalProperties: true,
+  },
+  {
+    $id: 'DirectiveInfo',
+    type: 'object',
+    description: 'A directive of the project, with the inputs to start it, or why it cannot run.',
+    required: ['directive', 'space', 'valid', 'inputs', 'errors', 'warnings'],
+    properties: {
+      directive: { type: 'string', description: 'Its item id: what POST /v1/runs takes.' },
+      space: { type: 'string' },
+      valid: { type: 'boolean' },
+      name: { type: 'string' },
+      version: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      category: { type: 'string' },
+      inputs: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'type', 'required'],
+          properties: {
+            name: { type: 'string' },
+            type: { type: 'string' },
+            required: { type: 'boolean' },
+            default: {},
+            description: { type: 'string' },
+          },
+          additionalProperties: true,
+        },
+      },
+      errors: { type: 'array', items: { $ref: 'Diagnostic#' } },
+      warnings: { type: 'array', items: { $ref: 'Diagnostic#' } },
+    },
+    additionalProperties: true,
+  },
+  {
+    $id: 'Validation',
+    type: 'object',
+    required: ['valid', 'errors', 'warnings'],
+    properties: {
+      valid: { type: 'boolean' },
+      errors: { type: 'array', items: { $ref: 'Diagnostic#' } },
+      warnings: { type: 'array', items: { $ref: 'Diagnostic#' } },
+      directive: { $ref: 'DirectiveInfo#' },
+    },
+    additionalProperties: false,
+  },
+] as const;
+
+/** `{ $ref: 'Name#' }`: a shared schema by its `$id`. */
+export function ref(id: (typeof SHARED_SCHEMAS)[number]['$id']): { $ref: string } {
+  return { $ref: `${id}#` };
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed request (INVALID_REQUEST, with the failing paths in details; INVALID_ITEM_ID).',
+  401: 'No valid bearer token (UNAUTHORIZED).',
+  404: 'Not found (RUN_NOT_FOUND, UNKNOWN_DIRECTIVE, NOT_FOUND).',
+  409: 'Conflicts with the state of the run or key (IDEMPOTENCY_CONFLICT, RUN_NOT_WAITING, UNKNOWN_SIGNAL, RUN_CONFLICT).',
+  413: 'Too large (PAYLOAD_TOO_LARGE, INPUT_TOO_LARGE).',
+  415: 'Not JSON (UNSUPPORTED_MEDIA_TYPE).',
+  422: 'Cannot be carried out as it stands (INVALID_INPUTS, a directive that does not parse or validate, DIRECTIVE_MISMATCH).',
+  429: 'Over the rate limit (RATE_LIMITED); see Retry-After.',
+  500: 'An internal error (INTERNAL).',
+  503: 'Cannot serve now (REDIS_UNAVAILABLE, NOT_READY).',
+};
+
+/** The error responses of a route, for its `schema.response`. */
+export function errorResponses(
+  ...statuses: number[]
+): Record<number, { description: string; $ref: string }> {
+  const out: Record<number, { description: string; $ref: string }> = {};
+  for (const status of [...statuses, 401, 429, 500, 503].sort((a, b) => a - b))
+    out[status] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'An error.',
+      ...ref('ErrorResponse'),
+    };
+  return out;
+}

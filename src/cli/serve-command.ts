@@ -1,0 +1,126 @@
+/**
+ * `dirigent serve`: the HTTP API (src/api) on the operations, embedded or on a Redis deployment
+ * (`--redis` / `REDIS_URL`), until SIGTERM or SIGINT; then it stops taking requests, ends event
+ * streams, answers the requests under way, closes the operations and exits 0.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { buildApi, DEFAULT_RATE_LIMIT } from '../api/build-api.js';
+import { readApiTokens } from '../api/read-api-tokens.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { Dirigent } from '../operations/dirigent.js';
+import { redisUrl } from '../queue/redis-url.js';
+import { createLogger } from '../telemetry/create-logger.js';
+import { cliTelemetry } from './cli-telemetry.js';
+
+/** Options of `dirigent serve`. */
+export interface ServeOptions {
+  port: string;
+  host: string;
+  project: string;
+  redis?: string;
+  prefix?: string;
+  /** False with `--no-auth`. */
+  auth: boolean;
+  tokensFile?: string;
+  rateLimit?: string;
+  bodyLimit?: string;
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** See the module comment. Exit 2 for bad options or no token, 1 when it cannot start. */
+export async function serveCommand(opts: ServeOptions): Promise<number> {
+  const port = whole(opts.port, '--port', 0, 65535);
+  const rateLimit =
+    opts.rateLimit === undefined ? DEFAULT_RATE_LIMIT : whole(opts.rateLimit, '--rate-limit', 0);
+  const bodyLimit =
+    opts.bodyLimit === undefined ? undefined : whole(opts.bodyLimit, '--body-limit', 1);
+  if (port === undefined || rateLimit === undefined || (opts.bodyLimit && bodyLimit === undefined))
+    return 2;
+
+  let tokens: string[] | false = false;
+  if (opts.auth) {
+    try {
+      tokens = readApiTokens(opts.tokensFile);
+    } catch (err) {
+      say(DirigentError.from(err).describe());
+      return 2;
+    }
+    if (tokens.length === 0) {
+      say(
+        'dirigent serve needs API tokens: set DIRIGENT_API_TOKENS (comma-separated) or pass --tokens-file <file> (one token a line). To serve without authentication, pass --no-auth.',
+      );
+      return 2;
+    }
+    if (tokens.some((t) => t.length < 16))
+      say('warning: an API token shorter than 16 characters is easy to guess.');
+  } else {
+    say(
+      'warning: authentication is off (--no-auth): anyone who reaches the port can start, signal and cancel runs.',
+    );
+  }
+
+  let dirigent: Dirigent;
+  try {
+    const url = redisUrl(opts.redis);
+    const telemetry = cliTelemetry();
+    dirigent = await Dirigent.open({
+      project: opts.project,
+      ...(url !== undefined && { redis: url }),
+      ...(opts.prefix !== undefined && { prefix: opts.prefix }),
+      ...(telemetry && { telemetry }),
+    });
+  } catch (err) {
+    const e = DirigentError.from(err);
+    say(e.describe());
+    return e.code === ErrorCode.REDIS_UNAVAILABLE || e.code === ErrorCode.INTERNAL ? 1 : 2;
+  }
+
+  const logger = createLogger() as unknown as FastifyBaseLogger;
+  const app = await buildApi(dirigent, {
+    tokens,
+    rateLimit,
+    ...(bodyLimit !== undefined && { bodyLimit }),
+    logger,
+  });
+  let address: string;
+  try {
+    address = await app.listen({ port, host: opts.host });
+  } catch (err) {
+    say(`dirigent serve cannot listen on ${opts.host}:${port}: ${(err as Error).message}`);
+    await app.close();
+    await dirigent.close();
+    return 1;
+  }
+  const where = dirigent.mode === 'redis' ? 'runs on Redis workers' : 'runs embedded';
+  say(
+    `dirigent serve ${process.pid}: listening on ${address} (${where}, project ${dirigent.projectDir}, ${tokens === false ? 'no authentication' : `${tokens.length} token${tokens.length === 1 ? '' : 's'}`})`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  say(`dirigent serve ${process.pid}: closing`);
+  await app.close();
+  await dirigent.close({ graceMs: SHUTDOWN_GRACE_MS });
+  return 0;
+}
+
+/** How long a shutdown lets embedded runs under way end before it cancels them. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** `text` as a whole number from `min` to `max`; undefined (with a message) otherwise. */
+function whole(
+  text: string,
+  option: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  const n = Number(text);
+  if (/^\d+$/.test(text) && n >= min && n <= max) return n;
+  say(
+    `${option} takes a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`} (got ${text}).`,
+  );
+  return undefined;
+}
