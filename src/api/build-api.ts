@@ -26,6 +26,7 @@ import { apiErrorOf } from './api-error-of.js';
 import { SHARED_SCHEMAS } from './api-schemas.js';
 import { BearerAuth } from './bearer-auth.js';
 import { directiveRoutes } from './directive-routes.js';
+import { eventRoutes } from './event-routes.js';
 import { errorBodyOf } from './error-body-of.js';
 import { healthRoutes, PUBLIC } from './health-routes.js';
 import { httpStatusOf } from './http-status.js';
@@ -111,6 +112,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
       tags: [
         { name: 'runs', description: 'Runs of directives' },
         { name: 'directives', description: "The project's directives" },
+        { name: 'events', description: 'Events that start the directives subscribed to them' },
         { name: 'probes', description: 'Liveness and readiness' },
       ],
     },
@@ -198,6 +200,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
   runRoutes(app, ctx);
   runEventsRoute(app, ctx);
   directiveRoutes(app, ctx);
+  eventRoutes(app, ctx);
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, () => app.swagger());
   return app;
 }

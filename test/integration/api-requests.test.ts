@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiClient, apiServers, limitProject, TOKEN } from '../support/api-server.js';
+import { writeDirective } from '../support/directive-file.js';
 
 const servers = apiServers();
 
@@ -302,5 +303,39 @@ describe('embedded runs', () => {
       { 'idempotency-key': 'order-1' },
     );
     expectError(conflict, 409, 'IDEMPOTENCY_CONFLICT');
+  });
+});
+
+describe('events', () => {
+  it('starts each subscribed directive once per event id, and refuses a bad event', async () => {
+    const project = servers.project();
+    writeDirective(
+      join(project, '.ai', 'directives'),
+      'on_order',
+      `<metadata><on event="order.created"/></metadata>
+      <inputs><input name="event" type="object"/></inputs>
+      <process><step name="say"><render>order \${inputs.event.id}</render></step></process>`,
+    );
+    const { url } = await servers.listen({ project });
+    const api = apiClient(url);
+    const first = await api.post('/v1/events', {
+      name: 'order.created',
+      id: 'e-1',
+      payload: { id: 9 },
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const [run] = (first.body as { runs: { directive: string; runId: string; created: boolean }[] })
+      .runs;
+    expect(run).toMatchObject({ directive: 'on_order', created: true });
+    const again = await api.post('/v1/events', {
+      name: 'order.created',
+      id: 'e-1',
+      payload: { id: 9 },
+    });
+    expect((again.body as { runs: unknown[] }).runs).toEqual([{ ...run, created: false }]);
+    const record = await api.get(`/v1/runs/${run!.runId}?wait=10`);
+    expect(record.body).toMatchObject({ runId: run!.runId });
+    expectError(await api.post('/v1/events', { name: 'no spaces' }), 400, 'INVALID_REQUEST');
+    expectError(await api.post('/v1/events', { name: 'x', payload: [1] }), 400, 'INVALID_REQUEST');
   });
 });
