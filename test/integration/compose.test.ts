@@ -91,4 +91,45 @@ describe('docker-compose.yml', { timeout: 60_000 }, () => {
       expect(await exited).toBe(0);
     }
   });
+
+  it("serves the API with the CLI's own serve command, on the deployment's Redis and project", async () => {
+    const api = compose.services.api!;
+    const [program, ...command] = api.command!.map((a) => a.replace(/^\/app\//, `${REPO_ROOT}/`));
+    expect(program).toBe('node');
+    expect(command.slice(0, 2)).toEqual([CLI_MAIN, 'serve']);
+    expect(command).toEqual(expect.arrayContaining(['--project', '/project', '--host', '0.0.0.0']));
+    expect(api.environment?.DIRIGENT_API_TOKENS).toMatch(/^\$\{DIRIGENT_API_TOKENS:\?/);
+    // As for the worker: here on 127.0.0.1, a free port, and this repository as the project.
+    const port = await freePort();
+    const args = command.map((a, i) =>
+      command[i - 1] === '--host'
+        ? '127.0.0.1'
+        : command[i - 1] === '--port'
+          ? String(port)
+          : command[i - 1] === '--project'
+            ? REPO_ROOT
+            : a,
+    );
+    const env = {
+      ...process.env,
+      REDIS_URL: redis.url,
+      DIRIGENT_PREFIX: redis.prefix,
+      DIRIGENT_API_TOKENS: 'compose-test-token-0123456789',
+    };
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      let health: Response | undefined;
+      for (let i = 0; i < 100 && health === undefined; i++) {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        if (health === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(health?.status).toBe(200);
+      const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/runs`);
+      expect(unauthorized.status).toBe(401);
+    } finally {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
 });
