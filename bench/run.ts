@@ -15,6 +15,7 @@ import { distributedBench } from './distributed-bench.js';
 import { engineBench } from './engine-bench.js';
 import { pythonHostBench } from './python-host-bench.js';
 import { telemetryBench } from './telemetry-bench.js';
+import { apiBench } from './api-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
@@ -42,11 +43,12 @@ const telemetry = await telemetryBench({
   redisRounds: rounds,
   engineSequenceUs: engine.rows.find((r) => r.name.includes('100 sequential echo steps'))?.us,
 });
+const api = await apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40 });
 
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport([compile, engine, pythonHost, deno, distributed, telemetry], {
+  benchmarkReport([compile, engine, pythonHost, deno, distributed, telemetry, api], {
     date: new Date(),
     node: process.version,
     cpus: cpus().length,

@@ -111,16 +111,16 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
     async (request, reply) => {
       const { directive, inputs, idempotencyKey } = request.body;
       const key = keyOf(idempotencyKey, request.headers['idempotency-key']);
-      const { runId, created } = await dirigent.start({
+      const started = await dirigent.start({
         directive,
         inputs: inputs ?? {},
         trigger: 'api',
         ...(key !== undefined && { idempotencyKey: key }),
       });
+      const { runId, created } = started;
       void reply.header('location', `/v1/runs/${runId}`);
       const wait = request.query.wait;
-      const record =
-        wait === undefined ? await dirigent.get(runId) : await recordWithin(runId, wait);
+      const record = wait === undefined ? started.record : await recordWithin(runId, wait);
       if (wait !== undefined && !SETTLED.has(record.status))
         return reply.code(202).send({ runId, status: record.status, created });
       return reply.code(created ? 201 : 200).send(record);

@@ -61,3 +61,17 @@ export function exitCodeOf(status: RunStatus): number {
       return 1;
   }
 }
+
+/** The record of a run whose start job waits for a worker (never stored). */
+export function queuedRecord(runId: string, directive: string, at: number): RunRecord {
+  return {
+    runId,
+    directive,
+    status: 'queued',
+    outputs: null,
+    steps: [],
+    error: null,
+    startedAt: at,
+    endedAt: null,
+  };
+}

@@ -34,6 +34,7 @@ const NOT_FOUND: Record<ItemKind, string> = {
 export class ItemResolver {
   private readonly cache = new Map<string, Resolution>();
   private watchers: FSWatcher[] = [];
+  private changes = 0;
 
   constructor(readonly spaces: readonly Space[]) {}
 
@@ -87,6 +88,15 @@ export class ItemResolver {
   /** Drops cached resolutions (done automatically when a file in a space changes). */
   invalidate(): void {
     this.cache.clear();
+    this.changes++;
+  }
+
+  /**
+   * Counts the changes seen in the spaces since this resolver first resolved an item (from then
+   * on it watches them): what was derived from their files while it stays the same is current.
+   */
+  get generation(): number {
+    return this.changes;
   }
 
   /** Stops watching the spaces. */

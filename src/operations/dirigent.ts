@@ -13,7 +13,7 @@
 import { resolve } from 'node:path';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
-import type { RunRecord } from '../engine/run-record.js';
+import { queuedRecord, type RunRecord } from '../engine/run-record.js';
 import { validateInputs } from '../engine/validate-inputs.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -79,14 +79,19 @@ export interface StartRequest {
 export interface StartedRun {
   runId: string;
   created: boolean;
+  /** Its record as it stood when `start` resolved (`queued` on Redis, unless an earlier run). */
+  record: RunRecord;
 }
 
 /** What {@link Dirigent.emit} started: each subscriber's run, or the error that kept it from starting. */
 export interface Emitted {
   event: string;
   id: string;
-  runs: ({ directive: string } & (StartedRun | { error: SerializedError }))[];
+  runs: ({ directive: string } & (Omit<StartedRun, 'record'> | { error: SerializedError }))[];
 }
+
+/** Directives kept loaded by item id (see {@link Dirigent.load}). */
+const LOADED_LIMIT = 500;
 
 /** What a run id may be: letters, digits, `_` and `-` (a UUID, or a caller's own). */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -126,6 +131,9 @@ export class Dirigent {
     /** A Redis deployment's schedules (none embedded). */
     private readonly book?: ScheduleBook,
   ) {}
+
+  /** Directives loaded by item id, with the resolver's generation they were read at. */
+  private readonly loaded = new Map<string, { loaded: LoadedDirective; generation: number }>();
 
   /**
    * Opens a project, embedded or on Redis. Rejects with `REDIS_UNAVAILABLE` when the Redis URL
@@ -167,10 +175,17 @@ export class Dirigent {
    * `INVALID_ITEM_ID`, signature errors and the directive's own located errors otherwise.
    */
   async load(directive: string, allowFile = false): Promise<LoadedDirective> {
-    const file = allowFile
-      ? await this.loader.resolve(directive)
-      : (await this.loader.items.resolve('directive', directive)).file;
-    return this.loader.loadFile(file);
+    if (allowFile) return this.loader.loadFile(await this.loader.resolve(directive));
+    // By item id, a directive is read, verified and compiled once while its space's files stay
+    // as they were (the resolver watches them): a start costs no file system call.
+    const items = this.loader.items;
+    const generation = items.generation;
+    const known = this.loaded.get(directive);
+    if (known !== undefined && known.generation === generation) return known.loaded;
+    const loaded = await this.loader.loadFile((await items.resolve('directive', directive)).file);
+    if (this.loaded.size >= LOADED_LIMIT) this.loaded.delete(this.loaded.keys().next().value!);
+    this.loaded.set(directive, { loaded, generation });
+    return loaded;
   }
 
   /**
@@ -196,15 +211,20 @@ export class Dirigent {
       runId = claim.runId;
       // The key's run: one that exists, or one its claimer is still starting. A run claimed by a
       // starter that died first is started here: the run id is the same, so a queue keeps one job.
-      if (!claim.created && (claim.pending || (await this.backend.get(runId)) !== undefined))
-        return { runId, created: false };
+      if (!claim.created) {
+        const earlier = await this.backend.get(runId);
+        if (earlier !== undefined) return { runId, created: false, record: earlier };
+        // Its claimer is still starting it: it is as good as queued.
+        if (claim.pending)
+          return { runId, created: false, record: queuedRecord(runId, loaded.itemId, Date.now()) };
+      }
     }
-    await this.backend.start(loaded, inputs, {
+    const record = await this.backend.start(loaded, inputs, {
       runId,
       trigger: request.trigger ?? 'library',
       ...(request.observer && { observer: request.observer }),
     });
-    return { runId, created: true };
+    return { runId, created: true, record };
   }
 
   /** Starts a run and resolves with its record once it ends or waits (see {@link start}). */
@@ -311,13 +331,13 @@ export class Dirigent {
     const runs = await Promise.all(
       subscribers.map(async ({ directive }) => {
         try {
-          const started = await this.start({
+          const { runId, created } = await this.start({
             directive,
             inputs: { event: payload },
             idempotencyKey: `event:${event}:${id}:${directive}`,
             trigger: 'event',
           });
-          return { directive, ...started };
+          return { directive, runId, created };
         } catch (err) {
           return { directive, error: DirigentError.from(err).toJSON() };
         }

@@ -43,7 +43,7 @@ export class EmbeddedBackend implements RunBackend {
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
     options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
-  ): Promise<void> {
+  ): Promise<RunRecord> {
     // Subscribed first: a run's first step starts within `engine.start`.
     const stop = options.observer && this.hub.add(options.runId, options.observer);
     const run = this.engine.start(loaded, inputs, {
@@ -51,7 +51,7 @@ export class EmbeddedBackend implements RunBackend {
       trigger: options.trigger,
     });
     if (stop) void run.settled().then(stop);
-    return Promise.resolve();
+    return Promise.resolve(structuredClone(run.record));
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {

@@ -5,7 +5,8 @@
 import type { Redis } from 'ioredis';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
-import type { RunRecord } from '../engine/run-record.js';
+import { queuedRecord, type RunRecord } from '../engine/run-record.js';
+import type { RunSource } from '../queue/run-job.js';
 import { runSourceOf } from '../queue/run-source.js';
 import { RunsClient } from '../queue/runs-client.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
@@ -20,6 +21,10 @@ export class RedisBackend implements RunBackend {
   readonly client: RunsClient;
   /** Progress replays of runs started here with an observer, until they end or wait. */
   private readonly replays = new Map<string, () => void>();
+  private readonly sources = new WeakMap<
+    LoadedDirective,
+    { source: RunSource; generation: number }
+  >();
 
   constructor(
     private readonly redis: Redis,
@@ -34,8 +39,8 @@ export class RedisBackend implements RunBackend {
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
     options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
-  ): Promise<void> {
-    const source = await runSourceOf(loaded, this.loader.items);
+  ): Promise<RunRecord> {
+    const source = await this.sourceOf(loaded);
     // Subscribed before the job exists, so its first step is heard.
     if (options.observer)
       this.replays.set(
@@ -47,6 +52,20 @@ export class RedisBackend implements RunBackend {
       trigger: options.trigger,
       watch: options.observer !== undefined,
     });
+    return queuedRecord(options.runId, source.directive, Date.now());
+  }
+
+  /**
+   * What a start job carries for `loaded`, made once while the project's files stay as they were
+   * (the resolver watches them): hashing its text and its tools is not a cost of every start.
+   */
+  private async sourceOf(loaded: LoadedDirective): Promise<RunSource> {
+    const generation = this.loader.items.generation;
+    const known = this.sources.get(loaded);
+    if (known !== undefined && known.generation === generation) return known.source;
+    const source = await runSourceOf(loaded, this.loader.items);
+    this.sources.set(loaded, { source, generation });
+    return source;
   }
 
   get(runId: string): Promise<RunRecord | undefined> {

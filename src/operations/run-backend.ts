@@ -17,12 +17,15 @@ export interface Watch {
  */
 export interface RunBackend {
   readonly mode: 'embedded' | 'redis';
-  /** Begins a run of `loaded` with validated `inputs` under `runId`; resolves once it is under way. */
+  /**
+   * Begins a run of `loaded` with validated `inputs` under `runId`; resolves once it is under way
+   * (embedded) or queued (Redis), with its record as it stands then.
+   */
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
     options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
-  ): Promise<void>;
+  ): Promise<RunRecord>;
   /** The run's record (`queued` while no worker has taken it up), or undefined. */
   get(runId: string): Promise<RunRecord | undefined>;
   list(filter: RunFilter): Promise<RunPage>;

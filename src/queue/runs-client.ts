@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { EngineObserver } from '../engine/engine-options.js';
-import type { RunRecord } from '../engine/run-record.js';
+import { queuedRecord, type RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { fromJobError } from './job-error.js';
@@ -182,16 +182,7 @@ export class RunsClient {
     const job = await Job.fromId<RunJobData, RunRecord>(this.queue, runId);
     if (job !== undefined && job.data.kind === 'start') {
       if (job.failedReason) throw fromJobError(job.failedReason, `run ${runId}`);
-      return {
-        runId,
-        directive: job.data.source.directive,
-        status: 'queued',
-        outputs: null,
-        steps: [],
-        error: null,
-        startedAt: job.timestamp,
-        endedAt: null,
-      };
+      return queuedRecord(runId, job.data.source.directive, job.timestamp);
     }
     throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
       hint: 'List runs with `dirigent runs`; finished runs expire after the retention period.',

@@ -80,7 +80,11 @@ describe('the operations, embedded', () => {
     await dirigent.wait(started[0]!.runId);
     // Another object over the same project (another process) sees the same claim.
     const other = await Dirigent.open({ project });
-    expect(await other.start(request)).toEqual({ runId: started[0]!.runId, created: false });
+    expect(await other.start(request)).toMatchObject({
+      runId: started[0]!.runId,
+      created: false,
+      record: { status: 'completed' },
+    });
     await expect(other.start({ ...request, inputs: { name: 'Twice' } })).rejects.toMatchObject({
       code: 'IDEMPOTENCY_CONFLICT',
     });
