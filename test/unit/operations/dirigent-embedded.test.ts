@@ -3,7 +3,7 @@
  * signals and cancels runs; idempotency keys start one run per key even when requests race;
  * directives are listed and validated. (The same operations on Redis: test/integration.)
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,5 +158,21 @@ describe('the operations, embedded', () => {
     });
     expect(checked.valid).toBe(false);
     expect(checked.errors[0]!.code).toMatch(/TEMPLATE/);
+  });
+
+  it('reads a directive again once its file changed, and not before', async () => {
+    const first = await dirigent.run({ directive: 'greet/hello', inputs: { name: 'A' } });
+    expect(first.outputs).toEqual({ greeting: 'Hello, A!' });
+    const file = join(project, '.ai', 'directives', 'greet', 'hello.md');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace("'Hello, {input:name}!'", "'Hi, {input:name}!'"),
+    );
+    const generation = dirigent.loader.items.generation;
+    const deadline = Date.now() + 5000;
+    while (dirigent.loader.items.generation === generation && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const second = await dirigent.run({ directive: 'greet/hello', inputs: { name: 'B' } });
+    expect(second.outputs).toEqual({ greeting: 'Hi, B!' });
   });
 });
