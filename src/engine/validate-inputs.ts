@@ -72,7 +72,7 @@ export function validateInputs(
       ErrorCode.INVALID_INPUTS,
       `Invalid inputs for directive "${d.name}": ${[...new Set(problems)].join('; ')}.`,
       {
-        hint: `Declared inputs: ${declared}. Pass them with --input name=value or --inputs '{"name": …}'.`,
+        hint: `Declared inputs: ${declared}. Give each by name, as its declared type (on the command line: --input name=value).`,
         details: { problems },
         ...(firstBad && { location: firstBad.loc }),
       },

@@ -239,7 +239,7 @@ export class Dirigent {
     const record = await this.backend.get(runId);
     if (record !== undefined) return record;
     throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
-      hint: 'List runs with `dirigent runs`; ended runs are kept for the retention period.',
+      hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
     });
   }
 

@@ -185,7 +185,7 @@ export class RunsClient {
       return queuedRecord(runId, job.data.source.directive, job.timestamp);
     }
     throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
-      hint: 'List runs with `dirigent runs`; finished runs expire after the retention period.',
+      hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
     });
   }
 
