@@ -40,18 +40,23 @@ const PIPE_GRACE_MS = 200;
 export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     if (spec.signal.aborted) return reject(abortError(spec.signal, spec.label));
+    // Without input, stdin is /dev/null, not a pipe: Node's pipes are sockets, and bash run with
+    // a socket on stdin takes itself for a remote shell and sources ~/.bashrc (the worker user's
+    // start-up files, 100 ms here), which a tool has no business running.
     const child = spawn(spec.file, [...spec.args], {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [spec.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out = new Capture('stdout');
     const err = new Capture('stderr');
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.stdin.on('error', () => undefined); // a child that exits without reading stdin
-    child.stdin.end(spec.input ?? '');
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
+    if (child.stdin !== null) {
+      child.stdin.on('error', () => undefined); // a child that exits without reading stdin
+      child.stdin.end(spec.input);
+    }
     let settled = false;
     let killing = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -106,8 +111,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       pipeTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout!.destroy();
+        child.stderr!.destroy();
         complete();
       }, PIPE_GRACE_MS);
     });
