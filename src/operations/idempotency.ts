@@ -6,10 +6,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { processAlive } from './process-alive.js';
 
 /** How long a key holds its run (default 24 h). */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -25,6 +27,9 @@ export interface Claim {
    */
   pending?: boolean;
 }
+
+/** This machine, as claims name their maker's. */
+const HOST = hostname();
 
 /** How long a claim's maker has to start its run before others take it for dead (Redis). */
 const START_GRACE_MS = 30_000;
@@ -77,15 +82,32 @@ export class RedisIdempotency implements IdempotencyStore {
   async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
     const runId = runIdForKey(this.prefix, key);
     const slot = `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
-    const value = JSON.stringify({ runId, fingerprint, at: Date.now() });
+    const value = JSON.stringify({
+      runId,
+      fingerprint,
+      at: Date.now(),
+      host: HOST,
+      pid: process.pid,
+    });
     const set = await this.redis.set(slot, value, 'PX', windowMs, 'NX');
     if (set === 'OK') return { runId, created: true };
     const held = await this.redis.get(slot);
     // Expired between the two commands: claim it again.
     if (held === null) return this.claim(key, fingerprint, windowMs);
-    const claim = JSON.parse(held) as { fingerprint: string; at?: number };
+    const claim = JSON.parse(held) as {
+      fingerprint: string;
+      at?: number;
+      host?: string;
+      pid?: number;
+    };
     if (claim.fingerprint !== fingerprint) throw conflict(key);
-    return { runId, created: false, pending: Date.now() - (claim.at ?? 0) < START_GRACE_MS };
+    // A claimer on this machine whose process is gone is not starting anything any more.
+    const gone = claim.host === HOST && claim.pid !== process.pid && !processAlive(claim.pid);
+    return {
+      runId,
+      created: false,
+      pending: !gone && Date.now() - (claim.at ?? 0) < START_GRACE_MS,
+    };
   }
 }
 
@@ -120,16 +142,7 @@ export class FileIdempotency implements IdempotencyStore {
     }
     if (held.fingerprint !== fingerprint) throw conflict(key);
     // An embedded run lives in the process that started it: pending while that process lives.
-    return { runId, created: false, pending: held.pid !== undefined && alive(held.pid) };
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return { runId, created: false, pending: processAlive(held.pid) };
   }
 }
 
