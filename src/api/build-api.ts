@@ -27,6 +27,7 @@ import { SHARED_SCHEMAS } from './api-schemas.js';
 import { BearerAuth } from './bearer-auth.js';
 import { directiveRoutes } from './directive-routes.js';
 import { eventRoutes } from './event-routes.js';
+import { batchRoutes } from './batch-routes.js';
 import { errorBodyOf } from './error-body-of.js';
 import { healthRoutes, PUBLIC } from './health-routes.js';
 import { httpStatusOf } from './http-status.js';
@@ -113,6 +114,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
         { name: 'runs', description: 'Runs of directives' },
         { name: 'directives', description: "The project's directives" },
         { name: 'events', description: 'Events that start the directives subscribed to them' },
+        { name: 'batches', description: 'One run of a directive per input, with one result each' },
         { name: 'probes', description: 'Liveness and readiness' },
       ],
     },
@@ -201,6 +203,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
   runEventsRoute(app, ctx);
   directiveRoutes(app, ctx);
   eventRoutes(app, ctx);
+  batchRoutes(app, ctx);
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, () => app.swagger());
   return app;
 }

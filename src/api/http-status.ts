@@ -13,6 +13,8 @@ const STATUS: Readonly<Record<string, number>> = {
   // What the request names does not exist.
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.RUN_NOT_FOUND]: 404,
+  [ErrorCode.UNKNOWN_BATCH]: 404,
+  [ErrorCode.UNKNOWN_SCHEDULE]: 404,
   [ErrorCode.UNKNOWN_DIRECTIVE]: 404,
   // The request is well formed but clashes with the state of a run or of a key.
   [ErrorCode.IDEMPOTENCY_CONFLICT]: 409,

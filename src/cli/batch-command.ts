@@ -6,19 +6,19 @@
  */
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { batchProgress, formatBatchSummary } from '../batch/batch-progress.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import {
+  batchStatus,
   resumeBatch,
   runBatchFile,
   type BatchOptions,
   type BatchReport,
 } from '../operations/batch.js';
-import { batchDir, batchIdOf, readBatchMeta, readEarlier } from '../operations/batch-store.js';
+import { batchDir, batchIdOf } from '../operations/batch-store.js';
 import type { Dirigent } from '../operations/dirigent.js';
-import { processAlive } from '../operations/process-alive.js';
 import { reportInvalid, withDirigent, type CommonOptions } from './run-command.js';
 
 /** Options of `dirigent batch`. */
@@ -91,25 +91,14 @@ export async function batchStatusCommand(
   opts: { project: string; json?: boolean },
 ): Promise<number> {
   try {
-    const meta = await readBatchMeta(opts.project, batchId);
-    if (meta === undefined)
-      throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `No batch ${batchId} in this project.`, {
-        hint: 'Batches are kept in <project>/.dirigent/batches/.',
-      });
-    const earlier = await readEarlier(meta.out);
-    const running = meta.state === 'running' && processAlive(meta.pid);
-    const status = {
-      ...meta,
-      state: running ? 'running' : meta.state === 'running' ? 'stopped' : meta.state,
-      results: { done: earlier.done, failed: earlier.failed },
-    };
+    const status = await batchStatus(resolve(opts.project), batchId);
     if (opts.json) out(JSON.stringify(status));
     else {
-      out(`batch ${batchId}: ${status.state}${running ? ` (process ${meta.pid})` : ''}`);
-      out(`  directive ${meta.directive}, inputs ${meta.inputs}`);
-      out(`  results ${meta.out}: ${earlier.done} done, ${earlier.failed} failed`);
-      if (!running && status.state !== 'finished')
-        out(`  resume it with: dirigent batch resume ${batchId}`);
+      const running = status.state === 'running';
+      out(`batch ${batchId}: ${status.state}${running ? ` (process ${status.pid})` : ''}`);
+      out(`  directive ${status.directive}, inputs ${status.inputs}`);
+      out(`  results ${status.out}: ${status.results.done} done, ${status.results.failed} failed`);
+      if (status.state === 'stopped') out(`  resume it with: dirigent batch resume ${batchId}`);
     }
     return 0;
   } catch (err) {

@@ -108,6 +108,8 @@ export const ErrorCode = {
   NEEDS_REDIS: 'NEEDS_REDIS',
   /** No schedule with that id. */
   UNKNOWN_SCHEDULE: 'UNKNOWN_SCHEDULE',
+  /** No batch with that id in the project. */
+  UNKNOWN_BATCH: 'UNKNOWN_BATCH',
   INTERNAL: 'INTERNAL',
   // The HTTP API (src/api): a request without a valid bearer token, a route that does not exist,
   // a body larger than the server takes or of a type it does not read, a client over its rate

@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { readInputRecords, type InputRecord } from '../batch/read-input-records.js';
-import { ErrorTally } from '../batch/batch-progress.js';
+import { ErrorTally } from '../batch/error-tally.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import {
@@ -168,7 +168,7 @@ export async function resumeBatch(
 ): Promise<BatchReport> {
   const meta = await readBatchMeta(dirigent.projectDir, batchId);
   if (meta === undefined)
-    throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `No batch ${batchId} in this project.`, {
+    throw DirigentError.fatal(ErrorCode.UNKNOWN_BATCH, `No batch ${batchId} in this project.`, {
       hint: 'Batches are kept in <project>/.dirigent/batches/; start one with `dirigent batch`.',
     });
   if (meta.inputs === '-')
@@ -190,6 +190,29 @@ export async function resumeBatch(
     ...(options.onCounts && { onCounts: options.onCounts }),
     ...(options.signal && { signal: options.signal }),
   });
+}
+
+/** How a batch stands: its description and state, and its results so far. */
+export interface BatchStatus extends Omit<BatchMeta, 'state'> {
+  /** `running` only while its process lives; a batch whose process died reads `stopped`. */
+  state: BatchMeta['state'];
+  results: { done: number; failed: number };
+}
+
+/** A batch's status (`INVALID_REQUEST` for a batch the project does not have). */
+export async function batchStatus(projectDir: string, batchId: string): Promise<BatchStatus> {
+  const meta = await readBatchMeta(projectDir, batchId);
+  if (meta === undefined)
+    throw DirigentError.fatal(ErrorCode.UNKNOWN_BATCH, `No batch ${batchId} in this project.`, {
+      hint: 'Batches are kept in <project>/.dirigent/batches/; start one with `dirigent batch` or POST /v1/batches.',
+    });
+  const earlier = await readEarlier(meta.out);
+  const alive = meta.state === 'running' && processAlive(meta.pid);
+  return {
+    ...meta,
+    state: meta.state === 'running' && !alive ? 'stopped' : meta.state,
+    results: { done: earlier.done, failed: earlier.failed },
+  };
 }
 
 /** Appends one result line, waiting when the file's buffer is full. */

@@ -32,6 +32,7 @@ import {
 } from './idempotency.js';
 import type { RunBackend, Watch } from './run-backend.js';
 import type { RunFilter, RunPage } from './run-filter.js';
+import type { BatchOptions, BatchReport, BatchStatus } from './batch.js';
 import { infoOf, listDirectives, type DirectiveInfo } from './directive-catalog.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
 import type { Diagnostic } from '../directive/ast.js';
@@ -421,6 +422,27 @@ export class Dirigent {
     throw DirigentError.fatal(ErrorCode.NEEDS_REDIS, 'Schedules need a Redis deployment.', {
       hint: 'Pass --redis <url> or set REDIS_URL: the workers of a deployment fire schedules.',
     });
+  }
+
+  /**
+   * Runs (or, the same batch again, resumes) a batch: one run per input of a JSONL or CSV file or
+   * stream, results appended to its results file (see `operations/batch.ts`).
+   */
+  async batch(options: BatchOptions): Promise<BatchReport> {
+    return (await import('./batch.js')).runBatchFile(this, options);
+  }
+
+  /** Resumes a batch by id, as it was started. */
+  async resumeBatch(
+    batchId: string,
+    options: Parameters<typeof import('./batch.js').resumeBatch>[2] = {},
+  ): Promise<BatchReport> {
+    return (await import('./batch.js')).resumeBatch(this, batchId, options);
+  }
+
+  /** How a batch stands, and its results so far (`results` names the file). */
+  async batchStatus(batchId: string): Promise<BatchStatus> {
+    return (await import('./batch.js')).batchStatus(this.projectDir, batchId);
   }
 
   /** Whether runs can be taken up now: always embedded; on Redis, when a worker listens. */

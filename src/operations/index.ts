@@ -9,3 +9,5 @@ export {
 export type { DirectiveInfo, InputInfo } from './directive-catalog.js';
 export type { RunFilter, RunPage } from './run-filter.js';
 export { DEFAULT_IDEMPOTENCY_WINDOW_MS } from './idempotency.js';
+export type { BatchOptions, BatchReport, BatchStatus } from './batch.js';
+export type { BatchInput, BatchResult, BatchCounts } from './batch-run.js';

@@ -46,7 +46,7 @@ it('serves a valid OpenAPI 3 document that names every route', async () => {
     .filter((r) => r !== 'GET /openapi.json')
     .map((r) => r.replace(/:(\w+)/g, '{$1}'));
   expect(documented.sort()).toEqual(expected.sort());
-  expect(expected).toHaveLength(11); // probes, runs (6), events, directives (2)
+  expect(expected).toHaveLength(14); // probes (2), runs (6), events, directives (2), batches (3)
 
   // Runs take a bearer token; the probes do not.
   expect(doc.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer' });

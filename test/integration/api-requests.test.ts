@@ -339,3 +339,42 @@ describe('events', () => {
     expectError(await api.post('/v1/events', { name: 'x', payload: [1] }), 400, 'INVALID_REQUEST');
   });
 });
+
+describe('batches', () => {
+  it('runs a batch in the server, tells how it stands and streams its results; the same body names the same batch', async () => {
+    const { url } = await servers.listen({ project: servers.project() });
+    const api = apiClient(url);
+    const body = { directive: 'hello', inputs: [{ who: 'a' }, { who: 'b' }, { nobody: 1 }] };
+    const started = await api.post('/v1/batches', body);
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const { batchId } = started.body as { batchId: string };
+    let status: { state: string; results: { done: number; failed: number } } | undefined;
+    for (let i = 0; i < 100 && status?.state !== 'finished'; i++) {
+      status = (await api.get(`/v1/batches/${batchId}`)).body as typeof status;
+      if (status?.state !== 'finished') await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toMatchObject({ state: 'finished', results: { done: 3, failed: 1 } });
+    const res = await fetch(`${url}/v1/batches/${batchId}/results`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(res.headers.get('content-type')).toContain('application/x-ndjson');
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; status: string; outputs?: unknown });
+    expect(lines.map((l) => [l.line, l.status])).toEqual([
+      [1, 'completed'],
+      [2, 'completed'],
+      [3, 'invalid'],
+    ]);
+    expect(lines[1]!.outputs).toEqual({ said: 'Hello b' });
+    const again = await api.post('/v1/batches', body);
+    expect((again.body as { batchId: string }).batchId).toBe(batchId);
+    expectError(await api.get('/v1/batches/nope'), 404, 'UNKNOWN_BATCH');
+    expectError(
+      await api.post('/v1/batches', { directive: 'nope', inputs: [{}] }),
+      404,
+      'UNKNOWN_DIRECTIVE',
+    );
+  });
+});
