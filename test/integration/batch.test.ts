@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
-import { CLI_MAIN } from '../support/paths.js';
+import { CLI_MAIN, DIRECTIVES } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -229,5 +229,24 @@ describe('dirigent batch', { timeout: 120_000 }, () => {
     );
     expect(unknown.code).toBe(2);
     expect(existsSync(join(project, '.dirigent', 'batches'))).toBe(false);
+  });
+
+  it("runs the README's example: hello.md over directives/people.jsonl", async () => {
+    const out = join(project, 'results.jsonl');
+    const r = await processes.cli(
+      { ...process.env, REDIS_URL: '' },
+      'batch',
+      join(DIRECTIVES, 'hello.md'),
+      '--inputs',
+      join(DIRECTIVES, 'people.jsonl'),
+      '--out',
+      out,
+      '--project',
+      project,
+    );
+    expect(r.code).toBe(0);
+    expect(results(out).map((x) => x.outputs)).toEqual(
+      ['Ada', 'Grace', 'Alan', 'Barbara', 'Linus'].map((n) => ({ greeting: `Hello, ${n}!` })),
+    );
   });
 });
