@@ -137,6 +137,9 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
     const pending = processes.cli(env('cli'), 'run', file, '--json', '--project', project);
     const log = join(project, 'steps.log');
     await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('b'), 15_000, 'step b');
+    // A span still in the killed process's export batch dies with it: wait until step a's
+    // span has left, so that the trace is whole by the engine's doing alone.
+    await until(() => receiver.spans.some((s) => s.name === 'step a'), 5_000, "step a's span");
     driver.kill('SIGKILL');
     await processes.worker(env('driver-2'), '--queues', 'runs', '--project', project);
     const r = await pending;
