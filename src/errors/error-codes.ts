@@ -110,6 +110,15 @@ export const ErrorCode = {
   UNKNOWN_SCHEDULE: 'UNKNOWN_SCHEDULE',
   /** No batch with that id in the project. */
   UNKNOWN_BATCH: 'UNKNOWN_BATCH',
+  // The item interface (search, load, execute, sign): an item whose file does not hold what its
+  // kind needs (validation before signing, knowledge front matter), a query that does not parse,
+  // a copy or a signature the spaces do not allow (system space is read-only), a signature
+  // requested with no signing key, and an item that exists already where a copy would go.
+  INVALID_ITEM: 'INVALID_ITEM',
+  INVALID_QUERY: 'INVALID_QUERY',
+  SPACE_READ_ONLY: 'SPACE_READ_ONLY',
+  NO_SIGNING_KEY: 'NO_SIGNING_KEY',
+  ITEM_EXISTS: 'ITEM_EXISTS',
   INTERNAL: 'INTERNAL',
   // The HTTP API (src/api): a request without a valid bearer token, a route that does not exist,
   // a body larger than the server takes or of a type it does not read, a client over its rate

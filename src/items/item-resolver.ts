@@ -105,8 +105,11 @@ export class ItemResolver {
     this.watchers = [];
   }
 
-  /** Watches every space (or, for one that does not exist yet, the folder it will appear in). */
-  private watchSpaces(): void {
+  /**
+   * Watches every space (or, for one that does not exist yet, the folder it will appear in) from
+   * now on, so that {@link generation} counts every change; resolving an item starts this too.
+   */
+  watchSpaces(): void {
     if (this.watchers.length > 0) return;
     for (const space of this.spaces) {
       for (const [dir, recursive] of [

@@ -40,6 +40,7 @@ import { randomUUID } from 'node:crypto';
 import { cronProblem, EVENT_NAME } from '../directive/read-triggers.js';
 import type { SerializedError } from '../errors/dirigent-error.js';
 import { DECLARED, ScheduleBook, type Schedule } from './schedule-book.js';
+import { ItemOperations } from './item-operations.js';
 
 /** What {@link Dirigent.open} takes. */
 export interface DirigentOptions {
@@ -166,6 +167,14 @@ export class Dirigent {
     return new Dirigent(projectDir, loader, backend, claims, windowMs, book);
   }
 
+  private itemOperations: ItemOperations | undefined;
+
+  /** The item interface: search, load, execute and sign directives, tools and knowledge. */
+  get items(): ItemOperations {
+    this.itemOperations ??= new ItemOperations(this);
+    return this.itemOperations;
+  }
+
   /** `embedded` or `redis`. */
   get mode(): 'embedded' | 'redis' {
     return this.backend.mode;
@@ -226,6 +235,19 @@ export class Dirigent {
       ...(request.observer && { observer: request.observer }),
     });
     return { runId, created: true, record };
+  }
+
+  /**
+   * Checks a start without starting anything: the directive loads, verifies and compiles, and
+   * `inputs` are valid for it. Resolves with the inputs as the run would get them (defaults
+   * filled, types coerced); throws what {@link start} would.
+   */
+  async check(
+    directive: string,
+    inputs: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    const loaded = await this.load(directive);
+    return validateInputs(loaded.compiled.directive, inputs, this.loader.policy.limits);
   }
 
   /** Starts a run and resolves with its record once it ends or waits (see {@link start}). */
@@ -458,6 +480,7 @@ export class Dirigent {
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
     await this.book?.close();
+    await this.itemOperations?.close();
     await this.backend.close(options.graceMs);
   }
 }

@@ -130,6 +130,25 @@ export class ItemDispatcher implements ToolDispatcher {
     return chain;
   }
 
+  /**
+   * Checks a call without running it (a dry run): the tool resolves, its chain builds and
+   * verifies, and `params` satisfy its schema (`INVALID_PARAMS` otherwise). Resolves with the
+   * parameters as the tool would receive them (coerced, defaults filled) and the chain.
+   */
+  async checkCall(
+    itemId: string,
+    params: Record<string, unknown>,
+    projectDir: string,
+  ): Promise<{ params: Record<string, unknown>; chain: { itemId: string; space: string }[] }> {
+    const builtin = this.builtins.describe(itemId);
+    const chain = builtin === undefined ? await this.chainOf(itemId, projectDir) : [];
+    const schema = builtin?.paramsSchema ?? chain[0]!.item.paramsSchema;
+    const checked = structuredClone(params);
+    const validate = this.compile(this.ajv, this.validators, schema);
+    if (!validate(checked)) throw describeInvalidParams(itemId, validate.errors ?? [], schema);
+    return { params: checked, chain: chain.map((l) => ({ itemId: l.itemId, space: l.space })) };
+  }
+
   /** Whether `itemId` is one of the built-in tools (which have no chain). */
   isBuiltin(itemId: string): boolean {
     return this.builtins.describe(itemId) !== undefined;

@@ -26,6 +26,7 @@ export {
 } from './trust-store.js';
 export {
   verifyItem,
+  signatureValid,
   verifyItemText,
   type Verification,
   type VerifyOptions,

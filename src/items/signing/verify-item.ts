@@ -179,7 +179,8 @@ function unsigned(
   return { status: 'unsigned', warnings };
 }
 
-function signatureValid(
+/** Whether `signature` (base64url) is `publicKey`'s Ed25519 signature of `hash` as UTF-8 text. */
+export function signatureValid(
   hash: string,
   signature: string,
   publicKey: Parameters<typeof verify>[2],
