@@ -13,4 +13,6 @@ export interface ApiContext {
   readonly bodyLimits: { inputs: number; payload: number; source: number; small: number };
   /** How often an event stream sends a heartbeat comment. */
   readonly heartbeatMs: number;
+  /** Whether clients may run tools directly, copy and sign items (`--full-access`). */
+  readonly fullAccess: boolean;
 }

@@ -28,6 +28,7 @@ import { BearerAuth } from './bearer-auth.js';
 import { directiveRoutes } from './directive-routes.js';
 import { eventRoutes } from './event-routes.js';
 import { batchRoutes } from './batch-routes.js';
+import { itemRoutes } from './item-routes.js';
 import { errorBodyOf } from './error-body-of.js';
 import { healthRoutes, PUBLIC } from './health-routes.js';
 import { httpStatusOf } from './http-status.js';
@@ -64,6 +65,11 @@ export interface ApiOptions {
   closeGraceMs?: number;
   /** Where requests and errors are logged (default: nowhere). */
   logger?: FastifyBaseLogger;
+  /**
+   * Let clients run tools directly, copy items between spaces and sign them through
+   * `/v1/items/*` and `/mcp` (default false: they search, load, and run directives).
+   */
+  fullAccess?: boolean;
 }
 
 /** The default of {@link ApiOptions.rateLimit}. */
@@ -87,6 +93,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
     streams: new Set<SseStream>(),
     bodyLimits,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    fullAccess: options.fullAccess ?? false,
   };
 
   const app = Fastify({
@@ -115,6 +122,11 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
         { name: 'directives', description: "The project's directives" },
         { name: 'events', description: 'Events that start the directives subscribed to them' },
         { name: 'batches', description: 'One run of a directive per input, with one result each' },
+        {
+          name: 'items',
+          description:
+            'Search, load, execute and sign directives, tools and knowledge (the arguments of the MCP tools); also served over MCP at /mcp',
+        },
         { name: 'probes', description: 'Liveness and readiness' },
       ],
     },
@@ -204,6 +216,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
   directiveRoutes(app, ctx);
   eventRoutes(app, ctx);
   batchRoutes(app, ctx);
+  itemRoutes(app, ctx);
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, () => app.swagger());
   return app;
 }

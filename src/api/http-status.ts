@@ -9,18 +9,25 @@ const STATUS: Readonly<Record<string, number>> = {
   // The request itself is malformed.
   [ErrorCode.INVALID_REQUEST]: 400,
   [ErrorCode.INVALID_ITEM_ID]: 400,
+  [ErrorCode.INVALID_QUERY]: 400,
   [ErrorCode.UNAUTHORIZED]: 401,
+  // The request is understood but not allowed: a face without full access, a read-only space.
+  [ErrorCode.PERMISSION_DENIED]: 403,
+  [ErrorCode.SPACE_READ_ONLY]: 403,
   // What the request names does not exist.
   [ErrorCode.NOT_FOUND]: 404,
   [ErrorCode.RUN_NOT_FOUND]: 404,
   [ErrorCode.UNKNOWN_BATCH]: 404,
   [ErrorCode.UNKNOWN_SCHEDULE]: 404,
   [ErrorCode.UNKNOWN_DIRECTIVE]: 404,
+  [ErrorCode.UNKNOWN_TOOL]: 404,
+  [ErrorCode.UNKNOWN_KNOWLEDGE]: 404,
   // The request is well formed but clashes with the state of a run or of a key.
   [ErrorCode.IDEMPOTENCY_CONFLICT]: 409,
   [ErrorCode.RUN_NOT_WAITING]: 409,
   [ErrorCode.UNKNOWN_SIGNAL]: 409,
   [ErrorCode.RUN_CONFLICT]: 409,
+  [ErrorCode.ITEM_EXISTS]: 409,
   // Too much data.
   [ErrorCode.PAYLOAD_TOO_LARGE]: 413,
   [ErrorCode.INPUT_TOO_LARGE]: 413,

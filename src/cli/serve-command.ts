@@ -5,12 +5,12 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApi, DEFAULT_RATE_LIMIT } from '../api/build-api.js';
-import { readApiTokens } from '../api/read-api-tokens.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
 import { redisUrl } from '../queue/redis-url.js';
 import { createLogger } from '../telemetry/create-logger.js';
+import { apiTokensOption } from './api-tokens-option.js';
 import { cliTelemetry } from './cli-telemetry.js';
 
 /** Options of `dirigent serve`. */
@@ -39,27 +39,8 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
   if (port === undefined || rateLimit === undefined || (opts.bodyLimit && bodyLimit === undefined))
     return 2;
 
-  let tokens: string[] | false = false;
-  if (opts.auth) {
-    try {
-      tokens = readApiTokens(opts.tokensFile);
-    } catch (err) {
-      say(DirigentError.from(err).describe());
-      return 2;
-    }
-    if (tokens.length === 0) {
-      say(
-        'dirigent serve needs API tokens: set DIRIGENT_API_TOKENS (comma-separated) or pass --tokens-file <file> (one token a line). To serve without authentication, pass --no-auth.',
-      );
-      return 2;
-    }
-    if (tokens.some((t) => t.length < 16))
-      say('warning: an API token shorter than 16 characters is easy to guess.');
-  } else {
-    say(
-      'warning: authentication is off (--no-auth): anyone who reaches the port can start, signal and cancel runs.',
-    );
-  }
+  const tokens = apiTokensOption('serve', opts);
+  if (tokens === undefined) return 2;
 
   let dirigent: Dirigent;
   try {
@@ -110,8 +91,8 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
 /** How long a shutdown lets embedded runs under way end before it cancels them. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** `text` as a whole number from `min` to `max`; undefined (with a message) otherwise. */
-function whole(
+/** `text` as a whole number from `min` to `max`; undefined (with a message on stderr) otherwise. */
+export function whole(
   text: string,
   option: string,
   min: number,

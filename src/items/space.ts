@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../package-info.js';
 
 /** Where items live. Resolution order: project, then user, then system. */
 export type SpaceName = 'project' | 'user' | 'system';
@@ -13,15 +12,8 @@ export interface Space {
   root: string;
 }
 
-/** The folder of Dirigent's own package.json, from `src/` and from the built `dist/src/` alike. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
-
 /** The system space shipped inside the package: `<package>/system/.ai`. */
-export const SYSTEM_SPACE_ROOT = join(packageRoot(), 'system', '.ai');
+export const SYSTEM_SPACE_ROOT = join(PACKAGE_ROOT, 'system', '.ai');
 
 /**
  * The three spaces of a project: `<project>/.ai`, the user's (`$DIRIGENT_USER_SPACE`, which

@@ -16,6 +16,7 @@ export type RunTrigger =
   | 'event'
   | 'batch'
   | 'library'
+  | 'mcp'
   | 'child';
 
 /** Stored with the run (and carried by its jobs): enough to record any of its spans anywhere. */

@@ -1,0 +1,114 @@
+/**
+ * `dirigent mcp`: the MCP server (src/mcp) on one project, for agents: over stdio (what Claude
+ * Desktop, Cursor and most clients start), or with `--http` over streamable HTTP at `/mcp` on
+ * 127.0.0.1, with the API's bearer tokens, until SIGTERM or SIGINT.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BearerAuth } from '../api/bearer-auth.js';
+import { errorBodyOf } from '../api/error-body-of.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { Dirigent } from '../operations/dirigent.js';
+import { mcpHttpHandler, serveMcpStdio } from '../mcp/item-mcp-server.js';
+import { apiTokensOption } from './api-tokens-option.js';
+import { withDirigent, type CommonOptions } from './run-command.js';
+import { whole } from './serve-command.js';
+
+/** Options of `dirigent mcp`. */
+export interface McpOptions extends CommonOptions {
+  http?: boolean;
+  port: string;
+  host: string;
+  /** False with `--no-auth`. */
+  auth: boolean;
+  tokensFile?: string;
+  /** Let HTTP clients run tools directly, copy and sign items (stdio clients always may). */
+  fullAccess?: boolean;
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** See the module comment. Exit 0 when the client (stdio) or a signal (HTTP) ends it; 2 for bad options. */
+export async function mcpCommand(opts: McpOptions): Promise<number> {
+  if (!opts.http)
+    return withDirigent(opts, async (dirigent) => {
+      await serveMcpStdio(dirigent);
+      return 0;
+    });
+  const port = whole(opts.port, '--port', 0, 65535);
+  if (port === undefined) return 2;
+  const tokens = apiTokensOption('mcp', opts);
+  if (tokens === undefined) return 2;
+  return withDirigent(opts, (dirigent) =>
+    serveHttp(dirigent, port, opts.host, tokens, opts.fullAccess === true),
+  );
+}
+
+async function serveHttp(
+  dirigent: Dirigent,
+  port: number,
+  host: string,
+  tokens: string[] | false,
+  fullAccess: boolean,
+): Promise<number> {
+  const auth = tokens === false ? undefined : new BearerAuth(tokens);
+  let handle = mcpHttpHandler(dirigent, { fullAccess });
+  const server = createServer((req, res) => {
+    void answer(req, res).catch((err: unknown) => refuse(res, DirigentError.from(err), 500));
+  });
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== '/mcp')
+      return refuse(
+        res,
+        DirigentError.fatal(ErrorCode.NOT_FOUND, `No route ${path}.`, {
+          hint: 'The MCP endpoint is /mcp.',
+        }),
+        404,
+      );
+    if (auth !== undefined && auth.check(req.headers.authorization) === undefined)
+      return refuse(
+        res,
+        DirigentError.fatal(ErrorCode.UNAUTHORIZED, 'A valid bearer token is required.', {
+          hint: 'Send Authorization: Bearer <token>, a token of DIRIGENT_API_TOKENS or --tokens-file.',
+        }),
+        401,
+      );
+    await handle(req, res);
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+  } catch (err) {
+    say(`dirigent mcp cannot listen on ${host}:${port}: ${(err as Error).message}`);
+    return 1;
+  }
+  const bound = (server.address() as AddressInfo).port;
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+  // A browser page must not reach a loopback server through a name that resolves to it.
+  if (loopback)
+    handle = mcpHttpHandler(dirigent, {
+      fullAccess,
+      allowedHosts: [`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`],
+    });
+  say(
+    `dirigent mcp ${process.pid}: listening on http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp (project ${dirigent.projectDir}, ${tokens === false ? 'no authentication' : `${tokens.length} token${tokens.length === 1 ? '' : 's'}`})`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  say(`dirigent mcp ${process.pid}: closing`);
+  server.closeIdleConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return 0;
+}
+
+function refuse(res: ServerResponse, error: DirigentError, status: number): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(errorBodyOf(error)));
+}
