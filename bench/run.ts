@@ -16,6 +16,7 @@ import { engineBench } from './engine-bench.js';
 import { pythonHostBench } from './python-host-bench.js';
 import { telemetryBench } from './telemetry-bench.js';
 import { apiBench } from './api-bench.js';
+import { batchBench } from './batch-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
@@ -44,11 +45,12 @@ const telemetry = await telemetryBench({
   engineSequenceUs: engine.rows.find((r) => r.name.includes('100 sequential echo steps'))?.us,
 });
 const api = await apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40 });
+const batch = await batchBench({ lines: 100_000, redisLines: 30_000 });
 
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport([compile, engine, pythonHost, deno, distributed, telemetry, api], {
+  benchmarkReport([compile, engine, pythonHost, deno, distributed, telemetry, api, batch], {
     date: new Date(),
     node: process.version,
     cpus: cpus().length,

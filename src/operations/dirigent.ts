@@ -10,6 +10,7 @@
  * await dirigent.close();
  * ```
  */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
@@ -134,8 +135,8 @@ export class Dirigent {
     private readonly book?: ScheduleBook,
   ) {}
 
-  /** Directives loaded by item id, with the resolver's generation they were read at. */
-  private readonly loaded = new Map<string, { loaded: LoadedDirective; generation: number }>();
+  /** Directives loaded, by item id (or `\0` and file), with what says they are current. */
+  private readonly loaded = new Map<string, { loaded: LoadedDirective; stamp: string }>();
 
   /**
    * Opens a project, embedded or on Redis. Rejects with `REDIS_UNAVAILABLE` when the Redis URL
@@ -185,16 +186,24 @@ export class Dirigent {
    * `INVALID_ITEM_ID`, signature errors and the directive's own located errors otherwise.
    */
   async load(directive: string, allowFile = false): Promise<LoadedDirective> {
-    if (allowFile) return this.loader.loadFile(await this.loader.resolve(directive));
-    // By item id, a directive is read, verified and compiled once while its space's files stay
-    // as they were (the resolver watches them): a start costs no file system call.
-    const items = this.loader.items;
-    const generation = items.generation;
-    const known = this.loaded.get(directive);
-    if (known !== undefined && known.generation === generation) return known.loaded;
-    const loaded = await this.loader.loadFile((await items.resolve('directive', directive)).file);
+    // A directive is read, verified and compiled once while its file stays as it was: by item
+    // id, while the resolver (which watches the spaces) sees no change; by file, while its size
+    // and modification time stay the same. A start then costs at most one stat.
+    let file: string | undefined;
+    let stamp: string;
+    let key = directive;
+    if (allowFile) {
+      file = await this.loader.resolve(directive);
+      const info = await stat(file).catch(() => undefined);
+      stamp = `${info?.mtimeMs}:${info?.size}`;
+      key = `\0${file}`;
+    } else stamp = String(this.loader.items.generation);
+    const known = this.loaded.get(key);
+    if (known !== undefined && known.stamp === stamp) return known.loaded;
+    file ??= (await this.loader.items.resolve('directive', directive)).file;
+    const loaded = await this.loader.loadFile(file);
     if (this.loaded.size >= LOADED_LIMIT) this.loaded.delete(this.loaded.keys().next().value!);
-    this.loaded.set(directive, { loaded, generation });
+    this.loaded.set(key, { loaded, stamp });
     return loaded;
   }
 

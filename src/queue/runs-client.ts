@@ -184,6 +184,10 @@ export class RunsClient {
       if (job.failedReason) throw fromJobError(job.failedReason, `run ${runId}`);
       return queuedRecord(runId, job.data.source.directive, job.timestamp);
     }
+    // Between the two reads a worker may have taken the job up, saved the run and completed the
+    // job (which removes it): the store holds the run now.
+    const saved = await this.store.load(runId);
+    if (saved !== undefined) return saved.record;
     throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
       hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
     });
