@@ -181,6 +181,57 @@ tool
   .option('--json', 'print as JSON')
   .action(async (itemId: string, opts) => await exitCli(await toolShowCommand(itemId, opts)));
 
+program
+  .command('sign')
+  .description(
+    'Validate and sign items with your signing key (a glob signs every item it matches).',
+  )
+  .argument('<item_type>', 'directive, tool or knowledge')
+  .argument('<item_id>', 'the item id, or a glob of item ids such as "demo/*"')
+  .option('--space <space>', 'project or user', 'project')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the outcome as JSON')
+  .action(async (itemType: string, itemId: string, opts) =>
+    exitCli(await (await import('./sign-command.js')).signCommand(itemType, itemId, opts)),
+  );
+const keys = program.command('keys').description('Your signing key and the keys spaces trust.');
+const keysCommand = () => import('./keys-command.js');
+keys
+  .command('init')
+  .description('Make your signing key and trust it in your user space.')
+  .option('--owner <name>', 'who the key belongs to (default: your user name)')
+  .option('--force', 'replace the signing key you have')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print as JSON')
+  .action(async (opts) => exitCli(await (await keysCommand()).keysInitCommand(opts)));
+keys
+  .command('list')
+  .description('Show your signing key and the trusted keys of every space.')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print as JSON')
+  .action(async (opts) => exitCli(await (await keysCommand()).keysListCommand(opts)));
+keys
+  .command('trust')
+  .description("Trust a public key (a PEM, or RYE's trusted-key TOML; - reads standard input).")
+  .argument('<file>', 'public_key.pem, a .toml key file, or -')
+  .option('--owner <name>', "who the key belongs to (default: the file's owner)")
+  .option('--space <space>', 'user or project', 'user')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print as JSON')
+  .action(async (file: string, opts) =>
+    exitCli(await (await keysCommand()).keysTrustCommand(file, opts)),
+  );
+keys
+  .command('revoke')
+  .description('Stop trusting a key (its files in the project and user spaces, or in --space).')
+  .argument('<keyId>', 'the key id keys list shows (or its first 8 or more characters)')
+  .option('--space <space>', 'project or user (default: both)')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print as JSON')
+  .action(async (keyId: string, opts) =>
+    exitCli(await (await keysCommand()).keysRevokeCommand(keyId, opts)),
+  );
+
 const schedule = program
   .command('schedule')
   .description('Schedules on a Redis deployment: a run of a directive per cron tick.');

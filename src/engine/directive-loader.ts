@@ -18,7 +18,11 @@ import { verifyItemText } from '../items/signing/verify-item.js';
 import { defaultSpaces } from '../items/space.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { DirectiveChecks } from '../directive/validate-directive.js';
-import { loadProjectPolicy, type ProjectPolicy } from '../policy/project-policy.js';
+import {
+  loadProjectPolicy,
+  signaturesRequiredByEnv,
+  type ProjectPolicy,
+} from '../policy/project-policy.js';
 import { declaredSyntax } from '../syntax/syntax.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 
@@ -50,23 +54,26 @@ export class DirectiveLoader {
   /** What validation asks of directives, from {@link policy}. */
   readonly checks: DirectiveChecks;
 
+  /** Whether unsigned directives and directives signed by untrusted keys are refused. */
+  readonly requireSignatures: boolean;
+
   /**
-   * @param requireSignatures - refuse unsigned directives and untrusted keys (default:
-   *   `$DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true`). A signed directive whose content changed
-   *   since it was signed is refused either way.
+   * @param requireSignatures - refuse unsigned directives and untrusted keys (default: the
+   *   project's `require_signatures`, or `$DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true`). A
+   *   signed directive whose content changed since it was signed is refused either way.
    * @param policy - the project's rules (default: read from `.ai/config/dirigent.yaml` and the
    *   environment; throws `INVALID_CONFIG` for a malformed file).
    */
   constructor(
     readonly projectDir: string,
-    private readonly requireSignatures = /^(1|true)$/i.test(
-      process.env.DIRIGENT_REQUIRE_SIGNATURES ?? '',
-    ),
+    requireSignatures?: boolean,
     policy?: ProjectPolicy,
   ) {
     this.items = new ItemResolver(defaultSpaces(projectDir));
     this.trust = new TrustStore(this.items.spaces);
     this.policy = policy ?? loadProjectPolicy(projectDir);
+    this.requireSignatures =
+      requireSignatures ?? (this.policy.requireSignatures || signaturesRequiredByEnv());
     this.checks = {
       envAllow: this.policy.envAllow,
       strict: this.policy.strict,

@@ -1,8 +1,9 @@
 /**
  * What a project allows its directives: which environment variables `{env:…}` may read, whether
- * shell text built from values is refused (strict mode), and how large what comes in may be.
- * Read from `.ai/config/dirigent.yaml` and the environment (`DIRIGENT_STRICT`,
- * `DIRIGENT_ENV_ALLOW`); see `docs/security.md`.
+ * shell text built from values is refused (strict mode), whether directives and tools must be
+ * signed by a trusted key, and how large what comes in may be. Read from
+ * `.ai/config/dirigent.yaml` and the environment (`DIRIGENT_STRICT`, `DIRIGENT_ENV_ALLOW`,
+ * `DIRIGENT_REQUIRE_SIGNATURES`); see `docs/security.md`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +31,12 @@ export interface ProjectPolicy {
   strict: boolean;
   /** Environment variables `{env:…}` may read, besides the directive's declared secrets. */
   envAllow: ReadonlySet<string>;
+  /**
+   * Refuse unsigned items and items signed by keys the trust store does not hold (a signed item
+   * whose content changed is refused either way): `require_signatures: true`, or
+   * `DIRIGENT_REQUIRE_SIGNATURES=1|true` in the environment.
+   */
+  requireSignatures: boolean;
   limits: InputLimits;
 }
 
@@ -54,6 +61,7 @@ export const ALWAYS_ALLOWED_ENV: readonly string[] = ['USER_SPACE', 'AI_DIR'];
 export const DEFAULT_POLICY: ProjectPolicy = Object.freeze({
   strict: false,
   envAllow: new Set(ALWAYS_ALLOWED_ENV),
+  requireSignatures: false,
   limits: DEFAULT_LIMITS,
 });
 
@@ -71,8 +79,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The policy of the project at `projectDir`: its configuration file (if any), then the
- * environment, which can only add to it (`DIRIGENT_STRICT=1`, `DIRIGENT_ENV_ALLOW=A,B`). Throws
- * `INVALID_CONFIG` with the file, line and a fix for a malformed file.
+ * environment, which can only add to it (`DIRIGENT_STRICT=1`, `DIRIGENT_ENV_ALLOW=A,B`,
+ * `DIRIGENT_REQUIRE_SIGNATURES=1`). Throws `INVALID_CONFIG` with the file, line and a fix for a
+ * malformed file.
  */
 export function loadProjectPolicy(
   projectDir: string,
@@ -101,8 +110,16 @@ export function loadProjectPolicy(
   return {
     strict: fromFile.strict || /^(1|true)$/i.test(env.DIRIGENT_STRICT ?? ''),
     envAllow: new Set([...fromFile.envAllow, ...extra]),
+    requireSignatures: fromFile.requireSignatures || signaturesRequiredByEnv(env),
     limits: fromFile.limits,
   };
+}
+
+/** Whether `DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true` (any case) in `env`. */
+export function signaturesRequiredByEnv(
+  env: Record<string, string | undefined> = process.env,
+): boolean {
+  return /^(1|true)$/i.test(env.DIRIGENT_REQUIRE_SIGNATURES ?? '');
 }
 
 /** Reads the text of a configuration file (see {@link loadProjectPolicy}). Pure. */
@@ -122,6 +139,7 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
   if (root === null) return DEFAULT_POLICY;
   if (!isMap(root)) fail('must be a mapping of settings.', root.range?.[0], EXAMPLE);
   let strict = false;
+  let requireSignatures = false;
   const envAllow = new Set(ALWAYS_ALLOWED_ENV);
   const limits = { ...DEFAULT_LIMITS };
   for (const pair of (root as { items: { key: unknown; value: unknown }[] }).items) {
@@ -133,6 +151,11 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
     if (key === 'strict') {
       if (typeof value !== 'boolean') fail('"strict" must be true or false.', at, EXAMPLE);
       strict = value as boolean;
+    } else if (key === 'require_signatures') {
+      if (typeof value !== 'boolean') {
+        fail('"require_signatures" must be true or false.', at, EXAMPLE);
+      }
+      requireSignatures = value as boolean;
     } else if (key === 'env_allow') {
       const names = (value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? value;
       if (!Array.isArray(names) || names.some((n) => typeof n !== 'string' || !ENV_NAME.test(n))) {
@@ -162,12 +185,12 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
       fail(
         `unknown setting "${key}".`,
         keyNode?.range?.[0],
-        `Known settings: strict, env_allow, limits. ${EXAMPLE}`,
+        `Known settings: strict, env_allow, require_signatures, limits. ${EXAMPLE}`,
       );
     }
   }
-  return { strict, envAllow, limits };
+  return { strict, envAllow, requireSignatures, limits };
 }
 
 const EXAMPLE =
-  'Example:\n  strict: true\n  env_allow: [REGION, STAGE]\n  limits:\n    inputs_bytes: 1048576';
+  'Example:\n  strict: true\n  env_allow: [REGION, STAGE]\n  require_signatures: true\n  limits:\n    inputs_bytes: 1048576';

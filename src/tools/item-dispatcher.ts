@@ -8,11 +8,18 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { dirname } from 'node:path';
+import type { Space } from '../items/space.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
-import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
+import {
+  DEFAULT_LIMITS,
+  loadProjectPolicy,
+  signaturesRequiredByEnv,
+  type InputLimits,
+  type ProjectPolicy,
+} from '../policy/project-policy.js';
 import type { ItemResolver } from '../items/item-resolver.js';
 import { readToolItem } from '../items/read-tool-item.js';
 import { TrustStore } from '../items/signing/trust-store.js';
@@ -47,8 +54,14 @@ const DEFAULT_TIMEOUT_MS = 300_000;
 /** Options of an {@link ItemDispatcher}. */
 export interface ItemDispatcherOptions {
   builtins?: BuiltinDispatcher;
-  /** Refuse unsigned items and untrusted keys (tampered items are always refused). Default: `$DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true`. */
+  /**
+   * Refuse unsigned items and untrusted keys (tampered items are always refused). Default: the
+   * project's policy ({@link policy}, else `require_signatures` of the project space's
+   * `config/dirigent.yaml`), or `DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true` in {@link env}.
+   */
   requireSignatures?: boolean;
+  /** The project's policy, when the caller has read it already (its `requireSignatures`). */
+  policy?: Pick<ProjectPolicy, 'requireSignatures'>;
   /** Where declared secrets come from besides the environment (default `$DIRIGENT_SECRETS_FILE` or `~/.config/dirigent/secrets.env`). */
   secretsFile?: string;
   /** The environment secrets are read from (default `process.env`). */
@@ -96,7 +109,9 @@ export class ItemDispatcher implements ToolDispatcher {
     this.env = options.env ?? process.env;
     this.trust = new TrustStore(items.spaces);
     this.requireSignatures =
-      options.requireSignatures ?? /^(1|true)$/i.test(this.env.DIRIGENT_REQUIRE_SIGNATURES ?? '');
+      options.requireSignatures ??
+      ((options.policy?.requireSignatures ?? projectRequiresSignatures(items.spaces, this.env)) ||
+        signaturesRequiredByEnv(this.env));
     this.primitives = options.primitives ?? new PrimitiveRegistry(items);
     this.telemetry = Telemetry.of(options.telemetry);
     this.spaceRoots = Object.fromEntries(
@@ -333,4 +348,17 @@ function timeoutOf(config: Record<string, unknown>, limitMs: number | undefined)
   const fromConfig =
     Number.isFinite(configured) && configured > 0 ? configured * 1000 : DEFAULT_TIMEOUT_MS;
   return Math.min(fromConfig, limitMs ?? Infinity);
+}
+
+/**
+ * Whether the project of `spaces` (the folder holding its project space's `.ai/`) requires
+ * signatures, by its policy and `env`; `false` when there is no project space. Throws
+ * `INVALID_CONFIG` for a malformed `.ai/config/dirigent.yaml`.
+ */
+function projectRequiresSignatures(
+  spaces: readonly Space[],
+  env: Record<string, string | undefined>,
+): boolean {
+  const project = spaces.find((s) => s.name === 'project');
+  return project !== undefined && loadProjectPolicy(dirname(project.root), env).requireSignatures;
 }

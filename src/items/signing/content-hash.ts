@@ -13,7 +13,12 @@
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import type { ItemKind } from '../item-kind.js';
-import { removeSignatureLine, signatureStyleFor } from './signature-line.js';
+import {
+  readSignatureLine,
+  removeSignatureLine,
+  signatureSlot,
+  signatureStyleFor,
+} from './signature-line.js';
 
 /** The hash a signature line must carry for a file, and how much of the file it protects. */
 export interface SignedContent {
@@ -64,21 +69,38 @@ function pythonStrip(text: string): string {
  *   only what follows the next `---`, stripped.
  * - **tool**, and any other file: the file without a leading `#!/` shebang line and without the
  *   signature line, byte for byte including the final newline.
+ * - any file whose signature slot holds a **`ryeos:signed:`** line (RYE's current tooling), of
+ *   any kind: everything after that line, byte for byte (a shebang before it is not covered).
+ *   RYE hashes the bytes as they are; see {@link ryeosContentHash} for a file with CRLF endings.
  *
  * @param text the file's text (line endings are normalised here).
  * @param file the file's path; its extension selects the signature style.
  */
 export function signedContentHash(text: string, kind: ItemKind, file: string): SignedContent {
   const normal = normalizeLineEndings(text);
+  const style = signatureStyleFor(file);
+  const line = readSignatureLine(normal, style);
+  if (line?.kind === 'signed' && line.scheme === 'ryeos') {
+    return { hash: ryeosContentHash(normal, file), coversWholeFile: true };
+  }
   const markdown = extname(file).toLowerCase() === '.md';
   if (kind === 'directive' && markdown) {
     const directive = directiveSpan(normal);
     if (directive !== undefined) return directive;
   }
-  const style = signatureStyleFor(file);
   const rest = removeSignatureLine(normal, style);
   if (kind === 'knowledge' && markdown) return knowledgeContent(rest);
   return { hash: sha256Hex(rest.replace(/^#!\/[^\n]*\n/, '')), coversWholeFile: true };
+}
+
+/**
+ * The hash of a `ryeos:signed` file as RYE computes it: SHA-256 of everything after the signature
+ * slot's line, with `text`'s line endings as they are (RYE reads bytes; pass the raw text to
+ * check a file RYE signed with CRLF endings, the normalised one for a CRLF checkout of a file
+ * signed with LF endings).
+ */
+export function ryeosContentHash(text: string, file: string): string {
+  return sha256Hex(text.slice(signatureSlot(text, signatureStyleFor(file)).end));
 }
 
 function directiveSpan(text: string): SignedContent | undefined {

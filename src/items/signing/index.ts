@@ -4,6 +4,7 @@ export {
   insertSignatureLine,
   readSignatureLine,
   removeSignatureLine,
+  signatureSlot,
   signatureStyleFor,
   type NotSignedReason,
   type RyeSignature,
@@ -12,14 +13,22 @@ export {
 } from './signature-line.js';
 export {
   normalizeLineEndings,
+  ryeosContentHash,
   sha256Hex,
   signedContentHash,
   type SignedContent,
 } from './content-hash.js';
 export {
+  keyFilesIn,
   keyFingerprint,
+  readPublicKey,
+  readTrustedKeyFile,
+  readTrustedKeyText,
+  ryeosKeyFingerprint,
   TRUSTED_KEY_DIRS,
   TrustStore,
+  type KeyFile,
+  type KeyFingerprints,
   type KeyLookup,
   type SkippedKeyFile,
   type TrustedKey,
@@ -40,3 +49,17 @@ export {
   type SigningKey,
   type SignResult,
 } from './sign-item.js';
+export {
+  initSigningKey,
+  listTrustedKeys,
+  readSigningKey,
+  revokeKey,
+  SIGNING_KEY_FILES,
+  signingKeyDir,
+  trustKey,
+  type InitializedSigningKey,
+  type InitSigningKeyOptions,
+  type RevokedKey,
+  type TrustedKeyListing,
+  type TrustedKeyWritten,
+} from './key-ring.js';

@@ -3,6 +3,12 @@
  * by a registry provenance suffix `|provider@user`, inside a comment whose form depends on the
  * file's extension. Pure: no I/O. Texts given here have `\n` line endings (see
  * `normalizeLineEndings`).
+ *
+ * RYE's current tooling writes `ryeos:signed:TIMESTAMP:HASH:SIG:FINGERPRINT` in the same place
+ * (Markdown `<!-- … -->`, `#`, `//`): the signature in standard base64 (`+`, `/`), the key's
+ * fingerprint as 64 hex characters (SHA-256 of the raw 32-byte public key), and a timestamp that
+ * may itself hold colons (the fields are read from the right, as RYE does). Dirigent reads and
+ * verifies such lines ({@link SignatureLine} `scheme: 'ryeos'`) and writes `rye:signed` lines.
  */
 import { extname } from 'node:path';
 
@@ -16,15 +22,21 @@ export interface SignatureStyle {
   afterShebang: boolean;
 }
 
-/** The fields of a real `rye:signed:` line. */
+/** The fields of a real `rye:signed:` (or `ryeos:signed:`) line. */
 export interface RyeSignature {
-  /** `YYYY-MM-DDTHH:MM:SSZ`, UTC. */
+  /** `YYYY-MM-DDTHH:MM:SSZ`, UTC (`ryeos:signed` lines may use another ISO 8601 form). */
   timestamp: string;
   /** SHA-256 of the covered content, 64 lowercase hex characters. */
   hash: string;
-  /** The Ed25519 signature of `hash` (as UTF-8 text), base64url with padding. */
+  /**
+   * The Ed25519 signature of `hash` (as UTF-8 text): base64url with padding in `rye:signed`
+   * lines, standard base64 in `ryeos:signed` lines.
+   */
   signature: string;
-  /** The signing key's fingerprint: 16 lowercase hex characters. */
+  /**
+   * The signing key's fingerprint: 16 lowercase hex characters in `rye:signed` lines (SHA-256 of
+   * the public key PEM text), 64 in `ryeos:signed` lines (SHA-256 of the raw public key).
+   */
   keyId: string;
   /** The registry provenance suffix `|provider@username`, when present. */
   registry?: { provider: string; username: string };
@@ -35,7 +47,17 @@ export type NotSignedReason = 'placeholder' | 'validated' | 'kiwi-mcp' | 'malfor
 
 /** What the signature slot of a file (line 1, or line 2 after a shebang) holds. */
 export type SignatureLine =
-  | { kind: 'signed'; line: number; text: string; signature: RyeSignature }
+  | {
+      kind: 'signed';
+      line: number;
+      text: string;
+      signature: RyeSignature;
+      /**
+       * `ryeos` for a `ryeos:signed:` line, whose hash covers everything after the line (see
+       * `signedContentHash`); absent for a `rye:signed:` line.
+       */
+      scheme?: 'ryeos';
+    }
   | { kind: 'not-signed'; line: number; text: string; reason: NotSignedReason };
 
 const MARKDOWN: SignatureStyle = { prefix: '<!--', suffix: ' -->', afterShebang: false };
@@ -90,19 +112,31 @@ function markerPattern(style: SignatureStyle): RegExp {
   return new RegExp(`^${escapeRegExp(style.prefix)} (rye|kiwi-mcp):(validated|signed):`);
 }
 
-/**
- * Reads the signature slot of a file: line 1, or line 2 when the style allows a shebang and the
- * file starts with `#!/`. Returns `undefined` when the slot holds no `rye:`/`kiwi-mcp:` marker
- * at all. Placeholders (`…:placeholder:unsigned:unsigned`), `rye:validated:` and `kiwi-mcp:`
- * lines, and lines that start like a signature but do not parse, are `not-signed`: RYE treats
- * all of them as unsigned.
- */
-export function readSignatureLine(text: string, style: SignatureStyle): SignatureLine | undefined {
+/** Where the signature slot of a text is: its line number, its text, and the offset after it. */
+export function signatureSlot(
+  text: string,
+  style: SignatureStyle,
+): { line: number; start: number; end: number; text: string } {
   const shebang = style.afterShebang ? SHEBANG.exec(text) : null;
   const start = shebang ? shebang[0].length : 0;
-  const end = text.indexOf('\n', start);
-  const lineText = text.slice(start, end === -1 ? text.length : end);
-  const line = shebang ? 2 : 1;
+  const newline = text.indexOf('\n', start);
+  const end = newline === -1 ? text.length : newline + 1;
+  const lineText = text.slice(start, newline === -1 ? text.length : newline);
+  return { line: shebang ? 2 : 1, start, end, text: lineText };
+}
+
+/**
+ * Reads the signature slot of a file: line 1, or line 2 when the style allows a shebang and the
+ * file starts with `#!/`. Returns `undefined` when the slot holds no `rye:`/`ryeos:`/`kiwi-mcp:`
+ * marker at all. Placeholders (`…:placeholder:unsigned:unsigned`, `ryeos:signed placeholder`),
+ * `rye:validated:` and `kiwi-mcp:` lines, and lines that start like a signature but do not
+ * parse, are `not-signed`: RYE treats all of them as unsigned.
+ */
+export function readSignatureLine(text: string, style: SignatureStyle): SignatureLine | undefined {
+  const slot = signatureSlot(text, style);
+  const lineText = slot.text;
+  const line = slot.line;
+  if (ryeosMarker(style).test(lineText)) return readRyeosLine(lineText, line, style);
   const marker = markerPattern(style).exec(lineText);
   if (!marker) return undefined;
   const m = signedPattern(style).exec(lineText);
@@ -129,6 +163,52 @@ export function readSignatureLine(text: string, style: SignatureStyle): Signatur
   return { kind: 'not-signed', line, text: lineText, reason };
 }
 
+function ryeosMarker(style: SignatureStyle): RegExp {
+  return new RegExp(`^\\s*${escapeRegExp(style.prefix)}\\s*ryeos:signed(?=[:\\s]|$)`);
+}
+
+const RYEOS_HASH = /^[a-f0-9]{64}$/;
+const RYEOS_SIGNATURE = /^[A-Za-z0-9+/_-]+={0,2}$/;
+const RYEOS_KEY_ID = /^(?:[a-f0-9]{16}|[a-f0-9]{64})$/;
+
+/**
+ * A `ryeos:signed:` line, read as RYE reads it: the comment opener and (for Markdown) `-->`
+ * stripped with the spaces around them, then the four fields split from the right, so that the
+ * timestamp may hold colons.
+ */
+function readRyeosLine(lineText: string, line: number, style: SignatureStyle): SignatureLine {
+  let payload = lineText.trim().slice(style.prefix.length).trimStart().slice('ryeos:signed'.length);
+  const suffix = style.suffix.trim();
+  const closed = suffix === '' || payload.trimEnd().endsWith(suffix);
+  if (suffix !== '' && closed) payload = payload.trimEnd().slice(0, -suffix.length);
+  payload = payload.trimEnd();
+  const fields = payload.startsWith(':') ? payload.slice(1).split(':') : [];
+  if (closed && fields.length >= 4) {
+    const keyId = fields.pop()!;
+    const signature = fields.pop()!;
+    const hash = fields.pop()!;
+    const timestamp = fields.join(':');
+    if (
+      RYEOS_HASH.test(hash) &&
+      RYEOS_SIGNATURE.test(signature) &&
+      RYEOS_KEY_ID.test(keyId) &&
+      /^\S+$/.test(timestamp)
+    ) {
+      return {
+        kind: 'signed',
+        line,
+        text: lineText,
+        signature: { timestamp, hash, signature, keyId },
+        scheme: 'ryeos',
+      };
+    }
+  }
+  const reason: NotSignedReason = /placeholder|unsigned/.test(payload)
+    ? 'placeholder'
+    : 'malformed';
+  return { kind: 'not-signed', line, text: lineText, reason };
+}
+
 /** Formats a signature line in `style`, without the line ending. */
 export function formatSignatureLine(signature: RyeSignature, style: SignatureStyle): string {
   const registry = signature.registry
@@ -142,9 +222,12 @@ export function formatSignatureLine(signature: RyeSignature, style: SignatureSty
  * Removes the signature slot's line the way RYE does before hashing and re-signing: for Markdown,
  * a leading `<!-- (rye|kiwi-mcp):(validated|signed):…-->` line; for the other styles, the first
  * `<prefix> (rye|kiwi-mcp):(validated|signed):…` line after an optional shebang (kept). Only a
- * line that ends in `\n` is removed, as in RYE.
+ * line that ends in `\n` is removed, as in RYE. A `ryeos:signed` line (or placeholder) in the
+ * slot is removed too, with its line ending if it has one.
  */
 export function removeSignatureLine(text: string, style: SignatureStyle): string {
+  const slot = signatureSlot(text, style);
+  if (ryeosMarker(style).test(slot.text)) return text.slice(0, slot.start) + text.slice(slot.end);
   if (style.prefix === '<!--') {
     return text.replace(/^<!-- (?:rye|kiwi-mcp):(?:validated|signed):[^>]+-->\n/, '');
   }

@@ -9,7 +9,7 @@ import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { SourceLocation } from '../../errors/source-location.js';
 import type { ItemKind } from '../item-kind.js';
-import { normalizeLineEndings, signedContentHash } from './content-hash.js';
+import { normalizeLineEndings, ryeosContentHash, signedContentHash } from './content-hash.js';
 import {
   readSignatureLine,
   signatureStyleFor,
@@ -69,6 +69,11 @@ export async function verifyItem(
  * Verifies an item's text, in RYE's order: signature present, hash matches, key trusted,
  * Ed25519 signature valid (the message is the 64-character hex hash as UTF-8).
  *
+ * Both line formats verify: `rye:signed` (hash per kind, 16-hex key id) and RYE's current
+ * `ryeos:signed` (hash of everything after the line, 64-hex fingerprint, looked up as
+ * `TrustStore` says: `config/keys/trusted/<fingerprint>.toml` of a space, or any key file of its
+ * two trusted-key folders holding that key).
+ *
  * @throws DirigentError `INTEGRITY_FAILED` when the content does not match its signed hash
  *   (always), `BAD_SIGNATURE` when the signature does not verify against the trusted key it names
  *   (always), `UNTRUSTED_KEY` and `UNSIGNED_ITEM` only when `requireSignatures`.
@@ -88,6 +93,10 @@ export async function verifyItemText(
   const { hash: expected, keyId, timestamp } = line.signature;
   const location: SourceLocation = { file, line: line.line, column: 1 };
   const content = signedContentHash(normal, kind, file);
+  // RYE's current tooling hashes bytes as they are: a file it signed with CRLF endings.
+  if (content.hash !== expected && line.scheme === 'ryeos' && text !== normal) {
+    if (ryeosContentHash(text, file) === expected) content.hash = expected;
+  }
   if (content.hash !== expected) {
     throw DirigentError.fatal(
       ErrorCode.INTEGRITY_FAILED,
@@ -124,7 +133,8 @@ export async function verifyItemText(
     const ignored = skipped.map((s) => ` (ignored: ${s.file} ${s.reason})`).join('');
     const hint =
       `If you trust the signer, add \`${keyId}.toml\` (fingerprint, owner, [public_key] pem) ` +
-      `to \`.ai/trusted_keys/\` of the project or your user space.${ignored}`;
+      `to \`.ai/${keyId.length === 16 ? 'trusted_keys' : 'config/keys/trusted'}/\` of the project ` +
+      `or your user space (\`dirigent keys trust <public key file>\` writes one).${ignored}`;
     if (options.requireSignatures) {
       throw DirigentError.fatal(
         ErrorCode.UNTRUSTED_KEY,
@@ -179,13 +189,17 @@ function unsigned(
   return { status: 'unsigned', warnings };
 }
 
-/** Whether `signature` (base64url) is `publicKey`'s Ed25519 signature of `hash` as UTF-8 text. */
+/**
+ * Whether `signature` (base64url, as `rye:signed` lines write it, or standard base64, as
+ * `ryeos:signed` lines do) is `publicKey`'s Ed25519 signature of `hash` as UTF-8 text.
+ */
 export function signatureValid(
   hash: string,
   signature: string,
   publicKey: Parameters<typeof verify>[2],
 ): boolean {
-  const bytes = Buffer.from(signature, 'base64url');
+  // Node's base64 decoder reads both alphabets.
+  const bytes = Buffer.from(signature, 'base64');
   if (bytes.length !== 64) return false;
   try {
     return verify(null, Buffer.from(hash, 'utf8'), publicKey, bytes);
