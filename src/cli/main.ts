@@ -141,6 +141,7 @@ program
     '600',
   )
   .option('--body-limit <bytes>', "largest request body (default: the project's limits + 64 KiB)")
+  .option('--full-access', 'let clients run tools directly, copy and sign items (/v1/items, /mcp)')
   .action(
     async (opts) => await exitCli(await (await import('./serve-command.js')).serveCommand(opts)),
   );
@@ -180,6 +181,82 @@ tool
   .option('-p, --project <dir>', 'project directory', process.cwd())
   .option('--json', 'print as JSON')
   .action(async (itemId: string, opts) => await exitCli(await toolShowCommand(itemId, opts)));
+
+const itemCommands = () => import('./item-commands.js');
+program
+  .command('search')
+  .description('Search directives, tools and knowledge in every space (ranked; typos forgiven).')
+  .argument(
+    '[query...]',
+    'words (all must match), AND, OR, NOT or -word, (…), "a phrase", prefix*, name: title: description: category: tags: content: id:',
+  )
+  .option('-k, --kind <kind>', 'directive, tool or knowledge (repeatable)', collect, [])
+  .option('-s, --space <space>', 'project, user or system (repeatable)', collect, [])
+  .option('--category <category>', 'only this category, or one below it')
+  .option('-t, --tag <tag>', 'only items with this tag (repeatable: all of them)', collect, [])
+  .option('--version <range>', 'only versions in this semver range, e.g. ">=1.2 <2"')
+  .option('--from <date>', 'only items dated on or after (ISO date)')
+  .option('--to <date>', 'only items dated on or before (ISO date)')
+  .option(
+    '--signature <state>',
+    'verified, untrusted, unsigned, tampered, forged or builtin (repeatable)',
+    collect,
+    [],
+  )
+  .option('--no-shadowed', 'leave out items hidden by one of the same id in a higher space')
+  .option('--sort <by>', 'score (default), date or name')
+  .option('--limit <n>', 'results per page, 1 to 100', '10')
+  .option('--offset <n>', 'results to skip', '0')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the page of results as JSON')
+  .action(async (query: string[], opts) =>
+    exitCli(await (await itemCommands()).searchCommand(query, opts)),
+  );
+program
+  .command('load')
+  .description('Print an item (verified first), or copy it into the project or user space.')
+  .argument('<item_type>', 'directive, tool or knowledge')
+  .argument('<item_id>', 'the item id, e.g. deploy/release')
+  .option('--from <space>', 'read it from this space only (project, user or system)')
+  .option('--to <space>', 'copy it into this space (project or user), signature intact')
+  .option('--force', 'replace a different item already at the destination')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--json', 'print the item (content, metadata, signature) as JSON')
+  .action(async (itemType: string, itemId: string, opts) =>
+    exitCli(await (await itemCommands()).loadCommand(itemType, itemId, opts)),
+  );
+program
+  .command('execute')
+  .description('Run a tool or a directive, or read a knowledge entry.')
+  .argument('<item_type>', 'directive, tool or knowledge')
+  .argument('<item_id>', 'the item id')
+  .option('--params <json|@file>', "a tool's parameters or a directive's inputs as a JSON object")
+  .option('--dry-run', 'check only: resolve, verify and validate the parameters')
+  .option('--run-id <id>', "a directive's waiting run to answer instead of starting one")
+  .option('--answer <json>', 'with --run-id: the answer (JSON, or plain text)')
+  .option('--signal <name>', 'with --run-id: which waiting step to answer (default: the first)')
+  .option('--async', 'a directive: print the run at once instead of waiting for it')
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
+  .option('--json', 'print the outcome as JSON')
+  .action(async (itemType: string, itemId: string, opts) =>
+    exitCli(await (await itemCommands()).executeCommand(itemType, itemId, opts)),
+  );
+program
+  .command('mcp')
+  .description('Serve the item interface (search, load, execute, sign) to agents over MCP.')
+  .option('--http', 'serve streamable HTTP at /mcp instead of standard input and output')
+  .option('--port <port>', 'with --http: the port (0: any free one)', '8090')
+  .option('--host <host>', 'with --http: the address to listen on', '127.0.0.1')
+  .option('--no-auth', 'with --http: serve without bearer tokens')
+  .option('--tokens-file <file>', 'with --http: tokens, one a line; also $DIRIGENT_API_TOKENS')
+  .option(
+    '--full-access',
+    'with --http: let clients run tools directly, copy and sign items (stdio clients always may)',
+  )
+  .option('-p, --project <dir>', 'project directory', process.cwd())
+  .option('--redis <url>', 'run directives on a Redis deployment (default: $REDIS_URL)')
+  .action(async (opts) => exitCli(await (await import('./mcp-command.js')).mcpCommand(opts)));
 
 program
   .command('sign')

@@ -25,6 +25,8 @@ export interface ServeOptions {
   tokensFile?: string;
   rateLimit?: string;
   bodyLimit?: string;
+  /** Let clients run tools directly, copy and sign items (`/v1/items`, `/mcp`). */
+  fullAccess?: boolean;
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -63,6 +65,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     tokens,
     rateLimit,
     ...(bodyLimit !== undefined && { bodyLimit }),
+    fullAccess: opts.fullAccess === true,
     logger,
   });
   let address: string;
@@ -76,7 +79,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
   }
   const where = dirigent.mode === 'redis' ? 'runs on Redis workers' : 'runs embedded';
   say(
-    `dirigent serve ${process.pid}: listening on ${address} (${where}, project ${dirigent.projectDir}, ${tokens === false ? 'no authentication' : `${tokens.length} token${tokens.length === 1 ? '' : 's'}`})`,
+    `dirigent serve ${process.pid}: listening on ${address} (${where}, project ${dirigent.projectDir}, ${tokens === false ? 'no authentication' : `${tokens.length} token${tokens.length === 1 ? '' : 's'}`}${opts.fullAccess === true ? ', full access' : ''})`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());

@@ -10,7 +10,7 @@ import { parseJsonOption } from './parse-inputs.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
 
 /** Errors that mean the call itself is wrong (exit 2), not that the tool failed (exit 1). */
-const INVALID_CALL: string[] = [
+export const INVALID_CALL: readonly string[] = [
   ErrorCode.INVALID_TOOL,
   ErrorCode.UNKNOWN_TOOL,
   ErrorCode.INVALID_PARAMS,

@@ -13,6 +13,9 @@ import type { SpaceName } from '../items/space.js';
 import type { Dirigent } from '../operations/dirigent.js';
 import type { Executed } from '../operations/item-operations.js';
 import type { LoadedItem } from '../operations/load-item.js';
+import type { SignedBatch, SignedItem } from '../items/sign-items.js';
+import type { SearchPage } from '../search/search-page.js';
+import type { SearchSort } from '../search/search-request.js';
 import { ITEM_TOOLS, type ItemToolSchema } from './item-tool-schemas.js';
 
 type Args = Record<string, unknown>;
@@ -64,6 +67,30 @@ export async function callItemTool(
   checkProject(dirigent, given.project_path);
   if (access.fullAccess === false) checkAccess(name, given);
   switch (name as ItemToolSchema['name']) {
+    case 'search':
+      return found(
+        await dirigent.items.search({
+          ...(given.query !== undefined && { query: given.query as string }),
+          ...(given.item_type !== 'all' && { kinds: [given.item_type as ItemKind] }),
+          ...(given.source !== 'all' && { spaces: [given.source as SpaceName] }),
+          ...(given.category !== undefined && { category: given.category as string }),
+          ...(given.tags !== undefined && { tags: given.tags as string[] }),
+          ...(given.version !== undefined && { version: given.version as string }),
+          ...(given.date_from !== undefined && { dateFrom: given.date_from as string }),
+          ...(given.date_to !== undefined && { dateTo: given.date_to as string }),
+          sort: given.sort_by as SearchSort,
+          limit: given.limit as number,
+          offset: given.offset as number,
+        }),
+      );
+    case 'sign':
+      return signed(
+        await dirigent.items.sign({
+          kind: given.item_type as ItemKind,
+          itemId: given.item_id as string,
+          space: given.source as SpaceName,
+        }),
+      );
     case 'load':
       return loaded(
         await dirigent.items.load({
@@ -91,8 +118,6 @@ export async function callItemTool(
           }),
         }),
       );
-    default:
-      throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `Tool "${name}" is not served yet.`);
   }
 }
 
@@ -133,6 +158,57 @@ function usage(tool: ItemToolSchema): string {
   const required = tool.inputSchema.required ?? [];
   const optional = Object.keys(tool.inputSchema.properties).filter((k) => !required.includes(k));
   return `${tool.name} takes ${required.length > 0 ? `${required.join(', ')} (required)` : ''}${required.length > 0 && optional.length > 0 ? ' and ' : ''}${optional.join(', ')}.`;
+}
+
+function found(page: SearchPage): Args {
+  return {
+    status: 'success',
+    query: page.query,
+    total: page.total,
+    limit: page.limit,
+    offset: page.offset,
+    results: page.results.map((hit) => ({
+      item_id: hit.itemId,
+      item_type: hit.kind,
+      space: hit.space,
+      name: hit.name,
+      ...(hit.title !== undefined && { title: hit.title }),
+      ...(hit.description !== undefined && { description: hit.description }),
+      ...(hit.category !== undefined && { category: hit.category }),
+      ...(hit.version !== undefined && { version: hit.version }),
+      tags: hit.tags,
+      score: Math.round(hit.score * 1000) / 1000,
+      signature: hit.signature,
+      shadowed: hit.shadowed,
+      ...(hit.shadowedBy !== undefined && { shadowed_by: hit.shadowedBy }),
+      ...(hit.modifiedAt > 0 && { modified_at: new Date(hit.modifiedAt).toISOString() }),
+    })),
+  };
+}
+
+function signed(outcome: SignedItem | SignedBatch): Args {
+  const one = (item: SignedItem): Args => ({
+    item_id: item.itemId,
+    space: item.space,
+    path: item.file,
+    signature: {
+      timestamp: item.signature.timestamp,
+      hash: item.signature.hash,
+      key_id: item.signature.keyId,
+    },
+    ...(item.warnings.length > 0 && { warnings: item.warnings }),
+  });
+  if (outcome.status === 'signed') return { status: 'signed', ...one(outcome) };
+  return {
+    status: outcome.failed.length === 0 ? 'signed' : 'partial',
+    total: outcome.total,
+    signed: outcome.items.map(one),
+    failed: outcome.failed.map((f) => ({
+      item_id: f.itemId,
+      error: f.error,
+      ...(f.issues !== undefined && { issues: f.issues }),
+    })),
+  };
 }
 
 function loaded(item: LoadedItem): Args {

@@ -17,9 +17,14 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { ItemCatalog } from '../items/item-catalog.js';
 import type { ItemKind } from '../items/item-kind.js';
 import { parseKnowledge } from '../items/knowledge-item.js';
+import { signItems, type SignedBatch, type SignedItem } from '../items/sign-items.js';
+import { readSigningKey, signingKeyDir } from '../items/signing/key-ring.js';
 import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItemText } from '../items/signing/verify-item.js';
 import type { SpaceName } from '../items/space.js';
+import { ItemIndex } from '../search/item-index.js';
+import type { SearchPage } from '../search/search-page.js';
+import type { SearchRequest } from '../search/search-request.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import type { ItemDispatcher } from '../tools/item-dispatcher.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
@@ -72,9 +77,19 @@ export type Executed =
       content: string;
     };
 
+/** What `sign` takes. */
+export interface SignRequest {
+  kind: ItemKind;
+  /** An item id, or a glob of item ids (`*`, `?`). */
+  itemId: string;
+  /** `project` (default) or `user`; the system space is refused (`SPACE_READ_ONLY`). */
+  space?: SpaceName;
+}
+
 /** See the module comment. */
 export class ItemOperations {
   private catalogInstance: ItemCatalog | undefined;
+  private indexInstance: ItemIndex | undefined;
   private dispatcher: ItemDispatcher | undefined;
   private readonly trust: TrustStore;
 
@@ -90,10 +105,38 @@ export class ItemOperations {
 
   /** Whether unsigned items and untrusted keys are refused (the project's policy). */
   private get requireSignatures(): boolean {
-    const policy = this.dirigent.loader.policy as { requireSignatures?: boolean };
-    return (
-      policy.requireSignatures ?? /^(1|true)$/i.test(process.env.DIRIGENT_REQUIRE_SIGNATURES ?? '')
-    );
+    return this.dirigent.loader.requireSignatures;
+  }
+
+  /**
+   * One page of the items matching `request`, ranked (see `ItemIndex`): the index follows the
+   * catalog, so an item written, edited or removed is found as it now is.
+   *
+   * @throws DirigentError `INVALID_QUERY` for a malformed query, `INVALID_REQUEST` for a bad
+   *   filter, sort, limit or offset.
+   */
+  async search(request: SearchRequest = {}): Promise<SearchPage> {
+    this.indexInstance ??= new ItemIndex(this.catalog);
+    return this.indexInstance.search(request);
+  }
+
+  /**
+   * Validates and signs an item, or each item a glob matches, in the project or user space with
+   * the user's signing key (`signingKeyDir`). See `signItems` for the outcome and the errors;
+   * `NO_SIGNING_KEY` when there is no key.
+   */
+  async sign(request: SignRequest): Promise<SignedItem | SignedBatch> {
+    checkKind(request.kind);
+    const projectDir = this.dirigent.projectDir;
+    const key = await readSigningKey(signingKeyDir(projectDir));
+    return signItems({
+      kind: request.kind,
+      itemId: request.itemId,
+      ...(request.space !== undefined && { space: request.space }),
+      spaces: this.dirigent.loader.items.spaces,
+      projectDir,
+      key,
+    });
   }
 
   /**
