@@ -231,3 +231,60 @@ describe('execute', () => {
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 });
+
+describe('search', () => {
+  const ids = (page: { results: { itemId: string; space: string }[] }) =>
+    page.results.map((r) => `${r.space}:${r.itemId}`);
+
+  it('follows the files: an edited, a new and a removed item are found as they now are', async () => {
+    const file = join(project, '.ai', 'knowledge', 'ops', 'deploys.md');
+    expect(ids(await dirigent.items.search({ query: 'weekdays' }))).toEqual([
+      'project:ops/deploys',
+    ]);
+    writeFileSync(file, NOTE.replace('weekdays', 'weekends'));
+    await vi.waitFor(async () => {
+      expect(ids(await dirigent.items.search({ query: 'weekends' }))).toEqual([
+        'project:ops/deploys',
+      ]);
+    });
+    expect((await dirigent.items.search({ query: 'weekdays' })).total).toBe(0);
+
+    write(
+      join(project, '.ai', 'knowledge', 'ops', 'rollback.md'),
+      '---\nname: rollback\ndescription: Undo a bad release\n---\nRevert the tag.\n',
+    );
+    await vi.waitFor(async () => {
+      expect(ids(await dirigent.items.search({ query: 'rollbak' }))).toEqual([
+        'project:ops/rollback',
+      ]);
+    });
+    rmSync(file);
+    await vi.waitFor(async () => {
+      expect((await dirigent.items.search({ query: 'weekends' })).total).toBe(0);
+    });
+  });
+
+  it('marks an item a higher space hides, and leaves it out when asked', async () => {
+    const itemId = 'rye/core/runtimes/bash/bash';
+    await dirigent.items.load({ kind: 'tool', itemId, destination: 'project' });
+    await vi.waitFor(async () => {
+      const page = await dirigent.items.search({ query: `id:"${itemId}"`, kinds: ['tool'] });
+      expect(page.results.map((r) => [r.space, r.shadowed, r.shadowedBy ?? null])).toEqual([
+        ['project', false, null],
+        ['system', true, 'project'],
+      ]);
+    });
+    const visible = await dirigent.items.search({
+      query: `id:"${itemId}"`,
+      kinds: ['tool'],
+      includeShadowed: false,
+    });
+    expect(ids(visible)).toEqual([`project:${itemId}`]);
+  });
+
+  it('refuses a malformed query with INVALID_QUERY and where it went wrong', async () => {
+    await expect(dirigent.items.search({ query: 'deploy AND (ops' })).rejects.toMatchObject({
+      code: 'INVALID_QUERY',
+    });
+  });
+});
