@@ -13,10 +13,16 @@ export function parseItemKind(given: string): ItemKind {
   });
 }
 
-/** A command-line space name among `allowed`; `INVALID_REQUEST` otherwise. */
-export function parseSpaceName(given: string, allowed: readonly SpaceName[]): SpaceName {
+/**
+ * A command-line space name among `allowed`, given as `option`; `INVALID_REQUEST` otherwise.
+ */
+export function parseSpaceName(
+  given: string,
+  allowed: readonly SpaceName[],
+  option = '--space',
+): SpaceName {
   if ((allowed as readonly string[]).includes(given)) return given as SpaceName;
   throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${given}" is not a space here.`, {
-    hint: `Use --space ${allowed.join(' or --space ')}.`,
+    hint: `Use ${option} ${allowed.join(` or ${option} `)}.`,
   });
 }

@@ -104,9 +104,11 @@ export function loadCommand(kind: string, itemId: string, opts: LoadOptions): Pr
       kind: parseItemKind(kind),
       itemId,
       ...(opts.from !== undefined && {
-        source: parseSpaceName(opts.from, ['project', 'user', 'system']),
+        source: parseSpaceName(opts.from, ['project', 'user', 'system'], '--from'),
       }),
-      ...(opts.to !== undefined && { destination: parseSpaceName(opts.to, ['project', 'user']) }),
+      ...(opts.to !== undefined && {
+        destination: parseSpaceName(opts.to, ['project', 'user'], '--to'),
+      }),
       ...(opts.force === true && { overwrite: true }),
     });
     if (opts.json) out(JSON.stringify(loaded));
