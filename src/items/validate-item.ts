@@ -5,6 +5,7 @@
  * does not know are left alone.
  */
 import { basename, extname } from 'node:path';
+import { Ajv } from 'ajv';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { diagnosticsOf } from '../directive/diagnostics.js';
@@ -99,7 +100,7 @@ export async function validateItem(
       });
     }
   }
-  if (declared !== undefined) issues.push(...checkDeclared(declared, itemId, file, at));
+  if (declared !== undefined) issues.push(...checkDeclared(declared, itemId, file, text));
   return issues;
 }
 
@@ -107,9 +108,10 @@ function checkDeclared(
   declared: Declared,
   itemId: string,
   file: string,
-  at: SourceLocation,
+  text: string,
 ): ItemIssue[] {
   const issues: ItemIssue[] = [];
+  const at = (field: string) => fieldLocation(file, text, field);
   const stem = basename(file, extname(file));
   const slash = itemId.lastIndexOf('/');
   const folder = slash === -1 ? '' : itemId.slice(0, slash);
@@ -117,7 +119,7 @@ function checkDeclared(
   if (typeof name === 'string' && name !== '' && name !== stem && name !== declared.alsoNamed) {
     issues.push({
       message: `It is named "${name}" but its file is "${basename(file)}".`,
-      location: at,
+      location: at('name'),
       hint: `Rename one: name "${stem}", or the file ${name}${extname(file)}.`,
     });
   }
@@ -126,7 +128,7 @@ function checkDeclared(
     if (given !== folder) {
       issues.push({
         message: `Its category "${String(category)}" is not its folder "${folder}" (item ${itemId}).`,
-        location: at,
+        location: at('category'),
         hint:
           folder === ''
             ? 'Remove the category, or move the file into a folder of that name.'
@@ -139,18 +141,43 @@ function checkDeclared(
     if (declared.versionRequired) {
       issues.push({
         message: 'It declares no version.',
-        location: at,
+        location: { file, line: 1, column: 1 },
         hint: 'Add a semantic version such as "1.0.0".',
       });
     }
   } else if (typeof version !== 'string' || !SEMVER.test(version)) {
     issues.push({
       message: `Its version ${JSON.stringify(version)} is not a semantic version.`,
-      location: at,
+      location: at('version'),
       hint: 'Write MAJOR.MINOR.PATCH as a string, e.g. version: "1.2.0".',
     });
   }
   return issues;
+}
+
+/**
+ * Where `field` is declared in `text`: the first line that declares it in one of the notations
+ * items use (YAML or front matter `field:`, RYE's `# field:` header, Python `__field__ =` or
+ * `field =`, TOML `field =`, JSON `"field":`, an XML `field="…"` attribute of `<directive>` or a
+ * `<field>` element); line 1 when none does. Top-level keys only for YAML and Python (no
+ * indentation), so an input named `name` is not taken for the item's name.
+ */
+function fieldLocation(file: string, text: string, field: string): SourceLocation {
+  const patterns = [
+    new RegExp(`^(?:#\\s*)?(${field})\\s*:`),
+    new RegExp(`^(?:__)?(${field})(?:__)?\\s*=`),
+    new RegExp(`"(${field})"\\s*:`),
+    new RegExp(`<directive\\b[^>]*\\s(${field})\\s*=`),
+    new RegExp(`<(${field})>`),
+  ];
+  const lines = normalizeLineEndings(text).split('\n');
+  for (const [index, line] of lines.entries()) {
+    for (const pattern of patterns) {
+      const m = pattern.exec(line);
+      if (m) return { file, line: index + 1, column: m.index + m[0].indexOf(m[1]!) + 1 };
+    }
+  }
+  return { file, line: 1, column: 1 };
 }
 
 /** A directive or graph, compiled as the engine would (throws its diagnostics). */
@@ -187,7 +214,7 @@ function readKnowledge(
   if (typeof meta.id === 'string' && meta.id !== itemId && meta.id !== basename(itemId)) {
     issues.push({
       message: `Its id "${meta.id}" is not its item id "${itemId}".`,
-      location: at,
+      location: fieldLocation(file, text, 'id'),
       hint: `Write id: ${itemId}, or move the file to match its id.`,
     });
   }
@@ -271,6 +298,7 @@ async function readTool(
   };
   const item = await readToolItem(resolution, projectDir);
   needsDescription(item.description);
+  issues.push(...schemaIssues(item.paramsSchema, item.outputSchema, at));
   const source = (item.source ?? {}) as Obj;
   const rye = item.format !== 'yaml' && source.format === 'rye';
   return {
@@ -297,6 +325,36 @@ function ryeosToolHeader(body: string): Obj | undefined {
   }
   const value = parseYamlObject(block.join('\n'));
   return value ?? {};
+}
+
+/**
+ * Whether the tool's schemas compile as the dispatcher compiles them before each call (ajv, not
+ * strict): a schema that does not would make every call of the signed tool fail.
+ */
+function schemaIssues(
+  params: Record<string, unknown>,
+  output: Record<string, unknown> | undefined,
+  at: SourceLocation,
+): ItemIssue[] {
+  // A fresh instance: ajv keeps every schema it compiles, and this one is used once.
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const issues: ItemIssue[] = [];
+  for (const [which, schema] of [
+    ['parameter', params],
+    ['output', output],
+  ] as const) {
+    if (schema === undefined) continue;
+    try {
+      ajv.compile(schema);
+    } catch (err) {
+      issues.push({
+        message: `Its ${which} schema is not valid JSON Schema: ${(err as Error).message}`,
+        location: at,
+        hint: `Fix the ${which} schema (https://json-schema.org); the tool could not be called with it.`,
+      });
+    }
+  }
+  return issues;
 }
 
 function parseYamlObject(text: string): Obj | undefined {
