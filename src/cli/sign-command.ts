@@ -29,14 +29,14 @@ export async function signCommand(
     const kind = parseItemKind(itemType);
     const space = parseSpaceName(opts.space ?? 'project', ['project', 'user', 'system']);
     const projectDir = resolve(opts.project);
-    const key = await readSigningKey(signingKeyDir(projectDir));
     const result = await signItems({
       kind,
       itemId,
       space,
       spaces: defaultSpaces(projectDir),
       projectDir,
-      key,
+      // Read once the item is found: an unknown item or the system space is said first.
+      key: () => readSigningKey(signingKeyDir(projectDir)),
     });
     if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     else

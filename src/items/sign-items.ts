@@ -24,8 +24,12 @@ export interface SignItemsRequest {
   spaces: readonly Space[];
   /** The project: its policy for directives, its Python for Python tools. */
   projectDir: string;
-  /** The signing key (`readSigningKey`). */
-  key: SigningKey;
+  /**
+   * The signing key (`readSigningKey`), or a function that reads it. A function is called once,
+   * only after the space and the item (or the glob's matches) are found, so that a wrong call is
+   * reported as such, not as a missing key.
+   */
+  key: SigningKey | (() => Promise<SigningKey>);
   /** The signing time. Default: now. */
   now?: Date;
 }
@@ -76,7 +80,8 @@ export interface SignedBatch {
  * @throws DirigentError `SPACE_READ_ONLY` for the system space; `INVALID_ITEM` (issues in
  *   `details.issues`) for a single item that does not validate; `UNKNOWN_TOOL` /
  *   `UNKNOWN_DIRECTIVE` / `UNKNOWN_KNOWLEDGE` when the space holds no such item, or nothing the
- *   glob matches; `INVALID_ITEM_ID`; `BAD_SIGNATURE` for a key that is not an Ed25519 pair.
+ *   glob matches; `INVALID_ITEM_ID`; `BAD_SIGNATURE` for a key that is not an Ed25519 pair;
+ *   what reading the key throws (`NO_SIGNING_KEY`), after the item is found.
  */
 export async function signItems(request: SignItemsRequest): Promise<SignedItem | SignedBatch> {
   const spaceName = request.space ?? 'project';
@@ -84,7 +89,12 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
     throw DirigentError.fatal(
       ErrorCode.SPACE_READ_ONLY,
       'System space items are immutable; copy the item to the project with load first',
-      { hint: 'Load it into the project (destination project), then sign the copy there.' },
+      {
+        hint:
+          `Load it into the project (\`dirigent load ${request.kind} ${request.itemId} --to project\`, ` +
+          'or load with destination "project"), then sign the copy there.',
+        details: { itemId: request.itemId, kind: request.kind, space: spaceName },
+      },
     );
   }
   const space = request.spaces.find((s) => s.name === spaceName);
@@ -95,7 +105,8 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
   }
   if (!/[*?]/.test(request.itemId)) {
     const { file } = await resolveIn(request, space, request.itemId);
-    return signOne(request, space, request.itemId, file);
+    const key = await keyOf(request);
+    return signOne(request, space, key, request.itemId, file);
   }
 
   const ids = await matchItemIds(space, request.kind, request.itemId);
@@ -110,6 +121,7 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
       },
     );
   }
+  const key = await keyOf(request);
   const batch: SignedBatch = {
     status: 'completed',
     signed: [],
@@ -120,7 +132,7 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
   for (const itemId of ids) {
     try {
       const { file } = await resolveIn(request, space, itemId);
-      const signed = await signOne(request, space, itemId, file);
+      const signed = await signOne(request, space, key, itemId, file);
       batch.signed.push(itemId);
       batch.items.push(signed);
     } catch (err) {
@@ -142,14 +154,51 @@ const NOT_FOUND: Record<ItemKind, string> = {
   knowledge: ErrorCode.UNKNOWN_KNOWLEDGE,
 };
 
+function keyOf(request: SignItemsRequest): Promise<SigningKey> {
+  return typeof request.key === 'function' ? request.key() : Promise.resolve(request.key);
+}
+
+/**
+ * The file of `itemId` in `space`. When the space does not hold it, the error names that space
+ * (not "any space") and, when another space holds the item, says how to sign it there.
+ */
 async function resolveIn(
   request: SignItemsRequest,
   space: Space,
   itemId: string,
 ): Promise<{ file: string }> {
-  const resolver = new ItemResolver([space]);
+  const { kind } = request;
+  const resolver = new ItemResolver(request.spaces);
   try {
-    return await resolver.resolve(request.kind, itemId);
+    try {
+      return await resolver.resolve(kind, itemId, [space]);
+    } catch (err) {
+      if (DirigentError.from(err).code !== NOT_FOUND[kind]) throw err;
+      const others = request.spaces.filter((s) => s.name !== space.name);
+      const elsewhere = await resolver.resolve(kind, itemId, others).catch(() => undefined);
+      const where = join(space.root, KIND_DIRS[kind]);
+      const hint =
+        elsewhere === undefined
+          ? `Looked in ${where} for ${itemId}{${KIND_EXTENSIONS[kind].join(',')}}.`
+          : elsewhere.space === 'system'
+            ? `It is in the system space (${elsewhere.file}), which is read-only: load it into the ` +
+              `project (\`dirigent load ${kind} ${itemId} --to project\`), then sign the copy.`
+            : `It is in the ${elsewhere.space} space (${elsewhere.file}): sign it there ` +
+              `(--space ${elsewhere.space}).`;
+      throw DirigentError.fatal(
+        NOT_FOUND[kind],
+        `No ${kind} "${itemId}" in the ${space.name} space.`,
+        {
+          hint,
+          details: {
+            itemId,
+            kind,
+            space: space.name,
+            ...(elsewhere && { foundIn: elsewhere.space, file: elsewhere.file }),
+          },
+        },
+      );
+    }
   } finally {
     resolver.close();
   }
@@ -158,6 +207,7 @@ async function resolveIn(
 async function signOne(
   request: SignItemsRequest,
   space: Space,
+  key: SigningKey,
   itemId: string,
   file: string,
 ): Promise<SignedItem> {
@@ -190,7 +240,7 @@ async function signOne(
       },
     );
   }
-  const signed = await signItem(file, request.kind, request.key, {
+  const signed = await signItem(file, request.kind, key, {
     ...(request.now && { now: request.now }),
   });
   return {
