@@ -351,7 +351,10 @@ export async function revokeKey(
   }
   const where =
     typeof target === 'string' ? target : `the ${spaces.map((s) => s.name).join(', ')} space`;
-  const keys = new Set(found.map((f) => f.fingerprints.ryeos));
+  // Each key found, by its 64-hex fingerprint, with the fingerprint of it that the prefix matched.
+  const keys = new Map(
+    found.map(({ fingerprints: { rye, ryeos } }) => [ryeos, rye.startsWith(id) ? rye : ryeos]),
+  );
   if (keys.size === 0) {
     throw DirigentError.fatal(ErrorCode.UNTRUSTED_KEY, `No trusted key ${keyId} in ${where}.`, {
       hint: '`dirigent keys list` shows the trusted keys and their spaces.',
@@ -360,7 +363,11 @@ export async function revokeKey(
   }
   if (keys.size > 1) {
     throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${keyId}" names ${keys.size} keys.`, {
-      hint: `Give more of the fingerprint: ${[...keys].map((k) => k.slice(0, 16)).join(', ')}.`,
+      hint: `Give more of the fingerprint: ${[...keys.values()]
+        .sort()
+        .map((k) => k.slice(0, 16))
+        .join(' or ')}.`,
+      details: { keyId, matches: [...keys.values()] },
     });
   }
   const writable = found.filter((f) => f.space !== 'system');
