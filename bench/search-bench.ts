@@ -13,8 +13,8 @@ import type { BenchSection } from './bench-section.js';
 import { generatedCatalog, generatedQueries } from './generated-catalog.js';
 import { median } from './median.js';
 
-/** Goals: the index builds in under a second. */
-export const SEARCH_GOALS = { buildUs: 1_000_000 } as const;
+/** Goals: the index builds in under a second; 95 % of searches take under 2 ms. */
+export const SEARCH_GOALS = { buildUs: 1_000_000, p95Us: 2_000 } as const;
 
 /** The `p`-th percentile (0..1) of `values`, nearest rank. */
 function percentile(values: readonly number[], p: number): number {
@@ -144,6 +144,7 @@ export async function searchBench(options: {
         indexP95,
         'searches/s',
         `**${p95Ratio.toFixed(0)}×** faster than the scan`,
+        { text: '< 2 ms', met: (us) => us < SEARCH_GOALS.p95Us },
       ),
       benchRow(
         `\`linearSearch\`, the same searches over the same items (p50)`,
@@ -153,7 +154,7 @@ export async function searchBench(options: {
       benchRow('… (p95)', scanP95, 'searches/s'),
     ],
     notes: [
-      `The items are made up by [bench/generated-catalog.ts](../bench/generated-catalog.ts) from a small vocabulary of workflow words (deterministic): names, titles, descriptions of 8 to 16 words, a category, up to four tags and 2 to 5 sentences of text each, 60 % in the project space, 20 % each in the user and system spaces, 1 in 20 shadowed. The ${queries.length} searches are 20 % single words, 12 % two words, 10 % OR, 10 % NOT, 10 % phrases, 10 % prefixes, 10 % words with two letters swapped (found by fuzzy matching), 10 % field terms and 8 % filters (kind, space, category, tags, version range, dates, signature; some with the date or name order); between them they matched ${matches.toLocaleString('en-US')} items (counted up to 100 each is not the case: totals are counted in full). Each search asks for the first page of 10.`,
+      `The items are made up by [bench/generated-catalog.ts](../bench/generated-catalog.ts) from a small vocabulary of workflow words (deterministic): names, titles, descriptions of 8 to 16 words, a category, up to four tags and 2 to 5 sentences of text each, 60 % in the project space, 20 % each in the user and system spaces, 1 in 20 shadowed. The ${queries.length} searches are 20 % single words, 12 % two words, 10 % OR, 10 % NOT, 10 % phrases, 10 % prefixes, 10 % words with two letters swapped (found by fuzzy matching), 10 % field terms and 8 % filters (kind, space, category, tags, version range, dates, signature; some with the date or name order); between them they matched ${matches.toLocaleString('en-US')} items (each search's full total). Each search asks for the first page of 10.`,
       `Both sides parse the query, apply the filters, order and page the same way, and find the same items (checked for every search before timing); the scan reads every item's words for every search (splitting its fields into words as it goes, and comparing each query word of four letters or more with each word of the item by edit distance), the index looks the words up. Each round builds a new index, times its update after ${changedCount} items changed (new descriptions: ${changedCount} documents replaced, not a rebuild), then runs all searches through the index and through the scan, one at a time, in alternating order.`,
     ],
   };
