@@ -57,7 +57,10 @@ export async function keysListCommand(opts: KeysOptions): Promise<number> {
     const dir = signingKeyDir(projectDir);
     const own = await readSigningKey(dir).then(
       (key) => ({ keyId: key.keyId, dir }),
-      (err: unknown) => ({ dir, error: DirigentError.from(err).message }),
+      (err: unknown) => {
+        const e = DirigentError.from(err);
+        return { dir, error: e.message, ...(e.hint !== undefined && { hint: e.hint }) };
+      },
     );
     const trusted = await listTrustedKeys(defaultSpaces(projectDir));
     const lines = trusted.map((k) =>
@@ -68,7 +71,8 @@ export async function keysListCommand(opts: KeysOptions): Promise<number> {
     const head =
       'keyId' in own
         ? `Signing key: ${own.keyId} (${own.dir})\n`
-        : `Signing key: none usable in ${own.dir} (${own.error})\n`;
+        : `Signing key: none usable in ${own.dir} (${own.error})\n` +
+          (own.hint === undefined ? '' : `  hint: ${own.hint}\n`);
     return {
       json: { signingKey: own, trusted },
       text: `${head}${lines.length > 0 ? `Trusted keys:\n${lines.join('')}` : 'No trusted keys.\n'}`,

@@ -87,7 +87,7 @@ export async function verifyItemText(
   const normal = normalizeLineEndings(text);
   const line = readSignatureLine(normal, signatureStyleFor(file));
   if (line === undefined || line.kind === 'not-signed') {
-    return unsigned(file, line, options.requireSignatures);
+    return unsigned(file, kind, line, options.requireSignatures);
   }
 
   const { hash: expected, keyId, timestamp } = line.signature;
@@ -170,6 +170,7 @@ const NOT_SIGNED: Record<NotSignedReason, string> = {
 
 function unsigned(
   file: string,
+  kind: ItemKind,
   line: Extract<SignatureLine, { kind: 'not-signed' }> | undefined,
   required: boolean,
 ): Verification {
@@ -181,7 +182,10 @@ function unsigned(
       `${file} is not signed${placeholder}, and this project requires signatures`,
       {
         location: { file, line: line?.line ?? 1, column: 1 },
-        hint: 'Sign it with `dirigent sign` (RYE: `rye sign <type> <id>`) after reviewing it.',
+        hint:
+          `Review it, then sign it: \`dirigent sign ${kind} <item_id>\` (an item of the ` +
+          `read-only system space: \`dirigent load ${kind} <item_id> --to project\` first, then ` +
+          'sign the copy).',
       },
     );
   }
