@@ -247,7 +247,7 @@ describe('dirigent run --json: the run record and the exit status', () => {
     });
   });
 
-  it('runs every example through the CLI quickly, with the exit status its outcome calls for', async () => {
+  it('runs every example through the CLI without getting stuck, with the exit status its outcome calls for', async () => {
     const expected: Record<string, number> = { wait_for_signal: 3 };
     const inputs: Record<string, string[]> = { greet_child: ['--input', 'name=Ada'] };
     const names = readdirSync(DIRECTIVES)
@@ -265,7 +265,9 @@ describe('dirigent run --json: the run record and the exit status', () => {
     results.forEach(({ code, record }, i) => {
       const name = names[i]!;
       expect({ name, code }).toEqual({ name, code: expected[name] ?? 0 });
-      if (record.endedAt) expect(record.endedAt - record.startedAt!).toBeLessThan(2000);
+      // A bound that catches a run stuck on something (stdin, a lock), not a speed goal: all the
+      // examples run at once on a shared machine. Speed is measured in `npm run bench`.
+      if (record.endedAt) expect(record.endedAt - record.startedAt!).toBeLessThan(10_000);
     });
   }, 60_000);
 });
