@@ -51,11 +51,11 @@ export async function signCommand(
 }
 
 function describeOne(item: SignedItem): string {
-  const { keyId, timestamp, hash } = item.signature;
+  const { keyId, timestamp, hash, format } = item.signature;
   const warnings = item.warnings.map((w) => `  warning: ${w}\n`).join('');
   return (
     `Signed ${item.itemId} in the ${item.space} space: ${item.file}\n` +
-    `  key ${keyId}, ${timestamp}, hash ${hash.slice(0, 12)}…\n${warnings}`
+    `  ${format}:signed by key ${keyId}, ${timestamp}, hash ${hash.slice(0, 12)}…\n${warnings}`
   );
 }
 

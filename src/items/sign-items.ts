@@ -40,7 +40,12 @@ export interface SignedItem {
   itemId: string;
   file: string;
   space: SpaceName;
-  signature: { timestamp: string; hash: string; keyId: string };
+  /**
+   * The signature line's fields. `format` `rye`: a `rye:signed` line, `keyId` the 16-hex
+   * fingerprint; `ryeos`: a `ryeos:signed` line (for an item the `rye:signed` hash would not cover
+   * whole, such as a knowledge entry with `---` front matter), `keyId` the 64-hex fingerprint.
+   */
+  signature: { timestamp: string; hash: string; keyId: string; format: 'rye' | 'ryeos' };
   /** What the signer should know: uncovered text, validation warnings. */
   warnings: string[];
 }
@@ -240,15 +245,22 @@ async function signOne(
       },
     );
   }
+  // Whole: what a person signs must not change unnoticed, even where RYE's older hash allows it.
   const signed = await signItem(file, request.kind, key, {
     ...(request.now && { now: request.now }),
+    wholeFile: true,
   });
   return {
     status: 'signed',
     itemId,
     file,
     space: space.name,
-    signature: { timestamp: signed.timestamp, hash: signed.hash, keyId: signed.keyId },
+    signature: {
+      timestamp: signed.timestamp,
+      hash: signed.hash,
+      keyId: signed.keyId,
+      format: signed.format,
+    },
     warnings: [
       ...issues.filter((i) => i.severity === 'warning').map((i) => i.message),
       ...signed.warnings,

@@ -8,7 +8,9 @@
  * minus line 1) that RYE could not check and that would make "is this signed?" depend on who
  * signed it, Dirigent reports the gap: {@link SignedContent.coversWholeFile} is `false` and the
  * verification carries a warning, so a policy can refuse such files or ask for the legacy layout
- * (process inside the fence), which the signature does cover.
+ * (process inside the fence), which the signature does cover. `dirigent sign` leaves no such gap
+ * in what it signs: such an item gets a `ryeos:signed` line (RYE's current format, which hashes
+ * every byte after the line; `SignOptions.wholeFile`).
  */
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';

@@ -1,5 +1,6 @@
 /** RYE-compatible signatures: reading, verifying and writing them, and the trust store. */
 export {
+  formatRyeosSignatureLine,
   formatSignatureLine,
   insertSignatureLine,
   readSignatureLine,

@@ -1,6 +1,6 @@
 /**
  * Signing items the way RYE's `sign` does (reference §5.6 step 6), and the keys to do it with.
- * The signatures verify in RYE and in Dirigent alike (one scheme: see `content-hash.ts`).
+ * The signatures verify in RYE and in Dirigent alike (RYE's schemes: see `content-hash.ts`).
  */
 import {
   createPrivateKey,
@@ -14,14 +14,16 @@ import { join } from 'node:path';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { ItemKind } from '../item-kind.js';
-import { normalizeLineEndings, signedContentHash } from './content-hash.js';
+import { normalizeLineEndings, sha256Hex, signedContentHash } from './content-hash.js';
 import {
+  formatRyeosSignatureLine,
   formatSignatureLine,
   insertSignatureLine,
   removeSignatureLine,
+  signatureSlot,
   signatureStyleFor,
 } from './signature-line.js';
-import { keyFingerprint } from './trust-store.js';
+import { keyFingerprint, ryeosKeyFingerprint } from './trust-store.js';
 
 /** An Ed25519 key pair as PEM texts. */
 export interface SigningKey {
@@ -49,6 +51,11 @@ export interface SignResult {
   timestamp: string;
   /** Whether the signature covers all the item's content (see `SignedContent`). */
   coversWholeFile: boolean;
+  /**
+   * The line written: `rye` (`rye:signed`; {@link keyId} is the 16-hex fingerprint) or `ryeos`
+   * (`ryeos:signed`, see {@link SignOptions.wholeFile}; {@link keyId} is the 64-hex one).
+   */
+  format: 'rye' | 'ryeos';
   /** What the signer should know, such as process steps the signature leaves out. */
   warnings: string[];
 }
@@ -57,13 +64,23 @@ export interface SignResult {
 export interface SignOptions {
   /** The signing time. Default: now. */
   now?: Date;
+  /**
+   * Make the signature cover the whole item. A `rye:signed` hash leaves out a directive's text
+   * after the XML fence (RYE's modern layout puts the `<process>` steps there) and a knowledge
+   * entry's `---` front matter, which could then change unnoticed. With this set, such an item
+   * gets a `ryeos:signed` line instead: RYE's current format, whose hash covers every byte after
+   * the line, which Dirigent and RYE both verify. Other items get a `rye:signed` line either way.
+   * Default: `false`.
+   */
+  wholeFile?: boolean;
 }
 
 /**
  * Signs an item in place: removes an old signature or placeholder line, hashes the content
  * (reference §5.2), signs the 64-character hex hash with Ed25519, and inserts the line (line 1,
  * or after a `#!/` shebang where the file type allows it). A file with CRLF line endings keeps
- * them. It does not validate the item: parse it first.
+ * them. It does not validate the item: parse it first. The line is `rye:signed`, or
+ * `ryeos:signed` for an item that only it covers whole when {@link SignOptions.wholeFile} is set.
  *
  * @throws DirigentError `BAD_SIGNATURE` when the key is not an Ed25519 pair.
  */
@@ -83,27 +100,40 @@ export async function signItem(
     { timestamp: '1970-01-01T00:00:00Z', hash: '0'.repeat(64), signature: 'AA==', keyId },
     style,
   );
-  const content = signedContentHash(insertSignatureLine(clean, draft, style), kind, file);
-  const signature = sign(null, Buffer.from(content.hash, 'utf8'), privateKey);
+  const drafted = insertSignatureLine(clean, draft, style);
+  const content = signedContentHash(drafted, kind, file);
   const timestamp = (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const line = formatSignatureLine(
-    { timestamp, hash: content.hash, signature: toBase64UrlPadded(signature), keyId },
-    style,
-  );
-  const signed = insertSignatureLine(clean, line, style);
-  await writeFile(file, crlf ? signed.replace(/\n/g, '\r\n') : signed, 'utf8');
-  const warnings = content.coversWholeFile
-    ? []
-    : [`The signature of ${file} does not cover ${content.uncovered}.`];
-  return {
-    file,
-    line,
-    hash: content.hash,
-    keyId,
-    timestamp,
-    coversWholeFile: content.coversWholeFile,
-    warnings,
-  };
+  const asWritten = (text: string) => (crlf ? text.replace(/\n/g, '\r\n') : text);
+
+  let line: string;
+  let result: Pick<SignResult, 'hash' | 'keyId' | 'coversWholeFile' | 'format' | 'warnings'>;
+  if (options.wholeFile === true && !content.coversWholeFile) {
+    // RYE hashes the bytes after the line as they are on disk: CRLF ones for a CRLF file.
+    const written = asWritten(drafted);
+    const hash = sha256Hex(written.slice(signatureSlot(written, style).end));
+    const fingerprint = ryeosKeyFingerprint(createPublicKey(key.publicKeyPem));
+    const signature = sign(null, Buffer.from(hash, 'utf8'), privateKey).toString('base64');
+    line = formatRyeosSignatureLine({ timestamp, hash, signature, keyId: fingerprint }, style);
+    result = { hash, keyId: fingerprint, coversWholeFile: true, format: 'ryeos', warnings: [] };
+  } else {
+    const signature = sign(null, Buffer.from(content.hash, 'utf8'), privateKey);
+    line = formatSignatureLine(
+      { timestamp, hash: content.hash, signature: toBase64UrlPadded(signature), keyId },
+      style,
+    );
+    const warnings = content.coversWholeFile
+      ? []
+      : [`The signature of ${file} does not cover ${content.uncovered}.`];
+    result = {
+      hash: content.hash,
+      keyId,
+      coversWholeFile: content.coversWholeFile,
+      format: 'rye',
+      warnings,
+    };
+  }
+  await writeFile(file, asWritten(insertSignatureLine(clean, line, style)), 'utf8');
+  return { file, line, timestamp, ...result };
 }
 
 /** A new Ed25519 key pair (PKCS#8 and SPKI PEM, as RYE stores them) and its fingerprint. */

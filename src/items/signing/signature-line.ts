@@ -8,7 +8,8 @@
  * (Markdown `<!-- … -->`, `#`, `//`): the signature in standard base64 (`+`, `/`), the key's
  * fingerprint as 64 hex characters (SHA-256 of the raw 32-byte public key), and a timestamp that
  * may itself hold colons (the fields are read from the right, as RYE does). Dirigent reads and
- * verifies such lines ({@link SignatureLine} `scheme: 'ryeos'`) and writes `rye:signed` lines.
+ * verifies such lines ({@link SignatureLine} `scheme: 'ryeos'`) and writes `rye:signed` lines,
+ * or `ryeos:signed` lines where only they cover the whole item (`SignOptions.wholeFile`).
  */
 import { extname } from 'node:path';
 
@@ -216,6 +217,16 @@ export function formatSignatureLine(signature: RyeSignature, style: SignatureSty
     : '';
   const fields = `${signature.timestamp}:${signature.hash}:${signature.signature}:${signature.keyId}`;
   return `${style.prefix} rye:signed:${fields}${registry}${style.suffix}`;
+}
+
+/**
+ * Formats a `ryeos:signed` line in `style`, without the line ending: RYE's current format, whose
+ * hash covers every byte after the line. `signature.signature` is standard base64 and
+ * `signature.keyId` the key's 64-hex fingerprint (`ryeosKeyFingerprint`).
+ */
+export function formatRyeosSignatureLine(signature: RyeSignature, style: SignatureStyle): string {
+  const fields = `${signature.timestamp}:${signature.hash}:${signature.signature}:${signature.keyId}`;
+  return `${style.prefix} ryeos:signed:${fields}${style.suffix}`;
 }
 
 /**

@@ -3,7 +3,7 @@
  * bytes after the line, standard base64, 64-hex fingerprint of the raw key): real files signed
  * by RYE's own tooling verify, and any change to them is refused.
  */
-import { createPublicKey, sign } from 'node:crypto';
+import { createPublicKey, sign, verify as verifySignature } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -226,6 +226,44 @@ describe('ryeos:signed lines', () => {
     });
     await expect(verify(file, 'tool', false)).resolves.toMatchObject({ status: 'unsigned' });
     expect((await refusal(verify(file, 'tool', true))).code).toBe(ErrorCode.UNSIGNED_ITEM);
+  });
+
+  it('is what signItem writes with wholeFile, as RYE checks it: the bytes after the line', async () => {
+    const body = '---\ntitle: N\nversion: "1.0.0"\n---\nText\n';
+    const file = put('knowledge/demo/note.md', body);
+    const result = await signItem(file, 'knowledge', key, { wholeFile: true });
+    const text = readFileSync(file, 'utf8');
+    const fields =
+      /^<!-- ryeos:signed:([^:]+:[^:]+:[^:]+):([0-9a-f]{64}):([A-Za-z0-9+/]+={0,2}):([0-9a-f]{64}) -->\n/.exec(
+        text,
+      );
+    expect(fields, text).not.toBeNull();
+    const [line, , hash, signature, fingerprint] = fields!;
+    // Checked here without Dirigent's verifier: RYE's own rules.
+    expect(text.slice(line.length)).toBe(body);
+    expect(hash).toBe(sha256Hex(body));
+    expect(fingerprint).toBe(ryeosKeyFingerprint(createPublicKey(key.publicKeyPem)));
+    expect(
+      verifySignature(
+        null,
+        Buffer.from(hash!, 'utf8'),
+        key.publicKeyPem,
+        Buffer.from(signature!, 'base64'),
+      ),
+    ).toBe(true);
+    expect(result).toMatchObject({
+      format: 'ryeos',
+      keyId: fingerprint,
+      hash,
+      coversWholeFile: true,
+    });
+  });
+
+  it('is not used by signItem where a rye:signed line covers the whole item', async () => {
+    const file = put('tools/demo/tool.py', 'x = 1\n');
+    const result = await signItem(file, 'tool', key, { wholeFile: true });
+    expect(result).toMatchObject({ format: 'rye', keyId: key.keyId, coversWholeFile: true });
+    expect(readFileSync(file, 'utf8')).toMatch(/^# rye:signed:/);
   });
 
   it('is replaced by a `rye:signed` line when Dirigent signs the file again', async () => {

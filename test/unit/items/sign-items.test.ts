@@ -125,6 +125,27 @@ const DIRECTIVE = `# Greet
 \`\`\`
 `;
 
+/** {@link DIRECTIVE} in RYE's modern layout: the steps after the XML fence. */
+const MODERN = `# Greet
+
+\`\`\`xml
+<directive name="greet" version="1.0.0">
+  <metadata>
+    <description>Greets.</description>
+    <category>demo</category>
+  </metadata>
+</directive>
+\`\`\`
+
+<process>
+  <step name="greet">
+    <execute item_type="tool" item_id="dirigent/shell/bash">
+      <param name="command" value="echo hello"/>
+    </execute>
+  </step>
+</process>
+`;
+
 describe('signItems: one item', () => {
   it('signs a directive in place, and it then verifies against the trust store', async () => {
     const file = put('project', 'directives/demo/greet.md', DIRECTIVE);
@@ -158,13 +179,58 @@ describe('signItems: one item', () => {
       verifyItem(tool, 'tool', { trust, requireSignatures: true }),
     ).resolves.toMatchObject({ status: 'verified' });
 
+    const note = put('project', 'knowledge/notes/a.md', '# A\n\nText.\n');
+    const signed = await signOne({});
+    expect(read(note)).toMatch(/^<!-- rye:signed:\S+ -->\n# A\n/);
+    expect(signed.signature).toMatchObject({ format: 'rye', keyId: key.keyId });
+    await expect(
+      verifyItem(note, 'knowledge', { trust, requireSignatures: true }),
+    ).resolves.toMatchObject({ status: 'verified', coversWholeFile: true });
+  });
+
+  // Regression: `rye:signed` hashes leave out a knowledge entry's `---` front matter and a modern
+  // directive's steps after the XML fence, so those could be edited after `dirigent sign`
+  // without INTEGRITY_FAILED. Such items now get a `ryeos:signed` line, which covers them.
+  it("covers a knowledge entry's front matter with a ryeos:signed line", async () => {
     const note = put('project', 'knowledge/notes/a.md', NOTE('A'));
     const signed = await signOne({});
-    expect(read(note)).toMatch(/^<!-- rye:signed:\S+ -->\n---\n/);
-    // RYE's knowledge hash leaves `---` front matter out, and the signer is told.
-    expect(signed.warnings).toEqual([
-      `The signature of ${note} does not cover the --- front matter.`,
-    ]);
+    expect(signed.signature).toMatchObject({
+      format: 'ryeos',
+      keyId: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(signed.warnings).toEqual([]);
+    expect(read(note)).toMatch(/^<!-- ryeos:signed:\S+ -->\n---\n/);
+    await expect(
+      verifyItem(note, 'knowledge', { trust, requireSignatures: true }),
+    ).resolves.toMatchObject({ status: 'verified', coversWholeFile: true, owner: 'ada' });
+
+    writeFileSync(note, read(note).replace('description: About A', 'description: About B'));
+    await expect(
+      verifyItem(note, 'knowledge', { trust, requireSignatures: false }),
+    ).rejects.toMatchObject({ code: ErrorCode.INTEGRITY_FAILED });
+  });
+
+  it("covers the steps after a modern directive's XML fence", async () => {
+    const file = put('project', 'directives/demo/greet.md', MODERN);
+    const signed = await signOne({ kind: 'directive', itemId: 'demo/greet' });
+    expect(signed.signature.format).toBe('ryeos');
+    expect(signed.warnings).toEqual([]);
+    await expect(
+      verifyItem(file, 'directive', { trust, requireSignatures: true }),
+    ).resolves.toMatchObject({ status: 'verified', coversWholeFile: true, warnings: [] });
+
+    writeFileSync(file, read(file).replace('echo hello', 'rm -rf ~'));
+    await expect(
+      verifyItem(file, 'directive', { trust, requireSignatures: false }),
+    ).rejects.toMatchObject({ code: ErrorCode.INTEGRITY_FAILED });
+  });
+
+  it('keeps CRLF line endings in a ryeos:signed file, which still verifies', async () => {
+    const note = put('project', 'knowledge/notes/a.md', NOTE('A').replace(/\n/g, '\r\n'));
+    await signOne({});
+    const text = read(note);
+    expect(text).toMatch(/^<!-- ryeos:signed:\S+ -->\r\n---\r\n/);
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
     await expect(
       verifyItem(note, 'knowledge', { trust, requireSignatures: true }),
     ).resolves.toMatchObject({ status: 'verified' });
@@ -175,7 +241,7 @@ describe('signItems: one item', () => {
     const user = put('user', 'knowledge/notes/a.md', NOTE('User'));
     const signed = await signOne({ space: 'user' });
     expect(signed).toMatchObject({ space: 'user', file: user });
-    expect(read(user)).toMatch(/^<!-- rye:signed:/);
+    expect(read(user)).toMatch(/^<!-- rye(?:os)?:signed:/);
     expect(read(project)).toBe(NOTE('Project'));
   });
 
@@ -189,7 +255,7 @@ describe('signItems: one item', () => {
 
     const second = await signOne({ now: new Date('2026-02-02T00:00:00Z') });
     const text = read(file);
-    expect(text.match(/rye:signed:/g)).toHaveLength(1);
+    expect(text.match(/rye(?:os)?:signed:/g)).toHaveLength(1);
     expect(text).toContain('2026-02-02T00:00:00Z');
     expect(text).not.toContain('2026-01-01T00:00:00Z');
     expect(second.signature.hash).not.toBe(first.signature.hash);
