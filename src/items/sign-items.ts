@@ -184,7 +184,8 @@ async function resolveIn(
       const where = join(space.root, KIND_DIRS[kind]);
       const hint =
         elsewhere === undefined
-          ? `Looked in ${where} for ${itemId}{${KIND_EXTENSIONS[kind].join(',')}}.`
+          ? `Looked in ${where} for ${itemId}{${KIND_EXTENSIONS[kind].join(',')}}.` +
+            withoutExtension(kind, itemId)
           : elsewhere.space === 'system'
             ? `It is in the system space (${elsewhere.file}), which is read-only: load it into the ` +
               `project (\`dirigent load ${kind} ${itemId} --to project\`), then sign the copy.`
@@ -207,6 +208,14 @@ async function resolveIn(
   } finally {
     resolver.close();
   }
+}
+
+/** A hint for an item id written with its file's extension, which item ids leave out. */
+function withoutExtension(kind: ItemKind, itemId: string): string {
+  const ext = KIND_EXTENSIONS[kind].find((e) => itemId.endsWith(e));
+  return ext === undefined
+    ? ''
+    : ` Item ids have no extension: try ${kind} ${itemId.slice(0, -ext.length)}.`;
 }
 
 async function signOne(

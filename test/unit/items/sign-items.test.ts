@@ -311,6 +311,13 @@ describe('signItems: one item', () => {
     expect(err.hint).toContain(join(base, 'project', '.ai', 'knowledge'));
   });
 
+  it('says that item ids have no extension', async () => {
+    put('project', 'knowledge/notes/a.md', NOTE('A'));
+    const err = await refusal(signItems(request({ itemId: 'notes/a.md' })));
+    expect(err.code).toBe(ErrorCode.UNKNOWN_KNOWLEDGE);
+    expect(err.hint).toContain('Item ids have no extension: try knowledge notes/a.');
+  });
+
   it('points to the space that holds the item', async () => {
     put('user', 'knowledge/notes/mine.md', NOTE('Mine'));
     const inUser = await refusal(signItems(request({ itemId: 'notes/mine' })));
