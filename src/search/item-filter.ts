@@ -18,6 +18,38 @@ export function itemDate(item: CatalogItem): number {
 
 /** Whether `item` passes every filter of `search` (kinds, spaces, category, tags, version, dates, signature, shadowing). */
 export function passesFilters(item: CatalogItem, search: CheckedSearch): boolean {
+  return itemFilter(search)(item);
+}
+
+/**
+ * The filters of `search` as one test to apply to many items: as {@link passesFilters}, with
+ * what each version string gives kept for the items that share it, and the item's date (see
+ * {@link itemDate}) taken as given when it is.
+ */
+export function itemFilter(search: CheckedSearch): (item: CatalogItem, date?: number) => boolean {
+  const range = search.version;
+  const versions = new Map<string, boolean>();
+  const inRange =
+    range === undefined
+      ? () => true
+      : (text: string | undefined): boolean => {
+          if (text === undefined) return false;
+          let ok = versions.get(text);
+          if (ok === undefined) {
+            const version = valid(text) ?? coerce(text);
+            versions.set(text, (ok = version !== null && range.test(version)));
+          }
+          return ok;
+        };
+  return (item, date) => passes(item, search, inRange, date);
+}
+
+function passes(
+  item: CatalogItem,
+  search: CheckedSearch,
+  inRange: (version: string | undefined) => boolean,
+  knownDate: number | undefined,
+): boolean {
   if (search.kinds !== undefined && !search.kinds.has(item.kind)) return false;
   if (search.spaces !== undefined && !search.spaces.has(item.space)) return false;
   if (!search.includeShadowed && item.shadowedBy !== undefined) return false;
@@ -30,17 +62,11 @@ export function passesFilters(item: CatalogItem, search: CheckedSearch): boolean
     )
       return false;
   }
-  if (search.tags.length > 0) {
-    const tags = new Set(item.tags.map((t) => t.toLowerCase()));
-    if (!search.tags.every((t) => tags.has(t))) return false;
-  }
-  if (search.version !== undefined) {
-    const version =
-      item.version === undefined ? null : (valid(item.version) ?? coerce(item.version));
-    if (version === null || !search.version.test(version)) return false;
-  }
+  for (const wanted of search.tags)
+    if (!item.tags.some((t) => t === wanted || t.toLowerCase() === wanted)) return false;
+  if (search.version !== undefined && !inRange(item.version)) return false;
   if (search.dateFrom !== undefined || search.dateTo !== undefined) {
-    const date = itemDate(item);
+    const date = knownDate ?? itemDate(item);
     if (search.dateFrom !== undefined && date < search.dateFrom) return false;
     if (search.dateTo !== undefined && date > search.dateTo) return false;
   }

@@ -1,36 +1,48 @@
 /**
- * Ranked full-text search over a project's items, on a MiniSearch inverted index that follows
- * the item catalog: each search asks the catalog for its items, and when they changed (the
- * catalog returns a new array) the documents that changed are replaced, the new ones added and
- * the gone ones discarded; the index is built again only when most of it changed.
+ * Ranked full-text search over a project's items, on an inverted index that follows the item
+ * catalog: each search asks the catalog for its items, and when they changed (the catalog
+ * returns a new array) the documents that changed are replaced, the new ones added and the gone
+ * ones discarded; the index is built again only when most of it changed.
+ *
+ * The design, for searches in a millisecond or two over tens of thousands of items whose words
+ * are shared by thousands of them:
+ * - {@link TermIndex} keeps the index in arrays of numbers: every word interned as a term
+ *   number; per term and field the documents that have it, how often and where; each
+ *   document's words as term numbers; each field's length per document in a typed array. Each
+ *   field of an item is split into words once, when the item is added. MiniSearch's
+ *   `SearchableMap` (a radix tree) is the term dictionary for prefix and fuzzy lookups.
+ * - {@link IndexQuery} scores each word of a query straight from its postings (BM25+, as
+ *   MiniSearch did) into a dense accumulator over the document numbers, and combines `and`,
+ *   `or` and `not` as sets of document numbers, marked with epochs rather than cleared. A
+ *   phrase takes the documents with all its words, then compares its text only with those
+ *   whose words fit it at a position of its rarest word.
+ * - A replaced or discarded document is a tombstone until they outnumber the live ones, when
+ *   the index is built again.
+ * - The filters are applied to the matched documents only, and only the requested page is put
+ *   in order (see {@link rankedPage}).
  */
-import MiniSearch, { type Query, type SearchOptions } from 'minisearch';
 import type { CatalogItem, ItemCatalog } from '../items/item-catalog.js';
-import { passesFilters } from './item-filter.js';
-import type { QueryField, QueryNode } from './query-node.js';
-import { FIELD_BOOSTS, SEARCH_FIELDS, fieldValues } from './search-fields.js';
-import { searchPage, type ScoredItem, type SearchPage } from './search-page.js';
+import { IndexQuery, finalScore } from './index-query.js';
+import { itemFilter } from './item-filter.js';
+import { rankedPage, type SearchPage } from './search-page.js';
 import { checkSearchRequest, type SearchRequest } from './search-request.js';
-import { fuzzyDistance, phraseText, searchWords } from './search-words.js';
+import { TermIndex, type IndexedDoc } from './term-index.js';
 
 /** Where an {@link ItemIndex} gets its items: a catalog, or any function returning them. */
 export type ItemSource = Pick<ItemCatalog, 'items'> | (() => Promise<CatalogItem[]>);
 
 /** What bringing the index up to date did. */
 export interface IndexUpdate {
-  /** Whether the index was built from scratch (the first time, or when most items changed). */
+  /**
+   * Whether the index was built from scratch (the first time, when most items changed, or when
+   * the documents replaced or discarded since it was built came to outnumber the others).
+   */
   rebuilt: boolean;
   added: number;
   replaced: number;
   discarded: number;
   /** Documents in the index afterwards. */
   documents: number;
-}
-
-/** A document of the index: an item under its stable id. */
-interface IndexedItem {
-  docId: string;
-  item: CatalogItem;
 }
 
 /**
@@ -47,16 +59,17 @@ const REBUILD_SHARE = 0.5;
 /**
  * Search over the items of an {@link ItemSource}. The query language is {@link parseQuery}'s;
  * a word of 4 or more characters also finds words a typo or two away (see `fuzzyDistance`).
- * Fields count with {@link FIELD_BOOSTS}; scores are MiniSearch's BM25+ scores, normalised to
- * 0..1 within each result set (the best match scores 1).
+ * Fields count with {@link FIELD_BOOSTS}; scores are BM25+ scores (see {@link IndexQuery}),
+ * normalised to 0..1 within each result set (the best match scores 1).
  */
 export class ItemIndex {
   private readonly source: () => Promise<CatalogItem[]>;
-  private index = ItemIndex.emptyIndex();
-  private readonly docs = new Map<string, CatalogItem>();
+  private index = new TermIndex();
+  private query = new IndexQuery(this.index);
+  /** Document numbers by document id. */
+  private readonly numbers = new Map<string, number>();
   private indexed: readonly CatalogItem[] | undefined;
   private last: IndexUpdate | undefined;
-  private readonly phraseCache = new WeakMap<CatalogItem, Partial<Record<QueryField, string[]>>>();
 
   constructor(source: ItemSource) {
     this.source = typeof source === 'function' ? source : () => source.items();
@@ -84,25 +97,25 @@ export class ItemIndex {
   async search(request: SearchRequest = {}): Promise<SearchPage> {
     const search = checkSearchRequest(request);
     await this.refresh();
-    const found: ScoredItem[] = [];
-    for (const result of this.index.search(this.queryOf(search.tree))) {
-      const item = this.docs.get(result.id as string);
-      if (item !== undefined && passesFilters(item, search))
-        found.push({ item, score: result.score });
+    const hits = this.query.run(search.tree);
+    const passes = itemFilter(search);
+    const found: IndexedDoc[] = [];
+    const scores = new Float64Array(hits.docs.length);
+    for (let i = 0; i < hits.docs.length; i++) {
+      const doc = this.index.docs[hits.docs[i]!]!;
+      if (!passes(doc.item, doc.date)) continue;
+      scores[found.length] = finalScore(hits.scores[i]!, hits.words[i]!);
+      found.push(doc);
     }
-    return searchPage(found, search);
-  }
-
-  private static emptyIndex(): MiniSearch<IndexedItem> {
-    return new MiniSearch<IndexedItem>({
-      idField: 'docId',
-      fields: SEARCH_FIELDS,
-      extractField: (doc, field) =>
-        field === 'docId' ? doc.docId : fieldValues(doc.item, field as QueryField).join(' '),
-      tokenize: searchWords,
-      processTerm: (term) => term,
-      searchOptions: { boost: FIELD_BOOSTS },
-    });
+    return rankedPage(
+      {
+        count: found.length,
+        item: (i) => found[i]!.item,
+        score: (i) => scores[i]!,
+        date: (i) => found[i]!.date,
+      },
+      search,
+    );
   }
 
   private update(items: readonly CatalogItem[]): IndexUpdate {
@@ -112,28 +125,36 @@ export class ItemIndex {
       if (next.has(id)) id = item.file === undefined ? `${id}#builtin` : `${id}#${next.size}`;
       next.set(id, item);
     }
-    const added: IndexedItem[] = [];
-    const replaced: IndexedItem[] = [];
-    for (const [docId, item] of next) {
-      const known = this.docs.get(docId);
-      if (known === undefined) added.push({ docId, item });
-      else if (known !== item && !sameText(known, item)) replaced.push({ docId, item });
+    const index = this.index;
+    const added: string[] = [];
+    const replaced: string[] = [];
+    for (const [id, item] of next) {
+      const num = this.numbers.get(id);
+      const known = num === undefined ? undefined : index.docs[num]!;
+      if (known === undefined) added.push(id);
+      else if (known.item !== item) {
+        if (sameText(known.item, item)) index.renew(num!, item);
+        else replaced.push(id);
+      }
     }
-    const discarded = [...this.docs.keys()].filter((id) => !next.has(id));
+    const discarded = [...this.numbers.keys()].filter((id) => !next.has(id));
     const changes = added.length + replaced.length + discarded.length;
     const rebuilt =
       this.indexed === undefined ||
-      changes > REBUILD_SHARE * Math.max(this.docs.size, next.size, 1);
+      changes > REBUILD_SHARE * Math.max(this.numbers.size, next.size, 1) ||
+      index.deadCount + replaced.length + discarded.length > next.size;
     if (rebuilt) {
-      this.index = ItemIndex.emptyIndex();
-      this.index.addAll([...next].map(([docId, item]) => ({ docId, item })));
+      this.index = new TermIndex();
+      this.query = new IndexQuery(this.index);
+      this.numbers.clear();
+      for (const [id, item] of next) this.numbers.set(id, this.index.add(id, item));
     } else {
-      for (const id of discarded) this.index.discard(id);
-      for (const doc of replaced) this.index.replace(doc);
-      this.index.addAll(added);
+      for (const id of [...discarded, ...replaced]) {
+        index.remove(this.numbers.get(id)!);
+        this.numbers.delete(id);
+      }
+      for (const id of [...replaced, ...added]) this.numbers.set(id, index.add(id, next.get(id)!));
     }
-    this.docs.clear();
-    for (const [id, item] of next) this.docs.set(id, item);
     this.indexed = items;
     this.last = {
       rebuilt,
@@ -144,78 +165,6 @@ export class ItemIndex {
     };
     return this.last;
   }
-
-  /** The MiniSearch query of a query tree. */
-  private queryOf(node: QueryNode): Query {
-    switch (node.type) {
-      case 'all':
-        return MiniSearch.wildcard;
-      case 'not':
-        return { combineWith: 'AND_NOT', queries: [MiniSearch.wildcard, this.queryOf(node.child)] };
-      case 'or':
-        return { combineWith: 'OR', queries: node.children.map((c) => this.queryOf(c)) };
-      case 'and': {
-        const wanted = node.children.filter((c) => c.type !== 'not').map((c) => this.queryOf(c));
-        const unwanted = node.children.flatMap((c) => (c.type === 'not' ? [c.child] : []));
-        const base: Query =
-          wanted.length === 0
-            ? MiniSearch.wildcard
-            : wanted.length === 1
-              ? wanted[0]!
-              : { combineWith: 'AND', queries: wanted };
-        if (unwanted.length === 0) return base;
-        return {
-          combineWith: 'AND_NOT',
-          queries: [base, ...unwanted.map((c) => this.queryOf(c))],
-        };
-      }
-      case 'term': {
-        const last = node.words.length - 1;
-        const prefix = node.prefix;
-        return {
-          combineWith: 'AND',
-          queries: [node.words.join(' ')],
-          ...fieldsOf(node.field),
-          prefix: (_term, i) => prefix && i === last,
-          fuzzy: (term, i) => (prefix && i === last ? false : fuzzyDistance(term) || false),
-        };
-      }
-      case 'phrase': {
-        // The documents with all its words, then those of them with the words together; the
-        // others get a boost of 0, which MiniSearch leaves out.
-        const words: Query = {
-          combineWith: 'AND',
-          queries: [node.words.join(' ')],
-          ...fieldsOf(node.field),
-          prefix: false,
-          fuzzy: false,
-        };
-        const wanted = phraseText(node.text);
-        const fields = node.field === undefined ? SEARCH_FIELDS : [node.field];
-        const having = new Set<string>();
-        for (const { id } of this.index.search(words)) {
-          const item = this.docs.get(id as string);
-          if (
-            item !== undefined &&
-            fields.some((f) => this.phraseTexts(item, f).some((t) => t.includes(wanted)))
-          )
-            having.add(id as string);
-        }
-        return { ...words, boostDocument: (docId: string) => (having.has(docId) ? 1 : 0) };
-      }
-    }
-  }
-
-  /** The text of a field of an item as phrases are compared with it, kept while the item is. */
-  private phraseTexts(item: CatalogItem, field: QueryField): string[] {
-    let texts = this.phraseCache.get(item);
-    if (texts === undefined) this.phraseCache.set(item, (texts = {}));
-    return (texts[field] ??= fieldValues(item, field).map(phraseText));
-  }
-}
-
-function fieldsOf(field: QueryField | undefined): Pick<SearchOptions, 'fields'> {
-  return { fields: field === undefined ? SEARCH_FIELDS : [field] };
 }
 
 /** Whether two versions of an item have the same searchable text. */

@@ -51,6 +51,18 @@ export interface ScoredItem {
   score: number;
 }
 
+/**
+ * The items a search found, read by position (0 to `count` − 1), for {@link rankedPage}: what
+ * an index can give without making an object per item found.
+ */
+export interface FoundItems {
+  readonly count: number;
+  item(i: number): CatalogItem;
+  score(i: number): number;
+  /** The item's date (see `itemDate`), when it is known already. */
+  date?(i: number): number;
+}
+
 const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 };
 
 /**
@@ -58,54 +70,71 @@ const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 
  * items up to the end of the page are put in order (a partial selection), not all of them.
  */
 export function searchPage(found: readonly ScoredItem[], search: CheckedSearch): SearchPage {
-  let best = 0;
-  for (const f of found) if (f.score > best) best = f.score;
-  const page = firstInOrder(found, orderFor(search), search.offset + search.limit).slice(
-    search.offset,
+  return rankedPage(
+    { count: found.length, item: (i) => found[i]!.item, score: (i) => found[i]!.score },
+    search,
   );
+}
+
+/** {@link searchPage} for found items read by position. */
+export function rankedPage(found: FoundItems, search: CheckedSearch): SearchPage {
+  let best = 0;
+  for (let i = 0; i < found.count; i++) {
+    const score = found.score(i);
+    if (score > best) best = score;
+  }
+  const page = firstInOrder(found.count, orderFor(found, search), search.offset + search.limit);
   return {
-    results: page.map((f) => toHit(f.item, best > 0 ? f.score / best : 1)),
-    total: found.length,
+    results: page
+      .slice(search.offset)
+      .map((i) => toHit(found.item(i), best > 0 ? found.score(i) / best : 1)),
+    total: found.count,
     limit: search.limit,
     offset: search.offset,
     query: search.query,
   };
 }
 
-type Order = (a: ScoredItem, b: ScoredItem) => number;
+/** A comparison of two found items by position. */
+type Order = (a: number, b: number) => number;
 
-function orderFor(search: CheckedSearch): Order {
-  const tie: Order = (a, b) =>
-    SPACE_ORDER[a.item.space] - SPACE_ORDER[b.item.space] ||
-    compare(a.item.itemId, b.item.itemId) ||
-    compare(a.item.kind, b.item.kind) ||
-    compare(a.item.file ?? '', b.item.file ?? '');
+function orderFor(found: FoundItems, search: CheckedSearch): Order {
+  const { item, score } = found;
+  const tie: Order = (x, y) => {
+    const a = item(x);
+    const b = item(y);
+    return (
+      SPACE_ORDER[a.space] - SPACE_ORDER[b.space] ||
+      compare(a.itemId, b.itemId) ||
+      compare(a.kind, b.kind) ||
+      compare(a.file ?? '', b.file ?? '')
+    );
+  };
   if (search.sort === 'date') {
-    const dates = new Map<CatalogItem, number>();
-    const date = (item: CatalogItem) => {
-      let d = dates.get(item);
-      if (d === undefined) dates.set(item, (d = itemDate(item)));
-      return d;
-    };
-    return (a, b) => date(b.item) - date(a.item) || b.score - a.score || tie(a, b);
+    const date = found.date ?? memo(found.count, (i) => itemDate(item(i)));
+    return (a, b) => date(b) - date(a) || score(b) - score(a) || tie(a, b);
   }
   if (search.sort === 'name') {
-    const names = new Map<CatalogItem, string>();
-    const name = (item: CatalogItem) => {
-      let n = names.get(item);
-      if (n === undefined) names.set(item, (n = item.name.toLowerCase()));
-      return n;
-    };
-    return (a, b) => compare(name(a.item), name(b.item)) || tie(a, b);
+    const name = memo(found.count, (i) => item(i).name.toLowerCase());
+    return (a, b) => compare(name(a), name(b)) || tie(a, b);
   }
-  return (a, b) => b.score - a.score || tie(a, b);
+  return (a, b) => score(b) - score(a) || tie(a, b);
 }
 
-/** The first `count` of `items` in `order`, in that order. */
-function firstInOrder(items: readonly ScoredItem[], order: Order, count: number): ScoredItem[] {
-  if (count >= items.length / 4) return [...items].sort(order).slice(0, count);
-  const top: ScoredItem[] = [];
-  for (const item of items) {
+/** `of`, computed once for each position that asks. */
+function memo<T>(count: number, of: (i: number) => T): (i: number) => T {
+  const known = new Array<T | undefined>(count);
+  return (i) => (known[i] ??= of(i));
+}
+
+/** The positions of the first `count` of `total` found items in `order`, in that order. */
+function firstInOrder(total: number, order: Order, count: number): number[] {
+  if (count >= total / 4)
+    return Array.from({ length: total }, (_, i) => i)
+      .sort(order)
+      .slice(0, count);
+  const top: number[] = [];
+  for (let item = 0; item < total; item++) {
     if (top.length === count && order(item, top[count - 1]!) >= 0) continue;
     let lo = 0;
     let hi = top.length;
