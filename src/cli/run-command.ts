@@ -39,9 +39,11 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
   return withDirigent(opts, async (dirigent) => {
     const inputs = parseInputs(opts.input, opts.inputs);
     const loaded = await dirigent.load(target, true);
-    if (!opts.json)
+    if (!opts.json) {
+      for (const w of loaded.signatureWarnings ?? []) process.stderr.write(`warning: ${w}\n`);
       for (const w of loaded.compiled.directive.warnings)
         process.stderr.write(formatDiagnostic(w) + '\n');
+    }
     if (dirigent.mode === 'redis' && !opts.json && !(await dirigent.ready()).ok)
       process.stderr.write(
         'No worker is connected: the run waits in the queue until one starts (`dirigent worker`).\n',

@@ -1,9 +1,7 @@
-import { resolve } from 'node:path';
 import { ErrorCode } from '../errors/error-codes.js';
 import { parseItemKind, parseSpaceName } from './item-arguments.js';
-import { signItems, type SignedBatch, type SignedItem } from '../items/sign-items.js';
-import { readSigningKey, signingKeyDir } from '../items/signing/key-ring.js';
-import { defaultSpaces } from '../items/space.js';
+import type { SignedBatch, SignedItem } from '../items/sign-items.js';
+import { withDirigent } from './run-command.js';
 import { reportToolError } from './tool-command.js';
 
 /** Options of `dirigent sign`. */
@@ -25,29 +23,22 @@ export async function signCommand(
   itemId: string,
   opts: SignCommandOptions,
 ): Promise<number> {
-  try {
-    const kind = parseItemKind(itemType);
-    const space = parseSpaceName(opts.space ?? 'project', ['project', 'user', 'system']);
-    const projectDir = resolve(opts.project);
-    const result = await signItems({
-      kind,
-      itemId,
-      space,
-      spaces: defaultSpaces(projectDir),
-      projectDir,
-      // Read once the item is found: an unknown item or the system space is said first.
-      key: () => readSigningKey(signingKeyDir(projectDir)),
-    });
-    if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else
-      process.stdout.write(
-        result.status === 'signed' ? describeOne(result) : describeBatch(result, kind),
-      );
-    return result.status === 'completed' && result.failed.length > 0 ? 1 : 0;
-  } catch (err) {
-    const e = reportToolError(err, opts);
-    return e.code === ErrorCode.INVALID_ITEM || e.code === ErrorCode.INTERNAL ? 1 : 2;
-  }
+  return withDirigent(opts, async (dirigent) => {
+    try {
+      const kind = parseItemKind(itemType);
+      const space = parseSpaceName(opts.space ?? 'project', ['project', 'user', 'system']);
+      const result = await dirigent.items.sign({ kind, itemId, space });
+      if (opts.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else
+        process.stdout.write(
+          result.status === 'signed' ? describeOne(result) : describeBatch(result, kind),
+        );
+      return result.status === 'completed' && result.failed.length > 0 ? 1 : 0;
+    } catch (err) {
+      const e = reportToolError(err, opts);
+      return e.code === ErrorCode.INVALID_ITEM || e.code === ErrorCode.INTERNAL ? 1 : 2;
+    }
+  });
 }
 
 function describeOne(item: SignedItem): string {

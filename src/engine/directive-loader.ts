@@ -33,6 +33,11 @@ export interface LoadedDirective {
   text: string;
   /** `category/name` under `.ai/directives/`, or the directive's name. */
   itemId: string;
+  /**
+   * What its signature check found worth saying (not signed, an untrusted key, text the
+   * signature does not cover), when it was loaded through {@link DirectiveLoader.verified}.
+   */
+  signatureWarnings?: string[];
 }
 
 const CACHE_LIMIT = 500;
@@ -127,11 +132,13 @@ export class DirectiveLoader {
 
   /** Verifies `text`'s signature as the content of `file` (the project's policy), then compiles it. */
   async verified(file: string, text: string): Promise<LoadedDirective> {
-    await verifyItemText(text, file, 'directive', {
+    const space = this.items.spaces.find((s) => file.startsWith(s.root + sep))?.name;
+    const { warnings } = await verifyItemText(text, file, 'directive', {
       trust: this.trust,
       requireSignatures: this.requireSignatures,
+      ...(space !== undefined && { space }),
     });
-    return this.fromText(file, text);
+    return { ...this.fromText(file, text), signatureWarnings: warnings };
   }
 
   /**

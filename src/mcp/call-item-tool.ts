@@ -195,6 +195,7 @@ function signed(outcome: SignedItem | SignedBatch): Args {
       timestamp: item.signature.timestamp,
       hash: item.signature.hash,
       key_id: item.signature.keyId,
+      format: item.signature.format,
     },
     ...(item.warnings.length > 0 && { warnings: item.warnings }),
   });

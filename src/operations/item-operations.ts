@@ -128,14 +128,14 @@ export class ItemOperations {
   async sign(request: SignRequest): Promise<SignedItem | SignedBatch> {
     checkKind(request.kind);
     const projectDir = this.dirigent.projectDir;
-    const key = await readSigningKey(signingKeyDir(projectDir));
     return signItems({
       kind: request.kind,
       itemId: request.itemId,
       ...(request.space !== undefined && { space: request.space }),
       spaces: this.dirigent.loader.items.spaces,
       projectDir,
-      key,
+      // Read once the item is found: an unknown item or the system space is said first.
+      key: () => readSigningKey(signingKeyDir(projectDir)),
     });
   }
 
@@ -212,6 +212,7 @@ export class ItemOperations {
     await verifyItemText(text, found.file, 'knowledge', {
       trust: this.trust,
       requireSignatures: this.requireSignatures,
+      space: found.space,
     });
     const { metadata, content } = parseKnowledge(text, found.file);
     return { kind: 'knowledge', itemId, dryRun, space: found.space, metadata, content };

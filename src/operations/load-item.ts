@@ -59,7 +59,10 @@ export async function loadItem(
     source === undefined ? items.spaces : items.spaces.filter((s) => s.name === source);
   const found = await items.resolve(kind, itemId, spaces);
   const content = await readFile(found.file, 'utf8');
-  const verification = await verifyItemText(content, found.file, kind, verify);
+  const verification = await verifyItemText(content, found.file, kind, {
+    ...verify,
+    space: found.space,
+  });
   const metadata: Partial<ItemFields> = summarizeItem(kind, itemId, found.file, content);
   delete metadata.content;
   const loaded: LoadedItem = {

@@ -140,6 +140,7 @@ export class ItemDispatcher implements ToolDispatcher {
       await verifyItem(link.file, 'tool', {
         trust: this.trust,
         requireSignatures: this.requireSignatures,
+        space: link.space,
       });
     }
     return chain;

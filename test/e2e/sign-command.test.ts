@@ -150,6 +150,31 @@ describe('keys init → sign → run', () => {
     expect(json(again)).toMatchObject({ outputs: { greeting: 'Hallo, world!' } });
   });
 
+  it('runs a signed tool on a system runtime where signatures are required (system items ship with Dirigent)', () => {
+    keysInit();
+    put(
+      'tools/text/shout.yaml',
+      'version: 1.0.0\ntool_type: yaml\nexecutor_id: rye/core/runtimes/bash_runtime\ndescription: Shout a word.\nconfig:\n  command: echo {word} | tr a-z A-Z\nconfig_schema:\n  type: object\n  properties: { word: { type: string } }\n  required: [word]\n',
+    );
+    const params = ['--params', '{"word": "hi"}'];
+    const unsigned = cli(['execute', 'tool', 'text/shout', ...params], { env: REQUIRED });
+    expect(unsigned.code).toBe(2);
+    expect(unsigned.stderr).toContain('[UNSIGNED_ITEM]');
+    expect(cli(['sign', 'tool', 'text/shout']).code).toBe(0);
+    const ran = cli(['execute', 'tool', 'text/shout', ...params], { env: REQUIRED });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ stdout: 'HI\n' });
+  });
+
+  it('runs an unsigned directive with a warning where signatures are not required', () => {
+    const file = putHello();
+    const ran = cli(['run', 'examples/hello']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain(`warning: ${file} is not signed.`);
+    // --json keeps standard error for errors only.
+    expect(cli(['run', 'examples/hello', '--json']).stderr).toBe('');
+  });
+
   it("requires signatures from the project's require_signatures: true", () => {
     keysInit();
     putHello();

@@ -9,6 +9,7 @@ import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { SourceLocation } from '../../errors/source-location.js';
 import type { ItemKind } from '../item-kind.js';
+import type { SpaceName } from '../space.js';
 import { normalizeLineEndings, ryeosContentHash, signedContentHash } from './content-hash.js';
 import {
   readSignatureLine,
@@ -50,6 +51,12 @@ export interface VerifyOptions {
   trust: TrustStore;
   /** Refuse unsigned items and items signed by untrusted keys (default in RYE: always). */
   requireSignatures: boolean;
+  /**
+   * The space the item was found in. Items of the system space ship with Dirigent (read-only,
+   * installed with the package), so `requireSignatures` does not refuse them unsigned; a signed
+   * one that does not verify is refused as anywhere else.
+   */
+  space?: SpaceName;
 }
 
 /**
@@ -76,7 +83,8 @@ export async function verifyItem(
  *
  * @throws DirigentError `INTEGRITY_FAILED` when the content does not match its signed hash
  *   (always), `BAD_SIGNATURE` when the signature does not verify against the trusted key it names
- *   (always), `UNTRUSTED_KEY` and `UNSIGNED_ITEM` only when `requireSignatures`.
+ *   (always), `UNTRUSTED_KEY` and `UNSIGNED_ITEM` only when `requireSignatures` (and the item
+ *   is not of the system space).
  */
 export async function verifyItemText(
   text: string,
@@ -86,8 +94,9 @@ export async function verifyItemText(
 ): Promise<Verification> {
   const normal = normalizeLineEndings(text);
   const line = readSignatureLine(normal, signatureStyleFor(file));
+  const required = options.requireSignatures && options.space !== 'system';
   if (line === undefined || line.kind === 'not-signed') {
-    return unsigned(file, kind, line, options.requireSignatures);
+    return unsigned(file, kind, line, required);
   }
 
   const { hash: expected, keyId, timestamp } = line.signature;
@@ -135,7 +144,7 @@ export async function verifyItemText(
       `If you trust the signer, add \`${keyId}.toml\` (fingerprint, owner, [public_key] pem) ` +
       `to \`.ai/${keyId.length === 16 ? 'trusted_keys' : 'config/keys/trusted'}/\` of the project ` +
       `or your user space (\`dirigent keys trust <public key file>\` writes one).${ignored}`;
-    if (options.requireSignatures) {
+    if (required) {
       throw DirigentError.fatal(
         ErrorCode.UNTRUSTED_KEY,
         `${file} is signed by key ${keyId}, which is not trusted`,
@@ -189,8 +198,7 @@ function unsigned(
       },
     );
   }
-  const warnings = line === undefined ? [] : [`${file} is not signed${placeholder}.`];
-  return { status: 'unsigned', warnings };
+  return { status: 'unsigned', warnings: [`${file} is not signed${placeholder}.`] };
 }
 
 /**

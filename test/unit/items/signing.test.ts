@@ -238,12 +238,27 @@ describe('tampering', () => {
 });
 
 describe('policy', () => {
-  it('allows an unsigned item by default and refuses it when signatures are required', async () => {
+  it('allows an unsigned item with a warning by default and refuses it when signatures are required', async () => {
     const file = put('tools/demo/hello.py', PY);
-    expect(await verify(file, 'tool')).toEqual({ status: 'unsigned', warnings: [] });
+    expect(await verify(file, 'tool')).toEqual({
+      status: 'unsigned',
+      warnings: [`${file} is not signed.`],
+    });
     const err = await refusal(verify(file, 'tool', true));
     expect(err.code).toBe('UNSIGNED_ITEM');
     expect(err.hint).toContain('dirigent sign');
+  });
+
+  it('does not refuse an unsigned item of the system space, which ships with Dirigent', async () => {
+    const file = put('tools/demo/hello.py', PY);
+    const system = { trust: new TrustStore([]), requireSignatures: true, space: 'system' as const };
+    expect(await verifyItem(file, 'tool', system)).toMatchObject({ status: 'unsigned' });
+    // A system item that is signed must still verify.
+    const key = generateSigningKey();
+    await signItem(file, 'tool', key);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('hello', 'HELLO'));
+    const err = await refusal(verifyItem(file, 'tool', system));
+    expect(err.code).toBe('INTEGRITY_FAILED');
   });
 
   it('treats placeholder, rye:validated and kiwi-mcp lines as unsigned', async () => {
