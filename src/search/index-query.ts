@@ -8,18 +8,23 @@
  * 0.375 × n / (n + 0.3 d) and one found by typo 0.45 × n / (n + d) (n the length of the word
  * found, d how many characters it adds or how many edits away it is); `and` and `or` add their
  * children's scores up; and a document's total is multiplied by how many different words of the
- * query it matched. `not` and `*` score nothing.
+ * query it matched (see {@link finalScore}). `not` and `*` score nothing.
  */
 import type { QueryNode } from './query-node.js';
 import { FIELD_BOOSTS, SEARCH_FIELDS } from './search-fields.js';
-import { fuzzyDistance, phraseText } from './search-words.js';
+import { fuzzyDistance, phraseAt, phraseText } from './search-words.js';
 import { FIELD_COUNT, TermIndex, backwards } from './term-index.js';
 
-/** Matched documents: their numbers, scores and the query words each matched (one bit each). */
+/**
+ * Matched documents: the first `size` entries of each array are their numbers, scores and the
+ * query words each matched (one bit per word). Valid until the next query of the same
+ * {@link IndexQuery}, which reuses the arrays.
+ */
 export interface Hits {
   readonly docs: Int32Array;
   readonly scores: Float64Array;
   readonly words: Int32Array;
+  size: number;
 }
 
 const K = 1.2;
@@ -34,7 +39,7 @@ const FEW_CANDIDATES = 32;
 
 type WordMatch = 'exact' | 'prefix' | 'fuzzy';
 
-/** The score a match counts towards the final one: times the number of query words matched. */
+/** A document's final score: its score times the number of query words it matched (at least 1). */
 export function finalScore(score: number, words: number): number {
   let x = words - ((words >>> 1) & 0x55555555);
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
@@ -44,8 +49,9 @@ export function finalScore(score: number, words: number): number {
 
 /**
  * Query evaluation over one {@link TermIndex}, with scratch arrays (sized to its document and
- * term numbers) kept from one query to the next. Each operation marks what it touches with a
- * new epoch, so nothing needs clearing between operations.
+ * term numbers) kept from one query to the next: each operation marks what it touches with a
+ * new epoch, so nothing needs clearing, and the sets of each query are taken from a pool that
+ * the next query reuses, so a query allocates next to nothing.
  */
 export class IndexQuery {
   private stamps = new Int32Array(0);
@@ -53,18 +59,20 @@ export class IndexQuery {
   private acc = new Float64Array(0);
   private accWords = new Int32Array(0);
   private touched = new Int32Array(0);
-  private checked = new Uint8Array(0);
   private termStamps = new Int32Array(0);
   private termStamps2 = new Int32Array(0);
   private epoch = 0;
-  private wordBits = new Map<string, number>();
+  private readonly wordBits = new Map<string, number>();
+  private readonly pool: Hits[] = [];
+  private used = 0;
 
   constructor(private readonly index: TermIndex) {}
 
-  /** The documents matching `tree`. */
+  /** The documents matching `tree` (valid until the next call). */
   run(tree: QueryNode): Hits {
     this.fit();
-    this.wordBits = new Map();
+    this.wordBits.clear();
+    this.used = 0;
     return this.node(tree);
   }
 
@@ -103,8 +111,7 @@ export class IndexQuery {
         const fields = fieldsOf(node.field);
         const found = this.intersection(node.words.map((w) => this.word(w, fields, 'exact')));
         const wanted = phraseText(node.text);
-        if (found.docs.length === 0 || (node.words.length === 1 && wanted === node.words[0]))
-          return found;
+        if (found.size === 0 || (node.words.length === 1 && wanted === node.words[0])) return found;
         return this.withPhrase(found, node.words, wanted, fields);
       }
     }
@@ -113,35 +120,39 @@ export class IndexQuery {
   /** Every live document, scoring nothing. */
   private all(): Hits {
     const { alive, docs } = this.index;
-    const found = new Int32Array(this.index.liveCount);
+    const out = this.take();
     let n = 0;
-    for (let d = 0; d < docs.length; d++) if (alive[d] === 1) found[n++] = d;
-    return { docs: found, scores: new Float64Array(n), words: new Int32Array(n) };
+    for (let d = 0; d < docs.length; d++) {
+      if (alive[d] === 0) continue;
+      out.docs[n] = d;
+      out.scores[n] = 0;
+      out.words[n++] = 0;
+    }
+    out.size = n;
+    return out;
   }
 
   /** The documents with `word` (or the words it stands for) in one of `fields`, scored. */
   private word(word: string, fields: readonly number[], match: WordMatch): Hits {
     const index = this.index;
     const epoch = this.nextEpoch();
+    const { stamps, acc, touched } = this;
+    const { alive, lengths, lengthSums, liveCount } = index;
     let n = 0;
     const add = (term: number, weight: number) => {
-      const { alive, lengths, lengthSums, liveCount } = index;
-      const stamps = this.stamps;
-      const acc = this.acc;
-      const touched = this.touched;
       for (const f of fields) {
         const postings = index.postings[term * FIELD_COUNT + f];
         if (postings === undefined || postings.live === 0) continue;
-        const { docs, tfs } = postings;
+        const { docs, at, count } = postings;
         const idf = Math.log(1 + (liveCount - postings.live + 0.5) / (postings.live + 0.5));
         const boost = weight * BOOSTS[f]! * idf;
         const flat = K * (1 - B);
         const perWord = (K * B * liveCount) / lengthSums[f]!;
         const length = lengths[f]!;
-        for (let i = 0; i < docs.length; i++) {
+        for (let i = 0; i < count; i++) {
           const doc = docs[i]!;
           if (alive[doc] === 0) continue;
-          const tf = tfs[i]!;
+          const tf = at[i + 1]! - at[i]!;
           const score = boost * (D + (tf * (K + 1)) / (tf + flat + perWord * length[doc]!));
           if (stamps[doc] !== epoch) {
             stamps[doc] = epoch;
@@ -163,29 +174,34 @@ export class IndexQuery {
         if (distance > 0) add(id, (FUZZY_WEIGHT * term.length) / (term.length + distance));
     }
     const bit = this.bitOf(word);
-    const docs = this.touched.slice(0, n);
-    const scores = new Float64Array(n);
-    for (let i = 0; i < n; i++) scores[i] = this.acc[docs[i]!]!;
-    return { docs, scores, words: new Int32Array(n).fill(bit) };
+    const out = this.take();
+    for (let i = 0; i < n; i++) {
+      const d = touched[i]!;
+      out.docs[i] = d;
+      out.scores[i] = acc[d]!;
+      out.words[i] = bit;
+    }
+    out.size = n;
+    return out;
   }
 
   /** The documents in every one of `sets`, their scores added up. */
   private intersection(sets: Hits[]): Hits {
     if (sets.length === 1) return sets[0]!;
     let smallest = sets[0]!;
-    for (const s of sets) if (s.docs.length < smallest.docs.length) smallest = s;
-    if (smallest.docs.length === 0) return smallest;
+    for (const s of sets) if (s.size < smallest.size) smallest = s;
+    if (smallest.size === 0) return smallest;
     const epoch = this.nextEpoch();
     const { stamps, counts, acc, accWords } = this;
-    for (const d of smallest.docs) {
+    for (let i = 0; i < smallest.size; i++) {
+      const d = smallest.docs[i]!;
       stamps[d] = epoch;
       counts[d] = 0;
       acc[d] = 0;
       accWords[d] = 0;
     }
-    for (const s of sets) {
-      const { docs, scores, words } = s;
-      for (let i = 0; i < docs.length; i++) {
+    for (const { docs, scores, words, size } of sets) {
+      for (let i = 0; i < size; i++) {
         const d = docs[i]!;
         if (stamps[d] !== epoch) continue;
         counts[d]!++;
@@ -193,7 +209,17 @@ export class IndexQuery {
         accWords[d]! |= words[i]!;
       }
     }
-    return this.collect(smallest.docs, (d) => counts[d] === sets.length);
+    const out = this.take();
+    let n = 0;
+    for (let i = 0; i < smallest.size; i++) {
+      const d = smallest.docs[i]!;
+      if (counts[d] !== sets.length) continue;
+      out.docs[n] = d;
+      out.scores[n] = acc[d]!;
+      out.words[n++] = accWords[d]!;
+    }
+    out.size = n;
+    return out;
   }
 
   /** The documents in any of `sets`, their scores added up. */
@@ -201,9 +227,8 @@ export class IndexQuery {
     const epoch = this.nextEpoch();
     const { stamps, acc, accWords, touched } = this;
     let n = 0;
-    for (const s of sets) {
-      const { docs, scores, words } = s;
-      for (let i = 0; i < docs.length; i++) {
+    for (const { docs, scores, words, size } of sets) {
+      for (let i = 0; i < size; i++) {
         const d = docs[i]!;
         if (stamps[d] !== epoch) {
           stamps[d] = epoch;
@@ -216,23 +241,32 @@ export class IndexQuery {
         }
       }
     }
-    return this.collect(touched.subarray(0, n), () => true);
+    const out = this.take();
+    for (let i = 0; i < n; i++) {
+      const d = touched[i]!;
+      out.docs[i] = d;
+      out.scores[i] = acc[d]!;
+      out.words[i] = accWords[d]!;
+    }
+    out.size = n;
+    return out;
   }
 
-  /** The documents of `base` in none of `unwanted`. */
+  /** The documents of `base` in none of `unwanted` (`base` itself, made smaller). */
   private without(base: Hits, unwanted: Hits[]): Hits {
     const epoch = this.nextEpoch();
     const stamps = this.stamps;
-    for (const s of unwanted) for (const d of s.docs) stamps[d] = epoch;
-    return this.filter(base, (d) => stamps[d] !== epoch);
+    for (const { docs, size } of unwanted) for (let i = 0; i < size; i++) stamps[docs[i]!] = epoch;
+    return this.keep(base, (d) => stamps[d] !== epoch);
   }
 
   /**
    * The documents of `found` (which have every word of the phrase) where some value of one of
-   * `fields` contains `wanted`. Where `wanted` occurs, the words of the text are its words in a
-   * row, except that the first may be the end of a longer word and the last the beginning of
-   * one; so the positions of the rarest of them are read in the postings, the words around each
-   * checked in the document's words, and only where they fit is the text itself compared.
+   * `fields` contains `wanted` (`found` itself, made smaller). Where `wanted` occurs, the words
+   * of the text are its words in a row, except that the first may be the end of a longer word
+   * and the last the beginning of one; so the positions of the rarest of them are read in the
+   * postings, the words around each checked in the stream, and where they fit the text is
+   * compared there.
    */
   private withPhrase(
     found: Hits,
@@ -241,10 +275,10 @@ export class IndexQuery {
     fields: readonly number[],
   ): Hits {
     const index = this.index;
-    const contains = (doc: number, f: number) =>
-      index.phrases(doc, f).some((text) => text.includes(wanted));
-    if (words.length === 1 || found.docs.length < FEW_CANDIDATES)
-      return this.filter(found, (d) => fields.some((f) => contains(d, f)));
+    if (words.length === 1 || found.size < FEW_CANDIDATES)
+      return this.keep(found, (d) =>
+        fields.some((f) => index.phrases(d, f).some((text) => text.includes(wanted))),
+      );
 
     // The terms each word of the phrase may be where it occurs.
     const n = words.length;
@@ -257,7 +291,10 @@ export class IndexQuery {
     const occurrences = (terms: number[]) => {
       let total = 0;
       for (const t of terms)
-        for (const f of fields) total += index.postings[t * FIELD_COUNT + f]?.pos.length ?? 0;
+        for (const f of fields) {
+          const list = index.postings[t * FIELD_COUNT + f];
+          if (list !== undefined) total += list.at[list.count]!;
+        }
       return total;
     };
     let rarest = 0;
@@ -266,77 +303,85 @@ export class IndexQuery {
       const count = occurrences(terms);
       if (count < fewest) [rarest, fewest] = [i, count];
     });
-    const firstEpoch = this.nextEpoch();
-    for (const t of slots[0]!) this.termStamps[t] = firstEpoch;
-    for (const t of slots[n - 1]!) this.termStamps2[t] = firstEpoch;
+    const termEpoch = this.nextEpoch();
+    const { termStamps, termStamps2 } = this;
+    for (const t of slots[0]!) termStamps[t] = termEpoch;
+    for (const t of slots[n - 1]!) termStamps2[t] = termEpoch;
     const middle = Int32Array.from(slots.slice(1, -1), (terms) => terms[0] ?? -2);
+    const first = words[0]!.length;
+    const lead = wanted.indexOf(words[0]!);
 
     const epoch = this.nextEpoch();
-    const { stamps, counts, checked, termStamps, termStamps2 } = this;
+    const { stamps, counts } = this;
     const CANDIDATE = 1;
     const FOUND = 2;
-    for (const d of found.docs) {
+    for (let i = 0; i < found.size; i++) {
+      const d = found.docs[i]!;
       stamps[d] = epoch;
       counts[d] = CANDIDATE;
-      checked[d] = 0;
     }
-    const fits = (words: Int32Array, start: number): boolean => {
-      if (start < 0 || start + n > words.length) return false;
-      const first = words[start]!;
-      const last = words[start + n - 1]!;
-      if (first < 0 || termStamps[first] !== firstEpoch) return false;
-      if (last < 0 || termStamps2[last] !== firstEpoch) return false;
-      for (let i = 0; i < middle.length; i++) if (words[start + 1 + i] !== middle[i]) return false;
-      return true;
-    };
+    const { stream, offsets, valueOf, values } = index;
     for (const term of slots[rarest]!) {
       for (const f of fields) {
-        const postings = index.postings[term * FIELD_COUNT + f];
-        if (postings === undefined) continue;
-        const { docs, tfs, at, pos } = postings;
-        const bit = 1 << f;
-        for (let i = 0; i < docs.length; i++) {
+        const list = index.postings[term * FIELD_COUNT + f];
+        if (list === undefined) continue;
+        const { docs, at, pos, count } = list;
+        for (let i = 0; i < count; i++) {
           const d = docs[i]!;
-          if (stamps[d] !== epoch || counts[d] !== CANDIDATE || (checked[d]! & bit) !== 0) continue;
-          const docWords = index.docs[d]!.words;
-          for (let j = at[i]!, end = j + tfs[i]!; j < end; j++) {
-            if (!fits(docWords, pos[j]! - rarest)) continue;
-            checked[d]! |= bit;
-            if (contains(d, f)) counts[d] = FOUND;
-            break;
+          if (stamps[d] !== epoch || counts[d] !== CANDIDATE) continue;
+          for (let j = at[i]!, end = at[i + 1]!; j < end; j++) {
+            // Whether the phrase is there with its first word at `start`.
+            const start = pos[j]! - rarest;
+            if (start < 0) continue;
+            const head = stream[start]!;
+            const tail = stream[start + n - 1]!;
+            if (head < 0 || termStamps[head] !== termEpoch) continue;
+            if (tail < 0 || termStamps2[tail] !== termEpoch) continue;
+            let fits = true;
+            for (let m = 0; m < middle.length && fits; m++)
+              fits = stream[start + 1 + m] === middle[m];
+            if (!fits) continue;
+            const text = values[valueOf[start]!]!;
+            if (phraseAt(text, offsets[start]! + index.words[head]!.length - first, wanted, lead)) {
+              counts[d] = FOUND;
+              break;
+            }
           }
         }
       }
     }
-    return this.filter(found, (d) => counts[d] === FOUND);
+    return this.keep(found, (d) => counts[d] === FOUND);
   }
 
-  /** The entries of `hits` whose document passes `keep`. */
-  private filter(hits: Hits, keep: (doc: number) => boolean): Hits {
-    const { docs, scores, words } = hits;
-    const kept: number[] = [];
-    for (let i = 0; i < docs.length; i++) if (keep(docs[i]!)) kept.push(i);
-    if (kept.length === docs.length) return hits;
-    return {
-      docs: Int32Array.from(kept, (i) => docs[i]!),
-      scores: Float64Array.from(kept, (i) => scores[i]!),
-      words: Int32Array.from(kept, (i) => words[i]!),
-    };
-  }
-
-  /** The documents of `docs` that pass `keep`, with the scores and words accumulated. */
-  private collect(docs: Int32Array, keep: (doc: number) => boolean): Hits {
-    const out = new Int32Array(docs.length);
+  /** Keeps the entries of `hits` whose document passes `test`, in place. */
+  private keep(hits: Hits, test: (doc: number) => boolean): Hits {
+    const { docs, scores, words, size } = hits;
     let n = 0;
-    for (const d of docs) if (keep(d)) out[n++] = d;
-    const found = out.slice(0, n);
-    const scores = new Float64Array(n);
-    const words = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      scores[i] = this.acc[found[i]!]!;
-      words[i] = this.accWords[found[i]!]!;
+    for (let i = 0; i < size; i++) {
+      const d = docs[i]!;
+      if (!test(d)) continue;
+      docs[n] = d;
+      scores[n] = scores[i]!;
+      words[n++] = words[i]!;
     }
-    return { docs: found, scores, words };
+    hits.size = n;
+    return hits;
+  }
+
+  /** An empty set from the pool. */
+  private take(): Hits {
+    if (this.used === this.pool.length) {
+      const size = this.stamps.length;
+      this.pool.push({
+        docs: new Int32Array(size),
+        scores: new Float64Array(size),
+        words: new Int32Array(size),
+        size: 0,
+      });
+    }
+    const hits = this.pool[this.used++]!;
+    hits.size = 0;
+    return hits;
   }
 
   /** The bit of a query word (words past the 32nd share bits). */
@@ -366,7 +411,7 @@ export class IndexQuery {
       this.acc = new Float64Array(size);
       this.accWords = new Int32Array(size);
       this.touched = new Int32Array(size);
-      this.checked = new Uint8Array(size);
+      this.pool.length = 0;
       this.epoch = 0;
       this.termStamps.fill(0);
       this.termStamps2.fill(0);

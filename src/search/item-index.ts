@@ -26,7 +26,7 @@ import { IndexQuery, finalScore } from './index-query.js';
 import { itemFilter } from './item-filter.js';
 import { rankedPage, type SearchPage } from './search-page.js';
 import { checkSearchRequest, type SearchRequest } from './search-request.js';
-import { TermIndex, type IndexedDoc } from './term-index.js';
+import { TermIndex } from './term-index.js';
 
 /** Where an {@link ItemIndex} gets its items: a catalog, or any function returning them. */
 export type ItemSource = Pick<ItemCatalog, 'items'> | (() => Promise<CatalogItem[]>);
@@ -70,6 +70,9 @@ export class ItemIndex {
   private readonly numbers = new Map<string, number>();
   private indexed: readonly CatalogItem[] | undefined;
   private last: IndexUpdate | undefined;
+  /** The document numbers and scores of a search's matches that pass its filters (reused). */
+  private found = new Int32Array(0);
+  private scores = new Float64Array(0);
 
   constructor(source: ItemSource) {
     this.source = typeof source === 'function' ? source : () => source.items();
@@ -99,20 +102,25 @@ export class ItemIndex {
     await this.refresh();
     const hits = this.query.run(search.tree);
     const passes = itemFilter(search);
-    const found: IndexedDoc[] = [];
-    const scores = new Float64Array(hits.docs.length);
-    for (let i = 0; i < hits.docs.length; i++) {
-      const doc = this.index.docs[hits.docs[i]!]!;
-      if (!passes(doc.item, doc.date)) continue;
-      scores[found.length] = finalScore(hits.scores[i]!, hits.words[i]!);
-      found.push(doc);
+    const docs = this.index.docs;
+    if (this.found.length < hits.size) {
+      this.found = new Int32Array(hits.docs.length);
+      this.scores = new Float64Array(hits.docs.length);
+    }
+    const { found, scores } = this;
+    let count = 0;
+    for (let i = 0; i < hits.size; i++) {
+      const num = hits.docs[i]!;
+      if (passes !== undefined && !passes(docs[num]!.facts)) continue;
+      found[count] = num;
+      scores[count++] = finalScore(hits.scores[i]!, hits.words[i]!);
     }
     return rankedPage(
       {
-        count: found.length,
-        item: (i) => found[i]!.item,
+        count,
+        item: (i) => docs[found[i]!]!.item,
         score: (i) => scores[i]!,
-        date: (i) => found[i]!.date,
+        facts: (i) => docs[found[i]!]!.facts,
       },
       search,
     );
@@ -144,10 +152,11 @@ export class ItemIndex {
       changes > REBUILD_SHARE * Math.max(this.numbers.size, next.size, 1) ||
       index.deadCount + replaced.length + discarded.length > next.size;
     if (rebuilt) {
-      this.index = new TermIndex();
+      this.index = TermIndex.build(next);
       this.query = new IndexQuery(this.index);
       this.numbers.clear();
-      for (const [id, item] of next) this.numbers.set(id, this.index.add(id, item));
+      let num = 0;
+      for (const id of next.keys()) this.numbers.set(id, num++);
     } else {
       for (const id of [...discarded, ...replaced]) {
         index.remove(this.numbers.get(id)!);

@@ -2,7 +2,7 @@
 import type { CatalogItem, SignatureState } from '../items/item-catalog.js';
 import type { ItemKind } from '../items/item-kind.js';
 import type { SpaceName } from '../items/space.js';
-import { itemDate } from './item-filter.js';
+import { itemFacts, type ItemFacts } from './item-filter.js';
 import type { CheckedSearch } from './search-request.js';
 
 /** One item found (its descriptive fields, without its text). */
@@ -59,8 +59,7 @@ export interface FoundItems {
   readonly count: number;
   item(i: number): CatalogItem;
   score(i: number): number;
-  /** The item's date (see `itemDate`), when it is known already. */
-  date?(i: number): number;
+  facts(i: number): ItemFacts;
 }
 
 const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 };
@@ -70,8 +69,9 @@ const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 
  * items up to the end of the page are put in order (a partial selection), not all of them.
  */
 export function searchPage(found: readonly ScoredItem[], search: CheckedSearch): SearchPage {
+  const facts = memo(found.length, (i) => itemFacts(found[i]!.item));
   return rankedPage(
-    { count: found.length, item: (i) => found[i]!.item, score: (i) => found[i]!.score },
+    { count: found.length, item: (i) => found[i]!.item, score: (i) => found[i]!.score, facts },
     search,
   );
 }
@@ -99,25 +99,20 @@ export function rankedPage(found: FoundItems, search: CheckedSearch): SearchPage
 type Order = (a: number, b: number) => number;
 
 function orderFor(found: FoundItems, search: CheckedSearch): Order {
-  const { item, score } = found;
+  const { facts, score } = found;
   const tie: Order = (x, y) => {
-    const a = item(x);
-    const b = item(y);
+    const a = facts(x);
+    const b = facts(y);
     return (
       SPACE_ORDER[a.space] - SPACE_ORDER[b.space] ||
       compare(a.itemId, b.itemId) ||
       compare(a.kind, b.kind) ||
-      compare(a.file ?? '', b.file ?? '')
+      compare(a.file, b.file)
     );
   };
-  if (search.sort === 'date') {
-    const date = found.date ?? memo(found.count, (i) => itemDate(item(i)));
-    return (a, b) => date(b) - date(a) || score(b) - score(a) || tie(a, b);
-  }
-  if (search.sort === 'name') {
-    const name = memo(found.count, (i) => item(i).name.toLowerCase());
-    return (a, b) => compare(name(a), name(b)) || tie(a, b);
-  }
+  if (search.sort === 'date')
+    return (a, b) => facts(b).date - facts(a).date || score(b) - score(a) || tie(a, b);
+  if (search.sort === 'name') return (a, b) => compare(facts(a).name, facts(b).name) || tie(a, b);
   return (a, b) => score(b) - score(a) || tie(a, b);
 }
 

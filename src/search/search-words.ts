@@ -5,6 +5,7 @@
  */
 
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
+const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The lowercased words of `text`, in order. */
 export function searchWords(text: string): string[] {
@@ -12,6 +13,23 @@ export function searchWords(text: string): string[] {
     .toLowerCase()
     .split(SEPARATORS)
     .filter((w) => w !== '');
+}
+
+/**
+ * Calls `visit` with each word of `lowercased` (text already lowercased: the words of
+ * {@link searchWords}, in order) and where it starts in the text.
+ */
+export function forEachWord(
+  lowercased: string,
+  visit: (word: string, offset: number) => void,
+): void {
+  for (let from = 0; ; ) {
+    WORD.lastIndex = from;
+    const m = WORD.exec(lowercased);
+    if (m === null) return;
+    from = WORD.lastIndex;
+    visit(m[0], m.index);
+  }
 }
 
 /**
@@ -26,4 +44,38 @@ export function fuzzyDistance(word: string): number {
 /** Lowercase, with every run of whitespace made one space: the form phrases are compared in. */
 export function phraseText(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Whether `phrase` (in {@link phraseText}'s form) occurs in `phraseText(text)` where its first
+ * `lead` characters end at `at`, `text` being lowercased but with its whitespace as it is: the
+ * comparison of a phrase with one place in an item's text, without making its phrase form.
+ */
+export function phraseAt(text: string, at: number, phrase: string, lead: number): boolean {
+  let j = at;
+  for (let i = lead - 1; i >= 0; i--) {
+    const c = phrase.charCodeAt(i);
+    if (c === SPACE) {
+      if (j === 0 || !isSpace(text.charCodeAt(j - 1))) return false;
+      while (j > 0 && isSpace(text.charCodeAt(j - 1))) j--;
+    } else if (j === 0 || text.charCodeAt(--j) !== c) return false;
+  }
+  j = at;
+  for (let i = lead; i < phrase.length; i++) {
+    const c = phrase.charCodeAt(i);
+    if (c === SPACE) {
+      if (j === text.length || !isSpace(text.charCodeAt(j))) return false;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
+    } else if (j === text.length || text.charCodeAt(j++) !== c) return false;
+  }
+  return true;
+}
+
+const SPACE = 0x20;
+const WHITESPACE = /\s/;
+
+/** Whether a UTF-16 code unit is whitespace as `\s` has it (which {@link phraseText} folds). */
+function isSpace(c: number): boolean {
+  if (c < 0x80) return c === SPACE || (c >= 0x09 && c <= 0x0d);
+  return WHITESPACE.test(String.fromCharCode(c));
 }
