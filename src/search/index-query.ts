@@ -320,27 +320,34 @@ export class IndexQuery {
       stamps[d] = epoch;
       counts[d] = CANDIDATE;
     }
+    /** Whether `term` may be word `i` of the phrase where it occurs. */
+    const fits = (i: number, term: number): boolean =>
+      term >= 0 &&
+      (i === 0
+        ? termStamps[term] === termEpoch
+        : i === n - 1
+          ? termStamps2[term] === termEpoch
+          : term === middle[i - 1]);
     const { stream, offsets, valueOf, values } = index;
     for (const term of slots[rarest]!) {
       for (const f of fields) {
         const list = index.postings[term * FIELD_COUNT + f];
         if (list === undefined) continue;
-        const { docs, at, pos, count } = list;
+        const { docs, at, pos, before, after, count } = list;
         for (let i = 0; i < count; i++) {
           const d = docs[i]!;
           if (stamps[d] !== epoch || counts[d] !== CANDIDATE) continue;
           for (let j = at[i]!, end = at[i + 1]!; j < end; j++) {
-            // Whether the phrase is there with its first word at `start`.
+            // Whether the phrase is there with its word `rarest` at `pos[j]`: the words next to
+            // it first (kept in the postings), then any others (in the stream), then the text.
+            if (rarest > 0 && !fits(rarest - 1, before[j]!)) continue;
+            if (rarest < n - 1 && !fits(rarest + 1, after[j]!)) continue;
             const start = pos[j]! - rarest;
-            if (start < 0) continue;
+            let all = true;
+            for (let k = 0; k < n && all; k++)
+              if (k < rarest - 1 || k > rarest + 1) all = fits(k, stream[start + k]!);
+            if (!all) continue;
             const head = stream[start]!;
-            const tail = stream[start + n - 1]!;
-            if (head < 0 || termStamps[head] !== termEpoch) continue;
-            if (tail < 0 || termStamps2[tail] !== termEpoch) continue;
-            let fits = true;
-            for (let m = 0; m < middle.length && fits; m++)
-              fits = stream[start + 1 + m] === middle[m];
-            if (!fits) continue;
             const text = values[valueOf[start]!]!;
             if (phraseAt(text, offsets[start]! + index.words[head]!.length - first, wanted, lead)) {
               counts[d] = FOUND;

@@ -1,18 +1,16 @@
 /**
- * The filters of a search (everything but the query), applied to one item, and what of an
- * item the filters and the orders read, in one shape for every item.
+ * The filters of a search (everything but the query), and what of an item they and the orders
+ * read, kept so that testing thousands of items is quick: the filters read columns of numbers
+ * by document number ({@link FilterColumns}), the orders one record per item of a single shape
+ * ({@link ItemFacts}).
  */
-import { coerce, valid } from 'semver';
-import type { CatalogItem, SignatureState } from '../items/item-catalog.js';
+import { coerce, valid, type SemVer } from 'semver';
+import type { CatalogItem } from '../items/item-catalog.js';
 import type { ItemKind } from '../items/item-kind.js';
 import type { SpaceName } from '../items/space.js';
 import type { CheckedSearch } from './search-request.js';
 
-/**
- * What filtering and ordering read of an item, computed once: items come in many shapes
- * (optional fields present or not), and reading the same few fields of thousands of them is
- * much faster from records that all have one.
- */
+/** What the orders read of an item, computed once, in one shape for every item. */
 export interface ItemFacts {
   readonly kind: ItemKind;
   readonly space: SpaceName;
@@ -21,13 +19,6 @@ export interface ItemFacts {
   readonly file: string;
   /** Its name, lowercased. */
   readonly name: string;
-  readonly signature: SignatureState;
-  readonly shadowed: boolean;
-  /** Its category, lowercased. */
-  readonly category: string | undefined;
-  /** Its tags, lowercased. */
-  readonly tags: readonly string[];
-  readonly version: string | undefined;
   /** See {@link itemDate}. */
   readonly date: number;
 }
@@ -40,11 +31,6 @@ export function itemFacts(item: CatalogItem): ItemFacts {
     itemId: item.itemId,
     file: item.file ?? '',
     name: item.name.toLowerCase(),
-    signature: item.signature.state,
-    shadowed: item.shadowedBy !== undefined,
-    category: item.category?.toLowerCase(),
-    tags: item.tags.map((t) => t.toLowerCase()),
-    version: item.version,
     date: itemDate(item),
   };
 }
@@ -63,11 +49,109 @@ export function itemDate(item: CatalogItem): number {
 }
 
 /**
- * The filters of `search` (kinds, spaces, category, tags, version, dates, signature,
- * shadowing) as one test to apply to many items by their {@link ItemFacts}, or `undefined` when
- * it has none; what each version string gives is kept for the items that share it.
+ * Kinds, spaces, signature states, categories and tags (lowercased) and versions, numbered:
+ * every such string seen in this process gets a number once, so that the columns hold numbers
+ * and a filter decides once per distinct string, not once per item.
  */
-export function itemFilter(search: CheckedSearch): ((item: ItemFacts) => boolean) | undefined {
+const names: string[] = [];
+const numbers = new Map<string, number>();
+/** Each name parsed (or coerced) as a semver version when first asked (`false`: not one). */
+const semvers: (string | SemVer | false | undefined)[] = [];
+
+function numberOf(name: string): number {
+  let num = numbers.get(name);
+  if (num === undefined) {
+    num = names.length;
+    names.push(name);
+    numbers.set(name, num);
+  }
+  return num;
+}
+
+/**
+ * What the filters read of each item, by number, in typed arrays (-1 for an absent value). A
+ * filter made by {@link itemFilter} reads the arrays it was made with: set the items first.
+ */
+export class FilterColumns {
+  kind: Int32Array;
+  space: Int32Array;
+  signature: Int32Array;
+  shadowed: Uint8Array;
+  category: Int32Array;
+  version: Int32Array;
+  date: Float64Array;
+  /** Item `num`'s tags are `tagList[tagFrom[num]]` up to `tagList[tagTo[num]]` (exclusive). */
+  tagFrom: Int32Array;
+  tagTo: Int32Array;
+  tagList = new Int32Array(64);
+  private tagEnd = 0;
+
+  /** Columns with room for `size` items (they grow as items are set). */
+  constructor(size = 16) {
+    this.kind = new Int32Array(size);
+    this.space = new Int32Array(size);
+    this.signature = new Int32Array(size);
+    this.shadowed = new Uint8Array(size);
+    this.category = new Int32Array(size);
+    this.version = new Int32Array(size);
+    this.date = new Float64Array(size);
+    this.tagFrom = new Int32Array(size);
+    this.tagTo = new Int32Array(size);
+  }
+
+  /** Puts what the filters read of `item` under `num`. */
+  set(num: number, item: CatalogItem, date = itemDate(item)): void {
+    if (num >= this.kind.length) this.grow(Math.max(num + 1, this.kind.length * 2, 16));
+    this.kind[num] = numberOf(item.kind);
+    this.space[num] = numberOf(item.space);
+    this.signature[num] = numberOf(item.signature.state);
+    this.shadowed[num] = item.shadowedBy === undefined ? 0 : 1;
+    this.category[num] = item.category === undefined ? -1 : numberOf(item.category.toLowerCase());
+    this.version[num] = item.version === undefined ? -1 : numberOf(item.version);
+    this.date[num] = date;
+    // In the place of the item's tags before when they fit, else at the end of the list.
+    let at = this.tagTo[num]! - this.tagFrom[num]! >= item.tags.length ? this.tagFrom[num]! : -1;
+    if (at < 0) {
+      at = this.tagEnd;
+      this.tagEnd += item.tags.length;
+      if (this.tagEnd > this.tagList.length) {
+        const list = new Int32Array(Math.max(this.tagEnd, this.tagList.length * 2));
+        list.set(this.tagList);
+        this.tagList = list;
+      }
+    }
+    this.tagFrom[num] = at;
+    for (const tag of item.tags) this.tagList[at++] = numberOf(tag.toLowerCase());
+    this.tagTo[num] = at;
+  }
+
+  private grow(size: number): void {
+    const grow = <T extends Int32Array | Uint8Array | Float64Array>(a: T): T => {
+      const copy = new (a.constructor as new (n: number) => T)(size);
+      copy.set(a);
+      return copy;
+    };
+    this.kind = grow(this.kind);
+    this.space = grow(this.space);
+    this.signature = grow(this.signature);
+    this.shadowed = grow(this.shadowed);
+    this.category = grow(this.category);
+    this.version = grow(this.version);
+    this.date = grow(this.date);
+    this.tagFrom = grow(this.tagFrom);
+    this.tagTo = grow(this.tagTo);
+  }
+}
+
+/**
+ * The filters of `search` (kinds, spaces, category, tags, version, dates, signature,
+ * shadowing) as one test of an item by its number in `columns`, or `undefined` when it has
+ * none.
+ */
+export function itemFilter(
+  search: CheckedSearch,
+  columns: FilterColumns,
+): ((num: number) => boolean) | undefined {
   const { kinds, spaces, signature, category, tags, version: range, dateFrom, dateTo } = search;
   if (
     kinds === undefined &&
@@ -81,35 +165,45 @@ export function itemFilter(search: CheckedSearch): ((item: ItemFacts) => boolean
     dateTo === undefined
   )
     return undefined;
+  const kindOk = kinds && verdicts((name) => kinds.has(name as ItemKind));
+  const spaceOk = spaces && verdicts((name) => spaces.has(name as SpaceName));
+  const signatureOk = signature && verdicts((name) => signature.has(name as never));
   const subcategory = `${category}/`;
-  const versions = new Map<string, boolean>();
-  const inRange = (text: string): boolean => {
-    let ok = versions.get(text);
-    if (ok === undefined) {
-      const version = valid(text) ?? coerce(text);
-      versions.set(text, (ok = version !== null && range!.test(version)));
+  const categoryOk =
+    category !== undefined && verdicts((name) => name === category || name.startsWith(subcategory));
+  const versionOk =
+    range !== undefined &&
+    verdicts((name, num) => {
+      const parsed = (semvers[num] ??= valid(name) ?? coerce(name) ?? false);
+      return parsed !== false && range.test(parsed);
+    });
+  const wantedTags = tags.map(numberOf);
+  const { kind, space, shadowed, category: categories, version, date } = columns;
+  const signatures = columns.signature;
+  return (num) => {
+    if (kindOk && !kindOk(kind[num]!)) return false;
+    if (spaceOk && !spaceOk(space[num]!)) return false;
+    if (!search.includeShadowed && shadowed[num] === 1) return false;
+    if (signatureOk && !signatureOk(signatures[num]!)) return false;
+    if (categoryOk && (categories[num]! < 0 || !categoryOk(categories[num]!))) return false;
+    if (wantedTags.length > 0) {
+      const { tagList, tagFrom, tagTo } = columns;
+      for (const tag of wantedTags) {
+        let i = tagFrom[num]!;
+        const end = tagTo[num]!;
+        while (i < end && tagList[i] !== tag) i++;
+        if (i === end) return false;
+      }
     }
-    return ok;
-  };
-  return (item) => {
-    if (kinds !== undefined && !kinds.has(item.kind)) return false;
-    if (spaces !== undefined && !spaces.has(item.space)) return false;
-    if (!search.includeShadowed && item.shadowed) return false;
-    if (signature !== undefined && !signature.has(item.signature)) return false;
-    if (category !== undefined) {
-      const own = item.category;
-      if (own === undefined || (own !== category && !own.startsWith(subcategory))) return false;
-    }
-    for (const tag of tags) if (!has(item.tags, tag)) return false;
-    if (range !== undefined && (item.version === undefined || !inRange(item.version))) return false;
-    if (dateFrom !== undefined && item.date < dateFrom) return false;
-    if (dateTo !== undefined && item.date > dateTo) return false;
+    if (versionOk && (version[num]! < 0 || !versionOk(version[num]!))) return false;
+    if (dateFrom !== undefined && date[num]! < dateFrom) return false;
+    if (dateTo !== undefined && date[num]! > dateTo) return false;
     return true;
   };
 }
 
-/** Whether `list` has `value` (a loop: faster than `includes` on the few tags of an item). */
-function has(list: readonly string[], value: string): boolean {
-  for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
-  return false;
+/** `test` of a numbered name, decided once per name. */
+function verdicts(test: (name: string, num: number) => boolean): (num: number) => boolean {
+  const known: (boolean | undefined)[] = [];
+  return (num) => (known[num] ??= test(names[num]!, num));
 }

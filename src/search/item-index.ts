@@ -101,7 +101,7 @@ export class ItemIndex {
     const search = checkSearchRequest(request);
     await this.refresh();
     const hits = this.query.run(search.tree);
-    const passes = itemFilter(search);
+    const passes = itemFilter(search, this.index.columns);
     const docs = this.index.docs;
     if (this.found.length < hits.size) {
       this.found = new Int32Array(hits.docs.length);
@@ -111,7 +111,7 @@ export class ItemIndex {
     let count = 0;
     for (let i = 0; i < hits.size; i++) {
       const num = hits.docs[i]!;
-      if (passes !== undefined && !passes(docs[num]!.facts)) continue;
+      if (passes !== undefined && !passes(num)) continue;
       found[count] = num;
       scores[count++] = finalScore(hits.scores[i]!, hits.words[i]!);
     }

@@ -5,7 +5,7 @@
  * matched in. The baseline the index is measured against, and a cross-check of it.
  */
 import type { CatalogItem } from '../items/item-catalog.js';
-import { itemFacts, itemFilter } from './item-filter.js';
+import { FilterColumns, itemFilter } from './item-filter.js';
 import type { QueryField, QueryNode } from './query-node.js';
 import { FIELD_BOOSTS, SEARCH_FIELDS, fieldValues } from './search-fields.js';
 import { searchPage, type ScoredItem, type SearchPage } from './search-page.js';
@@ -18,10 +18,14 @@ import { withinEdits } from './within-edits.js';
  */
 export function linearSearch(items: readonly CatalogItem[], request: SearchRequest): SearchPage {
   const search = checkSearchRequest(request);
-  const passes = itemFilter(search);
+  const columns = new FilterColumns(1);
+  const passes = itemFilter(search, columns);
   const found: ScoredItem[] = [];
   for (const item of items) {
-    if (passes !== undefined && !passes(itemFacts(item))) continue;
+    if (passes !== undefined) {
+      columns.set(0, item);
+      if (!passes(0)) continue;
+    }
     const score = new ItemMatcher(item).score(search.tree);
     if (score !== undefined) found.push({ item, score });
   }

@@ -13,9 +13,11 @@
  *   in its value and which value that is (values, lowercased, are numbered in the same order).
  *   Where each document's fields start in the stream is in one more array.
  * - The postings of a term in a field list the documents that have it (in increasing order),
- *   and for each the positions in the stream where it occurs, plus how many of those documents
- *   are still live. A build counts them first and puts all postings in three typed arrays, each
- *   list with some room to grow; a list that outgrows it gets arrays of its own, twice as long.
+ *   and for each the positions in the stream where it occurs with the words just before and
+ *   after it there (so that a phrase is checked without leaving the postings), plus how many
+ *   of those documents are still live. A build counts them first and puts all postings in a
+ *   few typed arrays, each list with some room to grow; a list that outgrows it gets arrays of
+ *   its own, twice as long.
  * - Each field's length in each document (its distinct words, as MiniSearch counts them) is in
  *   a typed array per field, with their sum over the live documents for the average.
  * - A removed document is only marked dead (a tombstone): its postings stay and are skipped
@@ -23,7 +25,7 @@
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import type { CatalogItem } from '../items/item-catalog.js';
-import { itemFacts, type ItemFacts } from './item-filter.js';
+import { FilterColumns, itemFacts, type ItemFacts } from './item-filter.js';
 import { SEARCH_FIELDS, fieldValues } from './search-fields.js';
 import { forEachWord, phraseText } from './search-words.js';
 
@@ -42,6 +44,10 @@ export interface Postings {
   at: Int32Array;
   /** Positions in {@link TermIndex.stream}. */
   pos: Int32Array;
+  /** The term before each position in the stream (-1 at the start of a value). */
+  before: Int32Array;
+  /** The term after each position in the stream (-1 at the end of a value). */
+  after: Int32Array;
   count: number;
   /** How many of the documents are live. */
   live: number;
@@ -52,7 +58,7 @@ export interface IndexedDoc {
   readonly id: string;
   /** The item; a new object with the same text replaces it in place (see `TermIndex.renew`). */
   item: CatalogItem;
-  /** What filters and orders read of it. */
+  /** What orders read of it. */
   facts: ItemFacts;
   /** Each field's values as phrases are compared with them, made when first needed. */
   phrases: (readonly string[] | undefined)[] | undefined;
@@ -73,6 +79,8 @@ export class TermIndex {
   readonly docs: (IndexedDoc | undefined)[] = [];
   /** 1 for a live document number, 0 for a removed one. */
   alive = new Uint8Array(64);
+  /** What filters read of each document, by number. */
+  readonly columns = new FilterColumns(64);
   /** Each field's length (distinct words) by document number. */
   readonly lengths: Uint32Array[] = SEARCH_FIELDS.map(() => new Uint32Array(64));
   /** The sum of each field's length over the live documents. */
@@ -122,6 +130,8 @@ export class TermIndex {
     const docArena = new Int32Array(docTotal);
     const atArena = new Int32Array(docTotal + slots);
     const posArena = new Int32Array(posTotal);
+    const beforeArena = new Int32Array(posTotal);
+    const afterArena = new Int32Array(posTotal);
     let d = 0;
     let a = 0;
     let p = 0;
@@ -129,10 +139,13 @@ export class TermIndex {
       const count = counts[2 * slot]!;
       if (count === 0) continue;
       const docRoom = room(count);
+      const posRoom = room(counts[2 * slot + 1]!);
       index.postings[slot] = {
         docs: docArena.subarray(d, (d += docRoom)),
         at: atArena.subarray(a, (a += docRoom + 1)),
-        pos: posArena.subarray(p, (p += room(counts[2 * slot + 1]!))),
+        pos: posArena.subarray(p, p + posRoom),
+        before: beforeArena.subarray(p, p + posRoom),
+        after: afterArena.subarray(p, (p += posRoom)),
         count: 0,
         live: 0,
       };
@@ -155,6 +168,7 @@ export class TermIndex {
     const doc = this.docs[num]!;
     doc.item = item;
     doc.facts = itemFacts(item);
+    this.columns.set(num, item, doc.facts.date);
   }
 
   /** Marks document `num` removed: its postings stay, skipped, until the index is built again. */
@@ -212,7 +226,9 @@ export class TermIndex {
       }
     }
     this.fieldStarts[base + FIELD_COUNT] = this.streamLength;
-    return { id, item, facts: itemFacts(item), phrases: undefined };
+    const facts = itemFacts(item);
+    this.columns.set(num, item, facts.date);
+    return { id, item, facts, phrases: undefined };
   }
 
   /** Puts a word (its term number, offset and value) at the end of the stream. */
@@ -259,8 +275,9 @@ export class TermIndex {
         const slot = term * FIELD_COUNT + f;
         let list = this.postings[slot];
         if (list === undefined) {
-          const [docs, at, pos] = [new Int32Array(4), new Int32Array(5), new Int32Array(4)];
-          this.postings[slot] = list = { docs, at, pos, count: 0, live: 0 };
+          const [docs, at] = [new Int32Array(4), new Int32Array(5)];
+          const [pos, before, after] = [new Int32Array(4), new Int32Array(4), new Int32Array(4)];
+          this.postings[slot] = list = { docs, at, pos, before, after, count: 0, live: 0 };
         }
         let count = list.count;
         if (seen[term] !== epoch) {
@@ -274,8 +291,14 @@ export class TermIndex {
           list.live++;
         }
         const end = list.at[count]!;
-        if (end + 1 > list.pos.length) list.pos = grown(list.pos, end + 1);
+        if (end + 1 > list.pos.length) {
+          list.pos = grown(list.pos, end + 1);
+          list.before = grown(list.before, end + 1);
+          list.after = grown(list.after, end + 1);
+        }
         list.pos[end] = p;
+        list.before[end] = p === 0 ? -1 : stream[p - 1]!;
+        list.after[end] = stream[p + 1]!;
         list.at[count] = end + 1;
       }
       this.lengths[f]![num] = distinct;
