@@ -30,12 +30,11 @@ export interface Hits {
 const K = 1.2;
 const B = 0.7;
 const D = 0.5;
+const FLAT = K * (1 - B);
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 const BOOSTS = Float64Array.from(SEARCH_FIELDS, (f) => FIELD_BOOSTS[f]);
 const ALL_FIELDS: readonly number[] = SEARCH_FIELDS.map((_, f) => f);
-/** Below this many candidates, a phrase is looked for in each candidate's text directly. */
-const FEW_CANDIDATES = 32;
 
 type WordMatch = 'exact' | 'prefix' | 'fuzzy';
 
@@ -109,20 +108,25 @@ export class IndexQuery {
       }
       case 'phrase': {
         const fields = fieldsOf(node.field);
-        const found = this.intersection(node.words.map((w) => this.word(w, fields, 'exact')));
         const wanted = phraseText(node.text);
-        if (found.size === 0 || (node.words.length === 1 && wanted === node.words[0])) return found;
-        return this.withPhrase(found, node.words, wanted, fields);
+        if (node.words.length > 1) return this.phrase(node.words, wanted, fields);
+        // One word: the documents with it, and when the phrase has more than the word
+        // (`"(old"`), those whose text has that.
+        const found = this.word(node.words[0]!, fields, 'exact');
+        if (found.size === 0 || wanted === node.words[0]) return found;
+        return this.keep(found, (d) =>
+          fields.some((f) => this.index.phrases(d, f).some((text) => text.includes(wanted))),
+        );
       }
     }
   }
 
   /** Every live document, scoring nothing. */
   private all(): Hits {
-    const { alive, docs } = this.index;
+    const { alive, ids } = this.index;
     const out = this.take();
     let n = 0;
-    for (let d = 0; d < docs.length; d++) {
+    for (let d = 0; d < ids.length; d++) {
       if (alive[d] === 0) continue;
       out.docs[n] = d;
       out.scores[n] = 0;
@@ -137,23 +141,23 @@ export class IndexQuery {
     const index = this.index;
     const epoch = this.nextEpoch();
     const { stamps, acc, touched } = this;
-    const { alive, lengths, lengthSums, liveCount } = index;
+    const { alive } = index;
     let n = 0;
     const add = (term: number, weight: number) => {
+      const { entryDoc, entryEnd } = index;
       for (const f of fields) {
-        const postings = index.postings[term * FIELD_COUNT + f];
-        if (postings === undefined || postings.live === 0) continue;
-        const { docs, at, count } = postings;
-        const idf = Math.log(1 + (liveCount - postings.live + 0.5) / (postings.live + 0.5));
-        const boost = weight * BOOSTS[f]! * idf;
-        const flat = K * (1 - B);
-        const perWord = (K * B * liveCount) / lengthSums[f]!;
-        const length = lengths[f]!;
-        for (let i = 0; i < count; i++) {
-          const doc = docs[i]!;
+        const slot = term * FIELD_COUNT + f;
+        if (index.listLive[slot] === 0) continue;
+        const [boost, perWord, length] = this.bm25(slot, f, weight);
+        const from = index.listStart[slot]!;
+        const to = from + index.listCount[slot]!;
+        let end = 0;
+        for (let e = from; e < to; e++) {
+          const doc = entryDoc[e]!;
+          const tf = entryEnd[e]! - end;
+          end = entryEnd[e]!;
           if (alive[doc] === 0) continue;
-          const tf = at[i + 1]! - at[i]!;
-          const score = boost * (D + (tf * (K + 1)) / (tf + flat + perWord * length[doc]!));
+          const score = boost * (D + (tf * (K + 1)) / (tf + FLAT + perWord * length[doc]!));
           if (stamps[doc] !== epoch) {
             stamps[doc] = epoch;
             acc[doc] = score;
@@ -261,27 +265,18 @@ export class IndexQuery {
   }
 
   /**
-   * The documents of `found` (which have every word of the phrase) where some value of one of
-   * `fields` contains `wanted` (`found` itself, made smaller). Where `wanted` occurs, the words
-   * of the text are its words in a row, except that the first may be the end of a longer word
-   * and the last the beginning of one; so the positions of the rarest of them are read in the
-   * postings, the words around each checked in the stream, and where they fit the text is
-   * compared there.
+   * The documents where some value of one of `fields` contains `wanted`, a phrase of two words
+   * or more, each of which they also have (as a word, in one of `fields`), scored as the words
+   * together. Where `wanted` occurs, the words of the text are its words in a row, except that
+   * the first may be the end of a longer word and the last the beginning of one: so the
+   * positions of the rarest of them are read in the postings, the words next to each checked
+   * there too, any others in the stream, and where they all fit the text is compared; then the
+   * postings of the words are read for the few documents found.
    */
-  private withPhrase(
-    found: Hits,
-    words: readonly string[],
-    wanted: string,
-    fields: readonly number[],
-  ): Hits {
+  private phrase(words: readonly string[], wanted: string, fields: readonly number[]): Hits {
     const index = this.index;
-    if (words.length === 1 || found.size < FEW_CANDIDATES)
-      return this.keep(found, (d) =>
-        fields.some((f) => index.phrases(d, f).some((text) => text.includes(wanted))),
-      );
-
-    // The terms each word of the phrase may be where it occurs.
     const n = words.length;
+    // The terms each word of the phrase may be where it occurs.
     const slots: number[][] = words.map((w, i) => {
       if (i === 0) return [...index.backwards.atPrefix(backwards(w)).values()];
       if (i === n - 1) return [...index.dictionary.atPrefix(w).values()];
@@ -292,8 +287,9 @@ export class IndexQuery {
       let total = 0;
       for (const t of terms)
         for (const f of fields) {
-          const list = index.postings[t * FIELD_COUNT + f];
-          if (list !== undefined) total += list.at[list.count]!;
+          const slot = t * FIELD_COUNT + f;
+          const count = index.listCount[slot]!;
+          if (count > 0) total += index.entryEnd[index.listStart[slot]! + count - 1]!;
         }
       return total;
     };
@@ -308,18 +304,6 @@ export class IndexQuery {
     for (const t of slots[0]!) termStamps[t] = termEpoch;
     for (const t of slots[n - 1]!) termStamps2[t] = termEpoch;
     const middle = Int32Array.from(slots.slice(1, -1), (terms) => terms[0] ?? -2);
-    const first = words[0]!.length;
-    const lead = wanted.indexOf(words[0]!);
-
-    const epoch = this.nextEpoch();
-    const { stamps, counts } = this;
-    const CANDIDATE = 1;
-    const FOUND = 2;
-    for (let i = 0; i < found.size; i++) {
-      const d = found.docs[i]!;
-      stamps[d] = epoch;
-      counts[d] = CANDIDATE;
-    }
     /** Whether `term` may be word `i` of the phrase where it occurs. */
     const fits = (i: number, term: number): boolean =>
       term >= 0 &&
@@ -328,21 +312,33 @@ export class IndexQuery {
         : i === n - 1
           ? termStamps2[term] === termEpoch
           : term === middle[i - 1]);
-    const { stream, offsets, valueOf, values } = index;
+    const first = words[0]!.length;
+    const lead = wanted.indexOf(words[0]!);
+
+    // The documents with the phrase, in `touched`, marked with `epoch`.
+    const epoch = this.nextEpoch();
+    const { stamps, touched, counts, acc, accWords } = this;
+    const { alive, stream, offsets, valueOf, values, entryDoc, entryEnd } = index;
+    const { posAt, posBefore, posAfter } = index;
+    let found = 0;
     for (const term of slots[rarest]!) {
       for (const f of fields) {
-        const list = index.postings[term * FIELD_COUNT + f];
-        if (list === undefined) continue;
-        const { docs, at, pos, before, after, count } = list;
-        for (let i = 0; i < count; i++) {
-          const d = docs[i]!;
-          if (stamps[d] !== epoch || counts[d] !== CANDIDATE) continue;
-          for (let j = at[i]!, end = at[i + 1]!; j < end; j++) {
-            // Whether the phrase is there with its word `rarest` at `pos[j]`: the words next to
-            // it first (kept in the postings), then any others (in the stream), then the text.
-            if (rarest > 0 && !fits(rarest - 1, before[j]!)) continue;
-            if (rarest < n - 1 && !fits(rarest + 1, after[j]!)) continue;
-            const start = pos[j]! - rarest;
+        const slot = term * FIELD_COUNT + f;
+        const from = index.listStart[slot]!;
+        const to = from + index.listCount[slot]!;
+        const base = index.listPos[slot]!;
+        let end = base;
+        for (let e = from; e < to; e++) {
+          const d = entryDoc[e]!;
+          const begin = end;
+          end = base + entryEnd[e]!;
+          if (alive[d] === 0 || stamps[d] === epoch) continue;
+          for (let j = begin; j < end; j++) {
+            // Whether the phrase is there with its word `rarest` at `posAt[j]`: the words next
+            // to it first (kept in the postings), then any others (in the stream), then the text.
+            if (rarest > 0 && !fits(rarest - 1, posBefore[j]!)) continue;
+            if (rarest < n - 1 && !fits(rarest + 1, posAfter[j]!)) continue;
+            const start = posAt[j]! - rarest;
             let all = true;
             for (let k = 0; k < n && all; k++)
               if (k < rarest - 1 || k > rarest + 1) all = fits(k, stream[start + k]!);
@@ -350,14 +346,65 @@ export class IndexQuery {
             const head = stream[start]!;
             const text = values[valueOf[start]!]!;
             if (phraseAt(text, offsets[start]! + index.words[head]!.length - first, wanted, lead)) {
-              counts[d] = FOUND;
+              stamps[d] = epoch;
+              touched[found++] = d;
+              counts[d] = 0;
+              acc[d] = 0;
+              accWords[d] = 0;
               break;
             }
           }
         }
       }
     }
-    return this.keep(found, (d) => counts[d] === FOUND);
+
+    // Each word's score in them; `counts` tells how many of the words (in order) each has.
+    const out = this.take();
+    for (let k = 0; k < n && found > 0; k++) {
+      const term = index.terms.get(words[k]!);
+      if (term === undefined) return out;
+      const bit = this.bitOf(words[k]!);
+      for (const f of fields) {
+        const slot = term * FIELD_COUNT + f;
+        if (index.listLive[slot] === 0) continue;
+        const [boost, perWord, length] = this.bm25(slot, f, 1);
+        const from = index.listStart[slot]!;
+        const to = from + index.listCount[slot]!;
+        let end = 0;
+        for (let e = from; e < to; e++) {
+          const d = entryDoc[e]!;
+          const tf = entryEnd[e]! - end;
+          end = entryEnd[e]!;
+          if (stamps[d] !== epoch) continue;
+          if (counts[d] === k) counts[d] = k + 1;
+          else if (counts[d] !== k + 1) continue;
+          acc[d] = acc[d]! + boost * (D + (tf * (K + 1)) / (tf + FLAT + perWord * length[d]!));
+          accWords[d]! |= bit;
+        }
+      }
+    }
+    let size = 0;
+    for (let i = 0; i < found; i++) {
+      const d = touched[i]!;
+      if (counts[d] !== n) continue;
+      out.docs[size] = d;
+      out.scores[size] = acc[d]!;
+      out.words[size++] = accWords[d]!;
+    }
+    out.size = size;
+    return out;
+  }
+
+  /**
+   * What scoring the documents of postings list `slot` (in field `f`, each match counting
+   * `weight`) needs: the factor of the whole (weight × field boost × idf), the factor of a
+   * document's field length, and the field lengths.
+   */
+  private bm25(slot: number, f: number, weight: number): [number, number, Uint32Array] {
+    const { lengths, lengthSums, liveCount } = this.index;
+    const live = this.index.listLive[slot]!;
+    const idf = Math.log(1 + (liveCount - live + 0.5) / (live + 0.5));
+    return [weight * BOOSTS[f]! * idf, (K * B * liveCount) / lengthSums[f]!, lengths[f]!];
   }
 
   /** Keeps the entries of `hits` whose document passes `test`, in place. */
@@ -410,7 +457,7 @@ export class IndexQuery {
 
   /** Sizes the scratch arrays to the index's document and term numbers. */
   private fit(): void {
-    const docs = this.index.docs.length;
+    const docs = this.index.ids.length;
     if (this.stamps.length < docs) {
       const size = Math.max(docs, this.stamps.length * 2, 64);
       this.stamps = new Int32Array(size);

@@ -1,39 +1,13 @@
 /**
- * The filters of a search (everything but the query), and what of an item they and the orders
- * read, kept so that testing thousands of items is quick: the filters read columns of numbers
- * by document number ({@link FilterColumns}), the orders one record per item of a single shape
- * ({@link ItemFacts}).
+ * The filters of a search (everything but the query), which read what they need of each item
+ * from columns of numbers by document number ({@link FilterColumns}), so that testing thousands
+ * of items is quick.
  */
 import { coerce, valid, type SemVer } from 'semver';
 import type { CatalogItem } from '../items/item-catalog.js';
 import type { ItemKind } from '../items/item-kind.js';
 import type { SpaceName } from '../items/space.js';
 import type { CheckedSearch } from './search-request.js';
-
-/** What the orders read of an item, computed once, in one shape for every item. */
-export interface ItemFacts {
-  readonly kind: ItemKind;
-  readonly space: SpaceName;
-  readonly itemId: string;
-  /** Its file, '' when it has none. */
-  readonly file: string;
-  /** Its name, lowercased. */
-  readonly name: string;
-  /** See {@link itemDate}. */
-  readonly date: number;
-}
-
-/** The {@link ItemFacts} of `item`. */
-export function itemFacts(item: CatalogItem): ItemFacts {
-  return {
-    kind: item.kind,
-    space: item.space,
-    itemId: item.itemId,
-    file: item.file ?? '',
-    name: item.name.toLowerCase(),
-    date: itemDate(item),
-  };
-}
 
 /**
  * An item's date for date filters and the `date` sort (epoch ms): its `createdAt`, else its

@@ -101,8 +101,8 @@ export class ItemIndex {
     const search = checkSearchRequest(request);
     await this.refresh();
     const hits = this.query.run(search.tree);
-    const passes = itemFilter(search, this.index.columns);
-    const docs = this.index.docs;
+    const index = this.index;
+    const passes = itemFilter(search, index.columns);
     if (this.found.length < hits.size) {
       this.found = new Int32Array(hits.docs.length);
       this.scores = new Float64Array(hits.docs.length);
@@ -115,12 +115,15 @@ export class ItemIndex {
       found[count] = num;
       scores[count++] = finalScore(hits.scores[i]!, hits.words[i]!);
     }
+    const { items, names } = index;
+    const dates = index.columns.date;
     return rankedPage(
       {
         count,
-        item: (i) => docs[found[i]!]!.item,
+        item: (i) => items[found[i]!]!,
         score: (i) => scores[i]!,
-        facts: (i) => docs[found[i]!]!.facts,
+        date: (i) => dates[found[i]!]!,
+        name: (i) => names[found[i]!]!,
       },
       search,
     );
@@ -138,10 +141,10 @@ export class ItemIndex {
     const replaced: string[] = [];
     for (const [id, item] of next) {
       const num = this.numbers.get(id);
-      const known = num === undefined ? undefined : index.docs[num]!;
+      const known = num === undefined ? undefined : index.items[num]!;
       if (known === undefined) added.push(id);
-      else if (known.item !== item) {
-        if (sameText(known.item, item)) index.renew(num!, item);
+      else if (known !== item) {
+        if (sameText(known, item)) index.renew(num!, item);
         else replaced.push(id);
       }
     }

@@ -2,7 +2,7 @@
 import type { CatalogItem, SignatureState } from '../items/item-catalog.js';
 import type { ItemKind } from '../items/item-kind.js';
 import type { SpaceName } from '../items/space.js';
-import { itemFacts, type ItemFacts } from './item-filter.js';
+import { itemDate } from './item-filter.js';
 import type { CheckedSearch } from './search-request.js';
 
 /** One item found (its descriptive fields, without its text). */
@@ -59,7 +59,10 @@ export interface FoundItems {
   readonly count: number;
   item(i: number): CatalogItem;
   score(i: number): number;
-  facts(i: number): ItemFacts;
+  /** The item's date (see `itemDate`). */
+  date(i: number): number;
+  /** The item's name, lowercased. */
+  name(i: number): string;
 }
 
 const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 };
@@ -69,9 +72,15 @@ const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 
  * items up to the end of the page are put in order (a partial selection), not all of them.
  */
 export function searchPage(found: readonly ScoredItem[], search: CheckedSearch): SearchPage {
-  const facts = memo(found.length, (i) => itemFacts(found[i]!.item));
+  const item = (i: number) => found[i]!.item;
   return rankedPage(
-    { count: found.length, item: (i) => found[i]!.item, score: (i) => found[i]!.score, facts },
+    {
+      count: found.length,
+      item,
+      score: (i) => found[i]!.score,
+      date: memo(found.length, (i) => itemDate(item(i))),
+      name: memo(found.length, (i) => item(i).name.toLowerCase()),
+    },
     search,
   );
 }
@@ -99,20 +108,20 @@ export function rankedPage(found: FoundItems, search: CheckedSearch): SearchPage
 type Order = (a: number, b: number) => number;
 
 function orderFor(found: FoundItems, search: CheckedSearch): Order {
-  const { facts, score } = found;
+  const { item, score, date, name } = found;
   const tie: Order = (x, y) => {
-    const a = facts(x);
-    const b = facts(y);
+    const a = item(x);
+    const b = item(y);
     return (
       SPACE_ORDER[a.space] - SPACE_ORDER[b.space] ||
       compare(a.itemId, b.itemId) ||
       compare(a.kind, b.kind) ||
-      compare(a.file, b.file)
+      compare(a.file ?? '', b.file ?? '')
     );
   };
   if (search.sort === 'date')
-    return (a, b) => facts(b).date - facts(a).date || score(b) - score(a) || tie(a, b);
-  if (search.sort === 'name') return (a, b) => compare(facts(a).name, facts(b).name) || tie(a, b);
+    return (a, b) => date(b) - date(a) || score(b) - score(a) || tie(a, b);
+  if (search.sort === 'name') return (a, b) => compare(name(a), name(b)) || tie(a, b);
   return (a, b) => score(b) - score(a) || tie(a, b);
 }
 

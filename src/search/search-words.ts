@@ -5,7 +5,6 @@
  */
 
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
-const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The lowercased words of `text`, in order. */
 export function searchWords(text: string): string[] {
@@ -17,19 +16,54 @@ export function searchWords(text: string): string[] {
 
 /**
  * Calls `visit` with each word of `lowercased` (text already lowercased: the words of
- * {@link searchWords}, in order) and where it starts in the text.
+ * {@link searchWords}, in order) and where it starts in the text. Reads the text character by
+ * character (ASCII directly, other characters looked up once), faster than a regular
+ * expression that makes a match object per word.
  */
 export function forEachWord(
   lowercased: string,
   visit: (word: string, offset: number) => void,
 ): void {
-  for (let from = 0; ; ) {
-    WORD.lastIndex = from;
-    const m = WORD.exec(lowercased);
-    if (m === null) return;
-    from = WORD.lastIndex;
-    visit(m[0], m.index);
+  const length = lowercased.length;
+  let start = -1;
+  for (let i = 0; i < length; ) {
+    const c = lowercased.charCodeAt(i);
+    let width = 1;
+    let word: boolean;
+    if (c < 0x80)
+      word = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
+    else if (
+      c >= 0xd800 &&
+      c <= 0xdbff &&
+      i + 1 < length &&
+      isLowSurrogate(lowercased.charCodeAt(i + 1))
+    ) {
+      width = 2;
+      word = WORD_CHARACTER.test(lowercased.slice(i, i + 2));
+    } else word = isWordUnit(c);
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      visit(lowercased.slice(start, i), start);
+      start = -1;
+    }
+    i += width;
   }
+  if (start >= 0) visit(lowercased.slice(start), start);
+}
+
+const WORD_CHARACTER = /^[\p{L}\p{N}]$/u;
+/** Per UTF-16 code unit outside ASCII: 0 not looked at yet, 1 a letter or digit, 2 not. */
+const WORD_UNITS = new Uint8Array(0x10000);
+
+function isWordUnit(c: number): boolean {
+  let known = WORD_UNITS[c]!;
+  if (known === 0) WORD_UNITS[c] = known = WORD_CHARACTER.test(String.fromCharCode(c)) ? 1 : 2;
+  return known === 1;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The inverted index under {@link ItemIndex}: a term dictionary, compact postings and the words
- * of each document, in a few large typed arrays rather than in objects per match or per word
- * (which also keeps the garbage collector's work small).
+ * of each document, in a few large typed arrays rather than in objects per document, per
+ * postings list or per match (which also leaves the garbage collector little to trace).
  *
  * - Terms are interned: each distinct word gets a number the first time it is seen. MiniSearch's
  *   `SearchableMap` (a radix tree) maps each word to its number for prefix and fuzzy lookups,
@@ -12,12 +12,12 @@
  *   value followed by -1 so that no two values run together); beside it, where each word starts
  *   in its value and which value that is (values, lowercased, are numbered in the same order).
  *   Where each document's fields start in the stream is in one more array.
- * - The postings of a term in a field list the documents that have it (in increasing order),
- *   and for each the positions in the stream where it occurs with the words just before and
- *   after it there (so that a phrase is checked without leaving the postings), plus how many
- *   of those documents are still live. A build counts them first and puts all postings in a
- *   few typed arrays, each list with some room to grow; a list that outgrows it gets arrays of
- *   its own, twice as long.
+ * - A postings list (a term in a field; `slot` = term × fields + field) is a run of entries,
+ *   one per document that has the term there (in increasing order): the document and where its
+ *   positions end; and a run of positions (in the stream), each with the words just before and
+ *   after it there, so that a phrase is checked without leaving the postings. Runs live in
+ *   shared arrays (arenas) with some room to grow; a run that outgrows it moves to the end of
+ *   its arena, with twice the room. How many of a list's documents are still live is kept too.
  * - Each field's length in each document (its distinct words, as MiniSearch counts them) is in
  *   a typed array per field, with their sum over the live documents for the average.
  * - A removed document is only marked dead (a tombstone): its postings stay and are skipped
@@ -25,44 +25,13 @@
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import type { CatalogItem } from '../items/item-catalog.js';
-import { FilterColumns, itemFacts, type ItemFacts } from './item-filter.js';
+import { FilterColumns, itemDate } from './item-filter.js';
 import { SEARCH_FIELDS, fieldValues } from './search-fields.js';
 import { forEachWord, phraseText } from './search-words.js';
 
 /** How many fields are indexed; field numbers are positions in {@link SEARCH_FIELDS}. */
 export const FIELD_COUNT = SEARCH_FIELDS.length;
 const STARTS = FIELD_COUNT + 1;
-
-/** The postings of one term in one field. */
-export interface Postings {
-  /** Document numbers, increasing; the first {@link count} are used. */
-  docs: Int32Array;
-  /**
-   * Where each document's positions start in {@link pos}: `docs[i]`'s are from `at[i]` to
-   * `at[i + 1]` (so `at[count]` is where the next would start).
-   */
-  at: Int32Array;
-  /** Positions in {@link TermIndex.stream}. */
-  pos: Int32Array;
-  /** The term before each position in the stream (-1 at the start of a value). */
-  before: Int32Array;
-  /** The term after each position in the stream (-1 at the end of a value). */
-  after: Int32Array;
-  count: number;
-  /** How many of the documents are live. */
-  live: number;
-}
-
-/** A document of the index. */
-export interface IndexedDoc {
-  readonly id: string;
-  /** The item; a new object with the same text replaces it in place (see `TermIndex.renew`). */
-  item: CatalogItem;
-  /** What orders read of it. */
-  facts: ItemFacts;
-  /** Each field's values as phrases are compared with them, made when first needed. */
-  phrases: (readonly string[] | undefined)[] | undefined;
-}
 
 export class TermIndex {
   /** Term numbers by word. */
@@ -73,10 +42,13 @@ export class TermIndex {
   readonly dictionary = new SearchableMap<number>();
   /** Word written backwards to term number, for the words that end a given way. */
   readonly backwards = new SearchableMap<number>();
-  /** Postings by `term * FIELD_COUNT + field`. */
-  readonly postings: (Postings | undefined)[] = [];
-  /** Documents by number (`undefined` once removed). */
-  readonly docs: (IndexedDoc | undefined)[] = [];
+
+  /** Document ids by number. */
+  readonly ids: string[] = [];
+  /** Items by document number (`undefined` once removed). */
+  readonly items: (CatalogItem | undefined)[] = [];
+  /** Names, lowercased, by document number (for the `name` order). */
+  readonly names: string[] = [];
   /** 1 for a live document number, 0 for a removed one. */
   alive = new Uint8Array(64);
   /** What filters read of each document, by number. */
@@ -89,6 +61,7 @@ export class TermIndex {
   liveCount = 0;
   /** Removed documents whose postings are still there. */
   deadCount = 0;
+
   /**
    * The words of every document as term numbers: document after document, field after field,
    * each field value followed by -1 (the first {@link streamLength} entries).
@@ -104,78 +77,93 @@ export class TermIndex {
   /** Where the fields of document `num` start in the stream: `FIELD_COUNT + 1` from `num * (FIELD_COUNT + 1)`. */
   fieldStarts = new Int32Array(64 * STARTS);
 
+  /** Per postings list (by slot): where its entries start, how many, and room for how many. */
+  listStart = new Int32Array(64);
+  listCount = new Int32Array(64);
+  listRoom = new Int32Array(64);
+  /** Per postings list: how many of its documents are live. */
+  listLive = new Int32Array(64);
+  /** Per postings list: where its positions start, and room for how many. */
+  listPos = new Int32Array(64);
+  listPosRoom = new Int32Array(64);
+  /** Entries: the document, and where its positions end (counted from the list's first). */
+  entryDoc = new Int32Array(1024);
+  entryEnd = new Int32Array(1024);
+  entriesUsed = 0;
+  /** Positions in the stream, with the terms before and after each there (-1: none). */
+  posAt = new Int32Array(1024);
+  posBefore = new Int32Array(1024);
+  posAfter = new Int32Array(1024);
+  positionsUsed = 0;
+
   private seen = new Int32Array(64);
   private seenEpoch = 0;
   /** While building: documents and positions per postings list. */
   private counts: Int32Array | undefined;
+  /** Each document's field values as phrases are compared with them, made when first needed. */
+  private readonly phraseTexts: ((readonly string[] | undefined)[] | undefined)[] = [];
 
   /** An index of `items` (document id and item), numbered in that order. */
   static build(items: Iterable<readonly [string, CatalogItem]>): TermIndex {
     const index = new TermIndex();
     index.counts = new Int32Array(2 * 64 * FIELD_COUNT);
-    for (const [id, item] of items) {
-      const num = index.docs.length;
-      index.grow(num + 1);
-      index.docs.push(index.read(num, id, item));
-    }
+    // Room in the stream for words of four characters or more (and for more if need be).
+    const all = [...items];
+    let chars = 0;
+    for (const [, item] of all)
+      for (const field of SEARCH_FIELDS)
+        for (const value of fieldValues(item, field)) chars += value.length + 4;
+    index.stream = new Int32Array(chars >> 2);
+    index.offsets = new Int32Array(chars >> 2);
+    index.valueOf = new Int32Array(chars >> 2);
+    for (const [id, item] of all) index.read(id, item);
     const counts = index.counts;
     index.counts = undefined;
+    // Every list's runs, in the order of the slots, with room to grow.
     const slots = index.words.length * FIELD_COUNT;
-    let docTotal = 0;
-    let posTotal = 0;
+    let entries = 0;
+    let positions = 0;
     for (let slot = 0; slot < slots; slot++) {
-      docTotal += room(counts[2 * slot]!);
-      posTotal += room(counts[2 * slot + 1]!);
+      const docs = counts[2 * slot]!;
+      if (docs === 0) continue;
+      index.listStart[slot] = entries;
+      index.listRoom[slot] = room(docs);
+      index.listPos[slot] = positions;
+      index.listPosRoom[slot] = room(counts[2 * slot + 1]!);
+      entries += index.listRoom[slot]!;
+      positions += index.listPosRoom[slot]!;
     }
-    const docArena = new Int32Array(docTotal);
-    const atArena = new Int32Array(docTotal + slots);
-    const posArena = new Int32Array(posTotal);
-    const beforeArena = new Int32Array(posTotal);
-    const afterArena = new Int32Array(posTotal);
-    let d = 0;
-    let a = 0;
-    let p = 0;
-    for (let slot = 0; slot < slots; slot++) {
-      const count = counts[2 * slot]!;
-      if (count === 0) continue;
-      const docRoom = room(count);
-      const posRoom = room(counts[2 * slot + 1]!);
-      index.postings[slot] = {
-        docs: docArena.subarray(d, (d += docRoom)),
-        at: atArena.subarray(a, (a += docRoom + 1)),
-        pos: posArena.subarray(p, p + posRoom),
-        before: beforeArena.subarray(p, p + posRoom),
-        after: afterArena.subarray(p, (p += posRoom)),
-        count: 0,
-        live: 0,
-      };
-    }
-    for (let num = 0; num < index.docs.length; num++) index.post(num);
+    index.entryDoc = new Int32Array(entries);
+    index.entryEnd = new Int32Array(entries);
+    index.entriesUsed = entries;
+    index.posAt = new Int32Array(positions);
+    index.posBefore = new Int32Array(positions);
+    index.posAfter = new Int32Array(positions);
+    index.positionsUsed = positions;
+    for (let num = 0; num < index.ids.length; num++) index.post(num);
     return index;
   }
 
   /** Adds `item` under `id`; returns its document number. */
   add(id: string, item: CatalogItem): number {
-    const num = this.docs.length;
-    this.grow(num + 1);
-    this.docs.push(this.read(num, id, item));
+    const num = this.read(id, item);
     this.post(num);
     return num;
   }
 
   /** Puts `item`, which has the same text as document `num`'s item, in its place. */
   renew(num: number, item: CatalogItem): void {
-    const doc = this.docs[num]!;
-    doc.item = item;
-    doc.facts = itemFacts(item);
-    this.columns.set(num, item, doc.facts.date);
+    this.items[num] = item;
+    this.names[num] = item.name.toLowerCase();
+    this.columns.set(num, item);
   }
 
   /** Marks document `num` removed: its postings stay, skipped, until the index is built again. */
   remove(num: number): void {
-    if (this.docs[num] === undefined) return;
+    if (this.items[num] === undefined) return;
     this.alive[num] = 0;
-    this.docs[num] = undefined;
+    this.items[num] = undefined;
+    this.phraseTexts[num] = undefined;
     this.liveCount--;
     this.deadCount++;
     const { stream, fieldStarts } = this;
@@ -187,7 +175,7 @@ export class TermIndex {
         if (term < 0) this.values[this.valueOf[p]!] = '';
         if (term < 0 || this.seen[term] === epoch) continue;
         this.seen[term] = epoch;
-        this.postings[term * FIELD_COUNT + f]!.live--;
+        this.listLive[term * FIELD_COUNT + f]!--;
       }
       this.lengthSums[f] = this.lengthSums[f]! - this.lengths[f]![num]!;
     }
@@ -195,13 +183,19 @@ export class TermIndex {
 
   /** The phrase form of the values of field `f` of document `num` (see `phraseText`). */
   phrases(num: number, f: number): readonly string[] {
-    const doc = this.docs[num]!;
-    const all = (doc.phrases ??= []);
-    return (all[f] ??= fieldValues(doc.item, SEARCH_FIELDS[f]!).map(phraseText));
+    const all = (this.phraseTexts[num] ??= []);
+    return (all[f] ??= fieldValues(this.items[num]!, SEARCH_FIELDS[f]!).map(phraseText));
   }
 
-  /** Splits an item's fields into words onto the stream (and counts them, while building). */
-  private read(num: number, id: string, item: CatalogItem): IndexedDoc {
+  /** Numbers a new document and splits its fields into words onto the stream (counting them, while building). */
+  private read(id: string, item: CatalogItem): number {
+    const num = this.ids.length;
+    this.grow(num + 1);
+    this.ids.push(id);
+    this.items.push(item);
+    this.names.push(item.name.toLowerCase());
+    this.phraseTexts.push(undefined);
+    this.columns.set(num, item, itemDate(item));
     const base = num * STARTS;
     for (let f = 0; f < FIELD_COUNT; f++) {
       this.fieldStarts[base + f] = this.streamLength;
@@ -226,9 +220,7 @@ export class TermIndex {
       }
     }
     this.fieldStarts[base + FIELD_COUNT] = this.streamLength;
-    const facts = itemFacts(item);
-    this.columns.set(num, item, facts.date);
-    return { id, item, facts, phrases: undefined };
+    return num;
   }
 
   /** Puts a word (its term number, offset and value) at the end of the stream. */
@@ -253,16 +245,24 @@ export class TermIndex {
     this.terms.set(word, term);
     this.dictionary.set(word, term);
     this.backwards.set(backwards(word), term);
-    for (let f = 0; f < FIELD_COUNT; f++) this.postings.push(undefined);
+    const slots = (term + 1) * FIELD_COUNT;
+    if (slots > this.listStart.length) {
+      this.listStart = grown(this.listStart, slots);
+      this.listCount = grown(this.listCount, slots);
+      this.listRoom = grown(this.listRoom, slots);
+      this.listLive = grown(this.listLive, slots);
+      this.listPos = grown(this.listPos, slots);
+      this.listPosRoom = grown(this.listPosRoom, slots);
+    }
     if (term >= this.seen.length) this.seen = grown(this.seen, term + 1);
-    if (this.counts !== undefined && 2 * (term + 1) * FIELD_COUNT > this.counts.length)
-      this.counts = grown(this.counts, 2 * (term + 1) * FIELD_COUNT);
+    if (this.counts !== undefined && 2 * slots > this.counts.length)
+      this.counts = grown(this.counts, 2 * slots);
     return term;
   }
 
   /** Adds document `num`'s words to the postings and its field lengths to the totals. */
   private post(num: number): void {
-    const { stream, fieldStarts, seen } = this;
+    const { fieldStarts, seen } = this;
     const base = num * STARTS;
     this.alive[num] = 1;
     this.liveCount++;
@@ -270,40 +270,69 @@ export class TermIndex {
       const epoch = this.nextSeen();
       let distinct = 0;
       for (let p = fieldStarts[base + f]!; p < fieldStarts[base + f + 1]!; p++) {
-        const term = stream[p]!;
+        const term = this.stream[p]!;
         if (term < 0) continue;
         const slot = term * FIELD_COUNT + f;
-        let list = this.postings[slot];
-        if (list === undefined) {
-          const [docs, at] = [new Int32Array(4), new Int32Array(5)];
-          const [pos, before, after] = [new Int32Array(4), new Int32Array(4), new Int32Array(4)];
-          this.postings[slot] = list = { docs, at, pos, before, after, count: 0, live: 0 };
-        }
-        let count = list.count;
+        let count = this.listCount[slot]!;
         if (seen[term] !== epoch) {
+          // A new entry, its positions starting where the last one's end.
           seen[term] = epoch;
           distinct++;
-          if (count + 1 > list.docs.length) list.docs = grown(list.docs, count + 1);
-          if (count + 2 > list.at.length) list.at = grown(list.at, count + 2);
-          list.docs[count] = num;
-          list.at[count + 1] = list.at[count]!;
-          list.count = ++count;
-          list.live++;
+          if (count === this.listRoom[slot]) this.moveEntries(slot);
+          const at = this.listStart[slot]! + count;
+          this.entryDoc[at] = num;
+          this.entryEnd[at] = count === 0 ? 0 : this.entryEnd[at - 1]!;
+          this.listCount[slot] = ++count;
+          this.listLive[slot]!++;
         }
-        const end = list.at[count]!;
-        if (end + 1 > list.pos.length) {
-          list.pos = grown(list.pos, end + 1);
-          list.before = grown(list.before, end + 1);
-          list.after = grown(list.after, end + 1);
-        }
-        list.pos[end] = p;
-        list.before[end] = p === 0 ? -1 : stream[p - 1]!;
-        list.after[end] = stream[p + 1]!;
-        list.at[count] = end + 1;
+        const last = this.listStart[slot]! + count - 1;
+        const used = this.entryEnd[last]!;
+        if (used === this.listPosRoom[slot]) this.movePositions(slot);
+        const at = this.listPos[slot]! + used;
+        this.posAt[at] = p;
+        this.posBefore[at] = p === 0 ? -1 : this.stream[p - 1]!;
+        this.posAfter[at] = this.stream[p + 1]!;
+        this.entryEnd[last] = used + 1;
       }
       this.lengths[f]![num] = distinct;
       this.lengthSums[f] = this.lengthSums[f]! + distinct;
     }
+  }
+
+  /** Moves the entries of list `slot` to the end of their arena, with twice the room. */
+  private moveEntries(slot: number): void {
+    const count = this.listCount[slot]!;
+    const room = Math.max(4, 2 * count);
+    const to = this.entriesUsed;
+    this.entriesUsed += room;
+    if (this.entriesUsed > this.entryDoc.length) {
+      this.entryDoc = grown(this.entryDoc, this.entriesUsed);
+      this.entryEnd = grown(this.entryEnd, this.entriesUsed);
+    }
+    const from = this.listStart[slot]!;
+    this.entryDoc.copyWithin(to, from, from + count);
+    this.entryEnd.copyWithin(to, from, from + count);
+    this.listStart[slot] = to;
+    this.listRoom[slot] = room;
+  }
+
+  /** Moves the positions of list `slot` to the end of their arena, with twice the room. */
+  private movePositions(slot: number): void {
+    const count = this.listPosRoom[slot]!;
+    const room = Math.max(4, 2 * count);
+    const to = this.positionsUsed;
+    this.positionsUsed += room;
+    if (this.positionsUsed > this.posAt.length) {
+      this.posAt = grown(this.posAt, this.positionsUsed);
+      this.posBefore = grown(this.posBefore, this.positionsUsed);
+      this.posAfter = grown(this.posAfter, this.positionsUsed);
+    }
+    const from = this.listPos[slot]!;
+    this.posAt.copyWithin(to, from, from + count);
+    this.posBefore.copyWithin(to, from, from + count);
+    this.posAfter.copyWithin(to, from, from + count);
+    this.listPos[slot] = to;
+    this.listPosRoom[slot] = room;
   }
 
   private nextSeen(): number {
@@ -323,9 +352,9 @@ export class TermIndex {
   }
 }
 
-/** The room a build gives a postings list of `count` entries: some to spare for later ones. */
+/** The room a build gives a postings run of `count` entries: some to spare for later ones. */
 function room(count: number): number {
-  return count === 0 ? 0 : count + 2 + (count >> 4);
+  return count + 2 + (count >> 4);
 }
 
 /** A copy of `array` with room for at least `size` entries (and at least twice as many). */

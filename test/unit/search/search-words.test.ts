@@ -27,13 +27,21 @@ describe('forEachWord', () => {
   });
 
   it('agrees with searchWords on any lowercased text', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: 'binary' }),
+      fc.string({
+        unit: fc.constantFrom('a', 'É', ' ', '-', '\ud83d', '\ude00', '𝔸', '٣', '\u0301'),
+      }),
+    );
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }), (raw) => {
+      fc.property(text, (raw) => {
         const text = raw.toLowerCase();
         const found = spans(text);
         expect(found.map(([w]) => w)).toEqual(searchWords(text));
         for (const [w, at] of found) expect(text.startsWith(w, at)).toBe(true);
       }),
+      { numRuns: 1000 },
     );
   });
 });
