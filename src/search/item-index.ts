@@ -4,22 +4,26 @@
  * returns a new array) the documents that changed are replaced, the new ones added and the gone
  * ones discarded; the index is built again only when most of it changed.
  *
- * The design, for searches in a millisecond or two over tens of thousands of items whose words
- * are shared by thousands of them:
- * - {@link TermIndex} keeps the index in arrays of numbers: every word interned as a term
- *   number; per term and field the documents that have it, how often and where; each
- *   document's words as term numbers; each field's length per document in a typed array. Each
- *   field of an item is split into words once, when the item is added. MiniSearch's
- *   `SearchableMap` (a radix tree) is the term dictionary for prefix and fuzzy lookups.
- * - {@link IndexQuery} scores each word of a query straight from its postings (BM25+, as
- *   MiniSearch did) into a dense accumulator over the document numbers, and combines `and`,
- *   `or` and `not` as sets of document numbers, marked with epochs rather than cleared. A
- *   phrase takes the documents with all its words, then compares its text only with those
- *   whose words fit it at a position of its rarest word.
- * - A replaced or discarded document is a tombstone until they outnumber the live ones, when
- *   the index is built again.
+ * The design, for searches in a millisecond or so over tens of thousands of items whose words
+ * are shared by thousands of them (where a general-purpose engine that makes an object per
+ * match, per field and per word spends its time allocating and collecting them):
+ * - {@link TermIndex} holds the index in a few large typed arrays. Each field of an item is
+ *   split into words once, when it is added; every word is interned as a term number, with
+ *   MiniSearch's `SearchableMap` (a radix tree) as the dictionary for prefix and typo lookups.
+ *   Per term and field, the postings list the documents that have it, how often and at which
+ *   positions (with the words next to each); the words of all documents follow one another in
+ *   one array of term numbers; each field's length per document is a typed array; what the
+ *   filters read is in columns of numbers by document.
+ * - {@link IndexQuery} scores each word straight from its postings (BM25+, as MiniSearch did,
+ *   with {@link FIELD_BOOSTS}) into a dense accumulator over the document numbers, resetting
+ *   only what it touched, and combines `and`, `or` and `not` as sets of document numbers
+ *   marked with epochs; its sets come from a pool that the next query reuses. A phrase is
+ *   found from the positions of its rarest word: the words next to each are checked in the
+ *   postings, and the text where they fit; only the documents found are scored.
+ * - A replaced or discarded document is a tombstone (skipped when read) until the tombstones
+ *   outnumber the live documents, when the index is built again.
  * - The filters are applied to the matched documents only, and only the requested page is put
- *   in order (see {@link rankedPage}).
+ *   in order (a partial selection, see {@link rankedPage}).
  */
 import type { CatalogItem, ItemCatalog } from '../items/item-catalog.js';
 import { IndexQuery, finalScore } from './index-query.js';

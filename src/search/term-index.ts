@@ -133,12 +133,13 @@ export class TermIndex {
       entries += index.listRoom[slot]!;
       positions += index.listPosRoom[slot]!;
     }
-    index.entryDoc = new Int32Array(entries);
-    index.entryEnd = new Int32Array(entries);
+    // And room after them for the runs that outgrow theirs.
+    index.entryDoc = new Int32Array(entries + spare(entries));
+    index.entryEnd = new Int32Array(entries + spare(entries));
     index.entriesUsed = entries;
-    index.posAt = new Int32Array(positions);
-    index.posBefore = new Int32Array(positions);
-    index.posAfter = new Int32Array(positions);
+    index.posAt = new Int32Array(positions + spare(positions));
+    index.posBefore = new Int32Array(positions + spare(positions));
+    index.posAfter = new Int32Array(positions + spare(positions));
     index.positionsUsed = positions;
     for (let num = 0; num < index.ids.length; num++) index.post(num);
     return index;
@@ -350,6 +351,11 @@ export class TermIndex {
     this.fieldStarts = grown(this.fieldStarts, count * STARTS);
     for (let f = 0; f < FIELD_COUNT; f++) this.lengths[f] = grown(this.lengths[f]!, count);
   }
+}
+
+/** The room a build leaves after `used` entries of an arena, for runs that move there. */
+function spare(used: number): number {
+  return 1024 + (used >> 3);
 }
 
 /** The room a build gives a postings run of `count` entries: some to spare for later ones. */
