@@ -20,12 +20,21 @@ import { FIELD_COUNT, TermIndex, backwards } from './term-index.js';
  * query words each matched (one bit per word). Valid until the next query of the same
  * {@link IndexQuery}, which reuses the arrays.
  */
-export interface Hits {
+export class Hits {
   readonly docs: Int32Array;
   readonly scores: Float64Array;
   readonly words: Int32Array;
-  size: number;
+  size = 0;
+
+  constructor(capacity: number) {
+    this.docs = new Int32Array(capacity);
+    this.scores = new Float64Array(capacity);
+    this.words = new Int32Array(capacity);
+  }
 }
+
+/** How many sets a pool starts with (a query of a few words needs no more). */
+const POOL = 6;
 
 const K = 1.2;
 const B = 0.7;
@@ -62,14 +71,16 @@ export class IndexQuery {
   private termStamps2 = new Int32Array(0);
   private epoch = 0;
   private readonly wordBits = new Map<string, number>();
-  private readonly pool: Hits[] = [];
+  private pool: Hits[] = [];
   private used = 0;
 
-  constructor(private readonly index: TermIndex) {}
+  constructor(private readonly index: TermIndex) {
+    this.prepare();
+  }
 
   /** The documents matching `tree` (valid until the next call). */
   run(tree: QueryNode): Hits {
-    this.fit();
+    if (this.stamps.length < this.index.ids.length) this.prepare();
     this.wordBits.clear();
     this.used = 0;
     return this.node(tree);
@@ -140,43 +151,33 @@ export class IndexQuery {
   private word(word: string, fields: readonly number[], match: WordMatch): Hits {
     const index = this.index;
     const epoch = this.nextEpoch();
-    const { stamps, acc, touched } = this;
-    const { alive } = index;
     let n = 0;
-    const add = (term: number, weight: number) => {
-      const { entryDoc, entryEnd } = index;
-      for (const f of fields) {
-        const slot = term * FIELD_COUNT + f;
-        if (index.listLive[slot] === 0) continue;
-        const [boost, perWord, length] = this.bm25(slot, f, weight);
-        const from = index.listStart[slot]!;
-        const to = from + index.listCount[slot]!;
-        let end = 0;
-        for (let e = from; e < to; e++) {
-          const doc = entryDoc[e]!;
-          const tf = entryEnd[e]! - end;
-          end = entryEnd[e]!;
-          if (alive[doc] === 0) continue;
-          const score = boost * (D + (tf * (K + 1)) / (tf + FLAT + perWord * length[doc]!));
-          if (stamps[doc] !== epoch) {
-            stamps[doc] = epoch;
-            acc[doc] = score;
-            touched[n++] = doc;
-          } else acc[doc] = acc[doc]! + score;
-        }
-      }
-    };
     const exact = index.terms.get(word);
-    if (exact !== undefined) add(exact, 1);
+    if (exact !== undefined) n = this.accumulate(exact, 1, fields, epoch, n);
     if (match === 'prefix') {
       for (const [term, id] of index.dictionary.atPrefix(word)) {
         const distance = term.length - word.length;
-        if (distance > 0) add(id, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance));
+        if (distance > 0)
+          n = this.accumulate(
+            id,
+            (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance),
+            fields,
+            epoch,
+            n,
+          );
       }
     } else if (match === 'fuzzy') {
       for (const [term, [id, distance]] of index.dictionary.fuzzyGet(word, fuzzyDistance(word)))
-        if (distance > 0) add(id, (FUZZY_WEIGHT * term.length) / (term.length + distance));
+        if (distance > 0)
+          n = this.accumulate(
+            id,
+            (FUZZY_WEIGHT * term.length) / (term.length + distance),
+            fields,
+            epoch,
+            n,
+          );
     }
+    const { touched, acc } = this;
     const bit = this.bitOf(word);
     const out = this.take();
     for (let i = 0; i < n; i++) {
@@ -396,6 +397,44 @@ export class IndexQuery {
   }
 
   /**
+   * Adds the scores of `term` in `fields` (each match counting `weight`) to the accumulator,
+   * the documents it touches first (those not marked with `epoch`) to `touched` from `n`;
+   * returns how many `touched` has then.
+   */
+  private accumulate(
+    term: number,
+    weight: number,
+    fields: readonly number[],
+    epoch: number,
+    n: number,
+  ): number {
+    const index = this.index;
+    const { entryDoc, entryEnd, alive } = index;
+    const { stamps, acc, touched } = this;
+    for (const f of fields) {
+      const slot = term * FIELD_COUNT + f;
+      if (index.listLive[slot] === 0) continue;
+      const [boost, perWord, length] = this.bm25(slot, f, weight);
+      const from = index.listStart[slot]!;
+      const to = from + index.listCount[slot]!;
+      let end = 0;
+      for (let e = from; e < to; e++) {
+        const doc = entryDoc[e]!;
+        const tf = entryEnd[e]! - end;
+        end = entryEnd[e]!;
+        if (alive[doc] === 0) continue;
+        const score = boost * (D + (tf * (K + 1)) / (tf + FLAT + perWord * length[doc]!));
+        if (stamps[doc] !== epoch) {
+          stamps[doc] = epoch;
+          acc[doc] = score;
+          touched[n++] = doc;
+        } else acc[doc] = acc[doc]! + score;
+      }
+    }
+    return n;
+  }
+
+  /**
    * What scoring the documents of postings list `slot` (in field `f`, each match counting
    * `weight`) needs: the factor of the whole (weight × field boost × idf), the factor of a
    * document's field length, and the field lengths.
@@ -424,15 +463,7 @@ export class IndexQuery {
 
   /** An empty set from the pool. */
   private take(): Hits {
-    if (this.used === this.pool.length) {
-      const size = this.stamps.length;
-      this.pool.push({
-        docs: new Int32Array(size),
-        scores: new Float64Array(size),
-        words: new Int32Array(size),
-        size: 0,
-      });
-    }
+    if (this.used === this.pool.length) this.pool.push(new Hits(this.stamps.length));
     const hits = this.pool[this.used++]!;
     hits.size = 0;
     return hits;
@@ -455,8 +486,11 @@ export class IndexQuery {
     return ++this.epoch;
   }
 
-  /** Sizes the scratch arrays to the index's document and term numbers. */
-  private fit(): void {
+  /**
+   * Sizes the scratch arrays and the pool to the index's document and term numbers: after the
+   * index changed, before the next query (which then allocates next to nothing).
+   */
+  prepare(): void {
     const docs = this.index.ids.length;
     if (this.stamps.length < docs) {
       const size = Math.max(docs, this.stamps.length * 2, 64);
@@ -465,7 +499,7 @@ export class IndexQuery {
       this.acc = new Float64Array(size);
       this.accWords = new Int32Array(size);
       this.touched = new Int32Array(size);
-      this.pool.length = 0;
+      this.pool = Array.from({ length: POOL }, () => new Hits(size));
       this.epoch = 0;
       this.termStamps.fill(0);
       this.termStamps2.fill(0);

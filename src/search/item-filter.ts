@@ -176,8 +176,16 @@ export function itemFilter(
   };
 }
 
-/** `test` of a numbered name, decided once per name. */
+/**
+ * `test` of a numbered name, decided once per name (names numbered after this is made, while a
+ * scan numbers the items it reads, are tested each time).
+ */
 function verdicts(test: (name: string, num: number) => boolean): (num: number) => boolean {
-  const known: (boolean | undefined)[] = [];
-  return (num) => (known[num] ??= test(names[num]!, num));
+  const known = new Int8Array(names.length);
+  return (num) => {
+    if (num >= known.length) return test(names[num]!, num);
+    let verdict = known[num]!;
+    if (verdict === 0) known[num] = verdict = test(names[num]!, num) ? 1 : -1;
+    return verdict === 1;
+  };
 }

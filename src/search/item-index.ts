@@ -107,10 +107,6 @@ export class ItemIndex {
     const hits = this.query.run(search.tree);
     const index = this.index;
     const passes = itemFilter(search, index.columns);
-    if (this.found.length < hits.size) {
-      this.found = new Int32Array(hits.docs.length);
-      this.scores = new Float64Array(hits.docs.length);
-    }
     const { found, scores } = this;
     let count = 0;
     for (let i = 0; i < hits.size; i++) {
@@ -119,15 +115,14 @@ export class ItemIndex {
       found[count] = num;
       scores[count++] = finalScore(hits.scores[i]!, hits.words[i]!);
     }
-    const { items, names } = index;
-    const dates = index.columns.date;
     return rankedPage(
       {
         count,
-        item: (i) => items[found[i]!]!,
-        score: (i) => scores[i]!,
-        date: (i) => dates[found[i]!]!,
-        name: (i) => names[found[i]!]!,
+        docs: found,
+        scores,
+        items: index.items,
+        dates: index.columns.date,
+        names: index.names,
       },
       search,
     );
@@ -170,6 +165,11 @@ export class ItemIndex {
         this.numbers.delete(id);
       }
       for (const id of [...replaced, ...added]) this.numbers.set(id, index.add(id, next.get(id)!));
+    }
+    this.query.prepare();
+    if (this.found.length < this.index.ids.length) {
+      this.found = new Int32Array(this.index.ids.length * 2);
+      this.scores = new Float64Array(this.index.ids.length * 2);
     }
     this.indexed = items;
     this.last = {

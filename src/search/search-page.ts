@@ -52,17 +52,20 @@ export interface ScoredItem {
 }
 
 /**
- * The items a search found, read by position (0 to `count` − 1), for {@link rankedPage}: what
- * an index can give without making an object per item found.
+ * The items a search found, for {@link rankedPage}, as an index has them (arrays by document
+ * number, no object per item found): found item `i` (0 to `count` − 1) is document `docs[i]`
+ * and scores `scores[i]`.
  */
 export interface FoundItems {
   readonly count: number;
-  item(i: number): CatalogItem;
-  score(i: number): number;
-  /** The item's date (see `itemDate`). */
-  date(i: number): number;
-  /** The item's name, lowercased. */
-  name(i: number): string;
+  readonly docs: Int32Array;
+  readonly scores: Float64Array;
+  /** Items by document number. */
+  readonly items: readonly (CatalogItem | undefined)[];
+  /** Dates (see `itemDate`) by document number; only read for the `date` order. */
+  readonly dates: Float64Array;
+  /** Names, lowercased, by document number; only read for the `name` order. */
+  readonly names: readonly string[];
 }
 
 const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 };
@@ -72,32 +75,31 @@ const SPACE_ORDER: Record<SpaceName, number> = { project: 0, user: 1, system: 2 
  * items up to the end of the page are put in order (a partial selection), not all of them.
  */
 export function searchPage(found: readonly ScoredItem[], search: CheckedSearch): SearchPage {
-  const item = (i: number) => found[i]!.item;
+  const items = found.map((f) => f.item);
   return rankedPage(
     {
       count: found.length,
-      item,
-      score: (i) => found[i]!.score,
-      date: memo(found.length, (i) => itemDate(item(i))),
-      name: memo(found.length, (i) => item(i).name.toLowerCase()),
+      docs: Int32Array.from(found, (_, i) => i),
+      scores: Float64Array.from(found, (f) => f.score),
+      items,
+      dates: search.sort === 'date' ? Float64Array.from(items, itemDate) : new Float64Array(0),
+      names: search.sort === 'name' ? items.map((item) => item.name.toLowerCase()) : [],
     },
     search,
   );
 }
 
-/** {@link searchPage} for found items read by position. */
+/** {@link searchPage} for found items as an index has them. */
 export function rankedPage(found: FoundItems, search: CheckedSearch): SearchPage {
+  const { count, docs, scores, items } = found;
   let best = 0;
-  for (let i = 0; i < found.count; i++) {
-    const score = found.score(i);
-    if (score > best) best = score;
-  }
-  const page = firstInOrder(found.count, orderFor(found, search), search.offset + search.limit);
+  for (let i = 0; i < count; i++) if (scores[i]! > best) best = scores[i]!;
+  const page = firstInOrder(count, orderFor(found, search), search.offset + search.limit);
   return {
     results: page
       .slice(search.offset)
-      .map((i) => toHit(found.item(i), best > 0 ? found.score(i) / best : 1)),
-    total: found.count,
+      .map((i) => toHit(items[docs[i]!]!, best > 0 ? scores[i]! / best : 1)),
+    total: count,
     limit: search.limit,
     offset: search.offset,
     query: search.query,
@@ -108,10 +110,10 @@ export function rankedPage(found: FoundItems, search: CheckedSearch): SearchPage
 type Order = (a: number, b: number) => number;
 
 function orderFor(found: FoundItems, search: CheckedSearch): Order {
-  const { item, score, date, name } = found;
+  const { docs, scores, items, dates, names } = found;
   const tie: Order = (x, y) => {
-    const a = item(x);
-    const b = item(y);
+    const a = items[docs[x]!]!;
+    const b = items[docs[y]!]!;
     return (
       SPACE_ORDER[a.space] - SPACE_ORDER[b.space] ||
       compare(a.itemId, b.itemId) ||
@@ -120,15 +122,10 @@ function orderFor(found: FoundItems, search: CheckedSearch): Order {
     );
   };
   if (search.sort === 'date')
-    return (a, b) => date(b) - date(a) || score(b) - score(a) || tie(a, b);
-  if (search.sort === 'name') return (a, b) => compare(name(a), name(b)) || tie(a, b);
-  return (a, b) => score(b) - score(a) || tie(a, b);
-}
-
-/** `of`, computed once for each position that asks. */
-function memo<T>(count: number, of: (i: number) => T): (i: number) => T {
-  const known = new Array<T | undefined>(count);
-  return (i) => (known[i] ??= of(i));
+    return (a, b) => dates[docs[b]!]! - dates[docs[a]!]! || scores[b]! - scores[a]! || tie(a, b);
+  if (search.sort === 'name')
+    return (a, b) => compare(names[docs[a]!]!, names[docs[b]!]!) || tie(a, b);
+  return (a, b) => scores[b]! - scores[a]! || tie(a, b);
 }
 
 /** The positions of the first `count` of `total` found items in `order`, in that order. */
