@@ -359,7 +359,11 @@ export class IndexQuery {
       }
     }
 
-    // Each word's score in them; `counts` tells how many of the words (in order) each has.
+    // Each word's score in them, `counts` telling how many of the words (in order) each has.
+    // When they are few next to a postings list, each is looked for in it (the list and they
+    // are in the order of the documents: a search from where the last one was); else the
+    // list is read through.
+    const docs = touched.subarray(0, found).sort();
     const out = this.take();
     for (let k = 0; k < n && found > 0; k++) {
       const term = index.terms.get(words[k]!);
@@ -371,16 +375,38 @@ export class IndexQuery {
         const [boost, perWord, length] = this.bm25(slot, f, 1);
         const from = index.listStart[slot]!;
         const to = from + index.listCount[slot]!;
-        let end = 0;
-        for (let e = from; e < to; e++) {
-          const d = entryDoc[e]!;
-          const tf = entryEnd[e]! - end;
-          end = entryEnd[e]!;
-          if (stamps[d] !== epoch) continue;
+        const score = (e: number, d: number) => {
           if (counts[d] === k) counts[d] = k + 1;
-          else if (counts[d] !== k + 1) continue;
+          else if (counts[d] !== k + 1) return;
+          const tf = entryEnd[e]! - (e === from ? 0 : entryEnd[e - 1]!);
           acc[d] = acc[d]! + boost * (D + (tf * (K + 1)) / (tf + FLAT + perWord * length[d]!));
           accWords[d]! |= bit;
+        };
+        if (found * 16 < to - from) {
+          let e = from;
+          for (let i = 0; i < found && e < to; i++) {
+            const d = docs[i]!;
+            if (entryDoc[e]! < d) {
+              // Gallop: entryDoc[lo] < d, and entryDoc[hi] >= d or hi is the end.
+              let lo = e;
+              let hi = e + 1;
+              for (let step = 1; hi < to && entryDoc[hi]! < d; step *= 2)
+                [lo, hi] = [hi, hi + step];
+              if (hi > to) hi = to;
+              while (hi - lo > 1) {
+                const mid = (lo + hi) >> 1;
+                if (entryDoc[mid]! < d) lo = mid;
+                else hi = mid;
+              }
+              e = hi;
+            }
+            if (e < to && entryDoc[e] === d) score(e, d);
+          }
+        } else {
+          for (let e = from; e < to; e++) {
+            const d = entryDoc[e]!;
+            if (stamps[d] === epoch) score(e, d);
+          }
         }
       }
     }
