@@ -72,6 +72,8 @@ export class ItemIndex {
   private query = new IndexQuery(this.index);
   /** Document numbers by document id. */
   private readonly numbers = new Map<string, number>();
+  /** The document id of each item seen (the same string each time, quick to look up). */
+  private readonly ids = new WeakMap<CatalogItem, string>();
   private indexed: readonly CatalogItem[] | undefined;
   private last: IndexUpdate | undefined;
   /** The document numbers and scores of a search's matches that pass its filters (reused). */
@@ -131,7 +133,8 @@ export class ItemIndex {
   private update(items: readonly CatalogItem[]): IndexUpdate {
     const next = new Map<string, CatalogItem>();
     for (const item of items) {
-      let id = itemDocumentId(item);
+      let id = this.ids.get(item);
+      if (id === undefined) this.ids.set(item, (id = itemDocumentId(item)));
       if (next.has(id)) id = item.file === undefined ? `${id}#builtin` : `${id}#${next.size}`;
       next.set(id, item);
     }
