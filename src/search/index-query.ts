@@ -319,7 +319,7 @@ export class IndexQuery {
     // The documents with the phrase, in `touched`, marked with `epoch`.
     const epoch = this.nextEpoch();
     const { stamps, touched, counts, acc, accWords } = this;
-    const { alive, stream, offsets, valueOf, values, entryDoc, entryEnd } = index;
+    const { alive, stream, offsets, values, entryDoc, entryEnd } = index;
     const { posAt, posBefore, posAfter } = index;
     let found = 0;
     for (const term of slots[rarest]!) {
@@ -345,7 +345,7 @@ export class IndexQuery {
               if (k < rarest - 1 || k > rarest + 1) all = fits(k, stream[start + k]!);
             if (!all) continue;
             const head = stream[start]!;
-            const text = values[valueOf[start]!]!;
+            const text = values[index.valueAt(d, start)]!;
             if (phraseAt(text, offsets[start]! + index.words[head]!.length - first, wanted, lead)) {
               stamps[d] = epoch;
               touched[found++] = d;

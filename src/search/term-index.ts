@@ -10,7 +10,8 @@
  * - Documents are numbered as they are added. Their words, as term numbers, go one after the
  *   other into one array, the stream (document after document, field after field, each field
  *   value followed by -1 so that no two values run together); beside it, where each word starts
- *   in its value and which value that is (values, lowercased, are numbered in the same order).
+ *   in its value (the values, lowercased, follow one another in the same order, with where each
+ *   starts in the stream).
  *   Where each document's fields start in the stream is in one more array.
  * - A postings list (a term in a field; `slot` = term × fields + field) is a run of entries,
  *   one per document that has the term there (in increasing order): the document and where its
@@ -69,11 +70,13 @@ export class TermIndex {
   stream = new Int32Array(1024);
   /** Where each word of the {@link stream} starts in its value. */
   offsets = new Int32Array(1024);
-  /** The value each word of the {@link stream} is in (its number in {@link values}). */
-  valueOf = new Int32Array(1024);
   streamLength = 0;
   /** Every field value, lowercased, in the order of the stream ('' once its document is removed). */
   readonly values: string[] = [];
+  /** Where each of the {@link values} starts in the stream. */
+  valueStarts = new Int32Array(256);
+  /** The first of each document's values (its number in {@link values}), by document number. */
+  firstValues = new Int32Array(64);
   /** Where the fields of document `num` start in the stream: `FIELD_COUNT + 1` from `num * (FIELD_COUNT + 1)`. */
   fieldStarts = new Int32Array(64 * STARTS);
 
@@ -107,15 +110,20 @@ export class TermIndex {
   static build(items: Iterable<readonly [string, CatalogItem]>): TermIndex {
     const index = new TermIndex();
     index.counts = new Int32Array(2 * 64 * FIELD_COUNT);
-    // Room in the stream for words of four characters or more (and for more if need be).
+    // Room in the stream for a word every five characters and the end of each value (more
+    // is made if need be), and for the values.
     const all = [...items];
-    let chars = 0;
+    let capacity = 0;
+    let values = 0;
     for (const [, item] of all)
       for (const field of SEARCH_FIELDS)
-        for (const value of fieldValues(item, field)) chars += value.length + 4;
-    index.stream = new Int32Array(chars >> 2);
-    index.offsets = new Int32Array(chars >> 2);
-    index.valueOf = new Int32Array(chars >> 2);
+        for (const value of fieldValues(item, field)) {
+          capacity += Math.ceil(value.length / 5) + 1;
+          values++;
+        }
+    index.stream = new Int32Array(capacity);
+    index.offsets = new Int32Array(capacity);
+    index.valueStarts = new Int32Array(values);
     for (const [id, item] of all) index.read(id, item);
     const counts = index.counts;
     index.counts = undefined;
@@ -169,17 +177,27 @@ export class TermIndex {
     this.deadCount++;
     const { stream, fieldStarts } = this;
     const base = num * STARTS;
+    const end = fieldStarts[base + FIELD_COUNT]!;
+    for (let v = this.firstValues[num]!; v < this.values.length && this.valueStarts[v]! < end; v++)
+      this.values[v] = '';
     for (let f = 0; f < FIELD_COUNT; f++) {
       const epoch = this.nextSeen();
       for (let p = fieldStarts[base + f]!; p < fieldStarts[base + f + 1]!; p++) {
         const term = stream[p]!;
-        if (term < 0) this.values[this.valueOf[p]!] = '';
         if (term < 0 || this.seen[term] === epoch) continue;
         this.seen[term] = epoch;
         this.listLive[term * FIELD_COUNT + f]!--;
       }
       this.lengthSums[f] = this.lengthSums[f]! - this.lengths[f]![num]!;
     }
+  }
+
+  /** The value (its number in {@link values}) that position `p` of document `num`'s words is in. */
+  valueAt(num: number, p: number): number {
+    const starts = this.valueStarts;
+    let v = this.firstValues[num]!;
+    while (v + 1 < this.values.length && starts[v + 1]! <= p) v++;
+    return v;
   }
 
   /** The phrase form of the values of field `f` of document `num` (see `phraseText`). */
@@ -197,6 +215,7 @@ export class TermIndex {
     this.names.push(item.name.toLowerCase());
     this.phraseTexts.push(undefined);
     this.columns.set(num, item, itemDate(item));
+    this.firstValues[num] = this.values.length;
     const base = num * STARTS;
     for (let f = 0; f < FIELD_COUNT; f++) {
       this.fieldStarts[base + f] = this.streamLength;
@@ -205,9 +224,12 @@ export class TermIndex {
         const lowercased = value.toLowerCase();
         const valueNum = this.values.length;
         this.values.push(lowercased);
+        if (valueNum === this.valueStarts.length)
+          this.valueStarts = grown(this.valueStarts, valueNum + 1);
+        this.valueStarts[valueNum] = this.streamLength;
         forEachWord(lowercased, (word, offset) => {
           const term = this.intern(word);
-          this.append(term, offset, valueNum);
+          this.append(term, offset);
           const counts = this.counts;
           if (counts === undefined) return;
           const slot = term * FIELD_COUNT + f;
@@ -217,24 +239,22 @@ export class TermIndex {
             counts[2 * slot]!++;
           }
         });
-        this.append(-1, -1, valueNum);
+        this.append(-1, -1);
       }
     }
     this.fieldStarts[base + FIELD_COUNT] = this.streamLength;
     return num;
   }
 
-  /** Puts a word (its term number, offset and value) at the end of the stream. */
-  private append(term: number, offset: number, value: number): void {
+  /** Puts a word (its term number and offset) at the end of the stream. */
+  private append(term: number, offset: number): void {
     const at = this.streamLength++;
     if (at === this.stream.length) {
       this.stream = grown(this.stream, at + 1);
       this.offsets = grown(this.offsets, at + 1);
-      this.valueOf = grown(this.valueOf, at + 1);
     }
     this.stream[at] = term;
     this.offsets[at] = offset;
-    this.valueOf[at] = value;
   }
 
   /** The term number of `word`, given one if it is new. */
@@ -348,6 +368,7 @@ export class TermIndex {
   private grow(count: number): void {
     if (count <= this.alive.length) return;
     this.alive = grown(this.alive, count);
+    this.firstValues = grown(this.firstValues, count);
     this.fieldStarts = grown(this.fieldStarts, count * STARTS);
     for (let f = 0; f < FIELD_COUNT; f++) this.lengths[f] = grown(this.lengths[f]!, count);
   }
