@@ -9,10 +9,9 @@
  *   (phrases need those).
  * - Documents are numbered as they are added. Their words, as term numbers, go one after the
  *   other into one array, the stream (document after document, field after field, each field
- *   value followed by -1 so that no two values run together); beside it, where each word starts
- *   in its value (the values, lowercased, follow one another in the same order, with where each
- *   starts in the stream).
- *   Where each document's fields start in the stream is in one more array.
+ *   value followed by -1 so that no two values run together), with where each word starts in
+ *   its value beside it. The values themselves, lowercased, are kept in the same order, with
+ *   where each starts in the stream; and where each document's fields and values start.
  * - A postings list (a term in a field; `slot` = term × fields + field) is a run of entries,
  *   one per document that has the term there (in increasing order): the document and where its
  *   positions end; and a run of positions (in the stream), each with the words just before and
