@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogItem } from '../../../src/items/item-catalog.js';
 import { ItemIndex } from '../../../src/search/item-index.js';
 import { linearSearch } from '../../../src/search/linear-search.js';
+import { item } from '../../support/catalog-item.js';
 import type { SearchPage } from '../../../src/search/search-page.js';
 
 /**
@@ -10,22 +11,6 @@ import type { SearchPage } from '../../../src/search/search-page.js';
  * position (not in each candidate's text), with words that end or begin other words, text
  * with punctuation and odd whitespace, and catalogs that change many times in a row.
  */
-
-function item(itemId: string, fields: Partial<CatalogItem> = {}): CatalogItem {
-  return {
-    kind: 'tool',
-    itemId,
-    space: 'project',
-    name: itemId.slice(itemId.lastIndexOf('/') + 1),
-    tags: [],
-    content: '',
-    modifiedAt: 1_700_000_000_000,
-    signature: { state: 'unsigned' },
-    shadows: [],
-    file: `/p/.ai/tools/${itemId}.py`,
-    ...fields,
-  };
-}
 
 const ids = (page: SearchPage) => page.results.map((r) => `${r.space}:${r.itemId}`).sort();
 

@@ -11,25 +11,9 @@ import { TrustStore } from '../../../src/items/signing/trust-store.js';
 import type { Space } from '../../../src/items/space.js';
 import { ItemIndex } from '../../../src/search/item-index.js';
 import { linearSearch } from '../../../src/search/linear-search.js';
+import { item } from '../../support/catalog-item.js';
 import type { SearchPage } from '../../../src/search/search-page.js';
 import type { SearchRequest } from '../../../src/search/search-request.js';
-
-/** An item with the fields a test does not care about filled in. */
-function item(itemId: string, fields: Partial<CatalogItem> = {}): CatalogItem {
-  return {
-    kind: 'tool',
-    itemId,
-    space: 'project',
-    name: itemId.slice(itemId.lastIndexOf('/') + 1),
-    tags: [],
-    content: '',
-    modifiedAt: 1_700_000_000_000,
-    signature: { state: 'unsigned' },
-    shadows: [],
-    file: `/p/.ai/tools/${itemId}.py`,
-    ...fields,
-  };
-}
 
 const ITEMS: CatalogItem[] = [
   item('ops/deploy_app', {
