@@ -1,7 +1,7 @@
 import { parse, type Options as CsvOptions } from 'csv-parse/sync';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { InputRecord } from './read-input-records.js';
+import type { InputRecord } from './input-record.js';
 import { splitRecords, type RawRecord } from './split-records.js';
 import { tooLargeRecord } from './too-large-record.js';
 

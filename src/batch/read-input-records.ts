@@ -7,20 +7,10 @@ import { stat } from 'node:fs/promises';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { readCsvRecords } from './read-csv-records.js';
+import type { InputRecord } from './input-record.js';
 import { readJsonlRecords } from './read-jsonl-records.js';
 
-/** One input of a batch, as read from its file. */
-export interface InputRecord {
-  /** 1-based: the line of the file (JSONL), or the record's first line (CSV). */
-  line: number;
-  /** The inputs of the run, when the line could be read. */
-  inputs?: Record<string, unknown>;
-  /**
-   * Why the line could not be read (bad JSON, not an object, a CSV row with the wrong number of
-   * fields, too large): the batch reports it as a failed result and goes on.
-   */
-  error?: DirigentError;
-}
+export type { InputRecord } from './input-record.js';
 
 /** How {@link readInputRecords} reads. */
 export interface ReadOptions {

@@ -1,6 +1,6 @@
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { InputRecord } from './read-input-records.js';
+import type { InputRecord } from './input-record.js';
 import { splitRecords } from './split-records.js';
 import { tooLargeRecord } from './too-large-record.js';
 
