@@ -5,24 +5,11 @@
 import cliProgress from 'cli-progress';
 import { formatCount, formatRate } from './format-count.js';
 import { formatDuration } from './format-duration.js';
+import type { BatchCounts } from './batch-counts.js';
 
+export type { BatchCounts } from './batch-counts.js';
 export { ErrorTally, type ErrorGroup, type ErrorTallyOptions } from './error-tally.js';
 export { formatBatchSummary, type BatchSummary } from './format-batch-summary.js';
-
-/** How far a batch has got. */
-export interface BatchCounts {
-  /** Inputs with a result (completed or failed). */
-  done: number;
-  completed: number;
-  failed: number;
-  running: number;
-  /** Inputs with a result from an earlier attempt, not run again. */
-  skipped: number;
-  /** Records read so far (skipped ones included). */
-  read: number;
-  /** Inputs whose run waits for a signal (shown when there are some). */
-  waiting?: number;
-}
 
 /** Where progress goes: `process.stderr` fits, and so does any object with `write`. */
 export interface ProgressStream {

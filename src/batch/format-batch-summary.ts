@@ -1,4 +1,4 @@
-import type { BatchCounts } from './batch-progress.js';
+import type { BatchCounts } from './batch-counts.js';
 import type { ErrorGroup } from './error-tally.js';
 import { formatCount, formatRate } from './format-count.js';
 import { formatDuration } from './format-duration.js';
