@@ -8,7 +8,7 @@ import { closest } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { locateNode, type JsonValue } from './js-literal-reader.js';
-import type { JsToolExample, JsToolMetadata } from './js-tool-metadata.js';
+import type { JsToolExample, JsToolMetadata } from './js-tool-metadata-type.js';
 
 const LIMIT_KEYS = ['memory_mb', 'timeout_ms', 'cpu_percent'];
 const PERMISSION_KEYS = ['network'];
