@@ -1,6 +1,6 @@
 import type { StepRecord } from '../compiler/run-context.js';
 import type { RunRecord } from './run-record.js';
-import type { RunCounters } from './step-book.js';
+import type { RunCounters } from './run-counters.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 
 /** Everything needed to resume a run in another process. */

@@ -4,16 +4,11 @@
  */
 import type { RunEvent, StepRecord } from '../compiler/run-context.js';
 import type { Engine } from './engine.js';
+import type { RunCounters } from './run-counters.js';
 import type { RunRecord, StepEntry } from './run-record.js';
 import { RunTracker } from './run-tracker.js';
 import type { RunSpans } from './run-spans.js';
 import { failureOutcome } from '../telemetry/failure-outcome.js';
-
-/** Node entries (for `max_steps`) and child runs started (for `spawns`). */
-export interface RunCounters {
-  transitions: number;
-  spawns: number;
-}
 
 /** Keeps step records and step entries; {@link ActiveRun} runs the steps. */
 export abstract class StepBook extends RunTracker {
