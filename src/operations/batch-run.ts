@@ -11,9 +11,18 @@ import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { BatchCounts } from '../batch/batch-progress.js';
-import type { Dirigent } from './dirigent.js';
+import type { StartedRun, StartRequest } from './start-request.js';
 
 export type { BatchCounts };
+
+/** What a batch's runs are started on: the operations' load, start and wait (a `Dirigent`). */
+export interface BatchRunner {
+  /** Reads, verifies and compiles a directive (or throws why it cannot run). */
+  load(directive: string, allowFile?: boolean): Promise<unknown>;
+  start(request: StartRequest): Promise<StartedRun>;
+  /** The run's record once it ends or waits. */
+  wait(runId: string): Promise<RunRecord>;
+}
 
 /** One input of a batch, as read from its file. */
 export interface BatchInput {
@@ -84,7 +93,10 @@ export function batchRunKey(batchId: string, line: number, retries = 0): string 
 }
 
 /** Runs the batch (see the module comment). Rejects only when it cannot start at all. */
-export async function runBatch(dirigent: Dirigent, request: BatchRequest): Promise<BatchOutcome> {
+export async function runBatch(
+  dirigent: BatchRunner,
+  request: BatchRequest,
+): Promise<BatchOutcome> {
   // Read first: a directive that does not exist or does not parse stops the batch before a line.
   await dirigent.load(request.directive, request.allowFile);
   const concurrency = Math.max(1, request.concurrency ?? 8);
@@ -198,7 +210,7 @@ export async function runBatch(dirigent: Dirigent, request: BatchRequest): Promi
 
 /** The result of one input: its run's record, or why it has none. */
 async function resultOf(
-  dirigent: Dirigent,
+  dirigent: BatchRunner,
   request: BatchRequest,
   input: BatchInput,
   retries: number,

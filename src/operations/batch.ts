@@ -21,9 +21,20 @@ import {
   writeBatchMeta,
   type BatchMeta,
 } from './batch-store.js';
-import { runBatch, type BatchCounts, type BatchOutcome, type BatchResult } from './batch-run.js';
-import type { Dirigent } from './dirigent.js';
+import {
+  runBatch,
+  type BatchCounts,
+  type BatchOutcome,
+  type BatchResult,
+  type BatchRunner,
+} from './batch-run.js';
 import { processAlive } from './process-alive.js';
+
+/** Where a batch runs: a project, embedded or on Redis, and its operations (a `Dirigent`). */
+export interface BatchHost extends BatchRunner {
+  readonly projectDir: string;
+  readonly mode: 'embedded' | 'redis';
+}
 
 /** What starts (or resumes) a batch. */
 export interface BatchOptions {
@@ -64,7 +75,7 @@ export interface BatchReport {
 
 /** Runs (or resumes) a batch; see the module comment. */
 export async function runBatchFile(
-  dirigent: Dirigent,
+  dirigent: BatchHost,
   options: BatchOptions,
 ): Promise<BatchReport> {
   const started = Date.now();
@@ -162,7 +173,7 @@ export async function runBatchFile(
 
 /** Resumes a batch by id, with the options it was started with (see `batch.json`). */
 export async function resumeBatch(
-  dirigent: Dirigent,
+  dirigent: BatchHost,
   batchId: string,
   options: Pick<BatchOptions, 'retryFailed' | 'onCounts' | 'signal' | 'concurrency'> = {},
 ): Promise<BatchReport> {

@@ -1,11 +1,11 @@
 /** The operations every face calls: the library's front door. */
-export {
-  Dirigent,
-  type DirigentOptions,
-  type StartRequest,
-  type StartedRun,
-  type Validation,
-} from './dirigent.js';
+export { Dirigent } from './dirigent.js';
+export type { DirigentOptions } from './dirigent-options.js';
+export type { StartRequest, StartedRun } from './start-request.js';
+export type { Validation } from './validate-directive.js';
+export type { Emitted } from './emit-event.js';
+export type { Schedule } from './schedule.js';
+export type { ScheduleRequest } from './schedule-of.js';
 export type { DirectiveInfo, InputInfo } from './directive-catalog.js';
 export type { RunFilter, RunPage } from './run-filter.js';
 export { DEFAULT_IDEMPOTENCY_WINDOW_MS } from './idempotency.js';

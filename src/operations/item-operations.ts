@@ -11,71 +11,49 @@
  * ```
  */
 import { readFile } from 'node:fs/promises';
+import type { DirectiveLoader } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { ItemCatalog } from '../items/item-catalog.js';
 import type { ItemKind } from '../items/item-kind.js';
 import { parseKnowledge } from '../items/knowledge-item.js';
-import { signItems, type SignedBatch, type SignedItem } from '../items/sign-items.js';
-import { readSigningKey, signingKeyDir } from '../items/signing/key-ring.js';
+import type { SignedBatch, SignedItem } from '../items/sign-items.js';
 import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItemText } from '../items/signing/verify-item.js';
 import type { SpaceName } from '../items/space.js';
-import { ItemIndex } from '../search/item-index.js';
+import type { ItemIndex } from '../search/item-index.js';
 import type { SearchPage } from '../search/search-page.js';
 import type { SearchRequest } from '../search/search-request.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import type { ItemDispatcher } from '../tools/item-dispatcher.js';
-import type { RunTrigger } from '../telemetry/run-trace.js';
+import { builtinToolItem } from './builtin-tool-item.js';
+import type { Executed, ExecuteRequest } from './execute-request.js';
+import { checkKind } from './item-kinds.js';
 import { loadItem, type LoadedItem, type LoadRequest } from './load-item.js';
-import type { Dirigent } from './dirigent.js';
+import type { StartedRun, StartRequest } from './start-request.js';
 
-/** The kinds of items, as faces accept them. */
-export const ITEM_KINDS: readonly ItemKind[] = ['directive', 'tool', 'knowledge'];
+export type { Executed, ExecuteRequest } from './execute-request.js';
+export { ITEM_KINDS } from './item-kinds.js';
 
-/** What `execute` takes. */
-export interface ExecuteRequest {
-  kind: ItemKind;
-  itemId: string;
-  /** A tool's parameters, a directive's inputs; unused for knowledge. */
-  parameters?: Record<string, unknown>;
-  /** Check only: the item resolves and verifies, the parameters are valid; nothing runs. */
-  dryRun?: boolean;
-  /**
-   * A directive: resolve once the run ends or waits (default), or at once with the run as it
-   * stands (`false`).
-   */
-  wait?: boolean;
-  /**
-   * A directive run that waits: answer it instead of starting a run. `answer` is the waiting
-   * step's result (an instruction's answer, a signal's payload).
-   */
-  resume?: { runId: string; answer?: unknown; signal?: string };
-  /** What started a directive's run, for its telemetry (default `library`). */
-  trigger?: RunTrigger;
+/**
+ * What the item operations run on: the project's loader and the run operations (a `Dirigent`).
+ */
+export interface ItemHost {
+  readonly projectDir: string;
+  readonly loader: Pick<DirectiveLoader, 'items' | 'policy' | 'requireSignatures'>;
+  check(directive: string, inputs?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  start(request: StartRequest): Promise<StartedRun>;
+  run(request: StartRequest): Promise<RunRecord>;
+  get(runId: string): Promise<RunRecord>;
+  signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    options?: { observer?: EngineObserver },
+  ): Promise<RunRecord>;
 }
-
-/** What `execute` answers, by kind. */
-export type Executed =
-  | { kind: 'tool'; itemId: string; dryRun: false; result: unknown; durationMs: number }
-  | {
-      kind: 'tool';
-      itemId: string;
-      dryRun: true;
-      params: Record<string, unknown>;
-      chain: { itemId: string; space: string }[];
-    }
-  | { kind: 'directive'; itemId: string; dryRun: false; run: RunRecord }
-  | { kind: 'directive'; itemId: string; dryRun: true; inputs: Record<string, unknown> }
-  | {
-      kind: 'knowledge';
-      itemId: string;
-      dryRun: boolean;
-      space: SpaceName;
-      metadata: Record<string, unknown>;
-      content: string;
-    };
 
 /** What `sign` takes. */
 export interface SignRequest {
@@ -89,11 +67,12 @@ export interface SignRequest {
 /** See the module comment. */
 export class ItemOperations {
   private catalogInstance: ItemCatalog | undefined;
-  private indexInstance: ItemIndex | undefined;
+  /** Made at the first search: a process that never searches never loads the index. */
+  private index: Promise<ItemIndex> | undefined;
   private dispatcher: ItemDispatcher | undefined;
   private readonly trust: TrustStore;
 
-  constructor(private readonly dirigent: Dirigent) {
+  constructor(private readonly dirigent: ItemHost) {
     this.trust = new TrustStore(dirigent.loader.items.spaces);
   }
 
@@ -116,8 +95,10 @@ export class ItemOperations {
    *   filter, sort, limit or offset.
    */
   async search(request: SearchRequest = {}): Promise<SearchPage> {
-    this.indexInstance ??= new ItemIndex(this.catalog);
-    return this.indexInstance.search(request);
+    this.index ??= import('../search/item-index.js').then(
+      ({ ItemIndex }) => new ItemIndex(this.catalog),
+    );
+    return (await this.index).search(request);
   }
 
   /**
@@ -128,6 +109,10 @@ export class ItemOperations {
   async sign(request: SignRequest): Promise<SignedItem | SignedBatch> {
     checkKind(request.kind);
     const projectDir = this.dirigent.projectDir;
+    const [{ signItems }, { readSigningKey, signingKeyDir }] = await Promise.all([
+      import('../items/sign-items.js'),
+      import('../items/signing/key-ring.js'),
+    ]);
     return signItems({
       kind: request.kind,
       itemId: request.itemId,
@@ -151,35 +136,9 @@ export class ItemOperations {
         requireSignatures: this.requireSignatures,
       });
     } catch (err) {
-      const builtin =
-        request.kind === 'tool' && request.source !== 'project' && request.source !== 'user'
-          ? BUILTIN_TOOLS.find((t) => t.itemId === request.itemId)
-          : undefined;
-      if (builtin === undefined || DirigentError.from(err).code !== ErrorCode.UNKNOWN_TOOL)
-        throw err;
-      if (request.destination !== undefined && request.destination !== 'system')
-        throw DirigentError.fatal(
-          ErrorCode.INVALID_REQUEST,
-          `Tool "${builtin.itemId}" is built into Dirigent: it has no file to copy.`,
-          { hint: 'Write a tool of your own under .ai/tools/ with the same item id to shadow it.' },
-        );
-      const slash = builtin.itemId.lastIndexOf('/');
-      return {
-        kind: 'tool',
-        itemId: builtin.itemId,
-        space: 'system',
-        file: '',
-        content: `${JSON.stringify({ item_id: builtin.itemId, description: builtin.description, parameters: builtin.paramsSchema }, null, 2)}\n`,
-        metadata: {
-          name: builtin.itemId.slice(slash + 1),
-          description: builtin.description,
-          category: builtin.itemId.slice(0, slash),
-          type: 'builtin',
-          tags: [],
-        },
-        signature: { status: 'unsigned' },
-        warnings: [],
-      };
+      const builtin = builtinToolItem(request, err);
+      if (builtin === undefined) throw err;
+      return builtin;
     }
   }
 
@@ -305,11 +264,4 @@ export class ItemOperations {
   async close(): Promise<void> {
     await this.dispatcher?.close();
   }
-}
-
-function checkKind(kind: unknown): void {
-  if (ITEM_KINDS.includes(kind as ItemKind)) return;
-  throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${String(kind)}" is not an item type.`, {
-    hint: `Item types: ${ITEM_KINDS.join(', ')}.`,
-  });
 }

@@ -15,22 +15,8 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { QueueName } from '../queue/queue-names.js';
 import { queueOptions } from '../queue/queue-options.js';
-import type { TriggerJobData } from './trigger-worker.js';
-
-/** A schedule: a run of `directive` with `inputs` per tick of `cron`. */
-export interface Schedule {
-  id: string;
-  directive: string;
-  cron: string;
-  /** IANA time zone; UTC when absent. */
-  timezone?: string;
-  inputs: Record<string, unknown>;
-  /** When it fires next (epoch ms), when known. */
-  next?: number;
-}
-
-/** The prefix of the ids of schedules declared in directives. */
-export const DECLARED = 'directive:';
+import { DECLARED, type Schedule, type ScheduleStore } from './schedule.js';
+import type { TriggerJobData } from './trigger-job-data.js';
 
 /** Finished trigger jobs kept for inspection. */
 const KEEP = {
@@ -39,7 +25,7 @@ const KEEP = {
 };
 
 /** See the module comment. */
-export class ScheduleBook {
+export class ScheduleBook implements ScheduleStore {
   private readonly queue: Queue<TriggerJobData>;
 
   constructor(redis: Redis, prefix: string) {

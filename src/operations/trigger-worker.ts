@@ -19,26 +19,19 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import { toJobError } from '../queue/job-error.js';
 import { QueueName } from '../queue/queue-names.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { Logger } from '../telemetry/logger.js';
-import type { Dirigent } from './dirigent.js';
+import type { StartRequest, StartedRun } from './start-request.js';
+import { triggerData } from './trigger-job-data.js';
 
-/** What a trigger job carries. */
-export interface TriggerJobData {
-  /** The directive's item id. */
-  directive: string;
-  inputs?: Record<string, unknown>;
-  /** Starts one run per key within its window (default: the job's own id). */
-  idempotencyKey?: string;
-  /** Answer with the run's record once it ends or waits, waiting at most this many seconds (≤ 600). */
-  wait?: number;
+/** What a trigger worker starts runs with: the operations' start, wait and schedules (a `Dirigent`). */
+export interface TriggerTarget {
+  start(request: StartRequest): Promise<StartedRun>;
+  wait(runId: string, options: { timeoutMs?: number }): Promise<RunRecord>;
+  syncSchedules(): Promise<{ kept: number; removed: string[] }>;
 }
-
-/** The most a trigger job may wait for its run, seconds. */
-export const MAX_TRIGGER_WAIT_S = 600;
 
 /** Takes trigger jobs and starts their runs through the operations; `close()` stops it. */
 export class TriggerWorker {
@@ -46,7 +39,7 @@ export class TriggerWorker {
   private readonly connection: Redis;
 
   constructor(
-    private readonly dirigent: Dirigent,
+    private readonly dirigent: TriggerTarget,
     redis: Redis,
     prefix: string,
     concurrency = 20,
@@ -104,33 +97,4 @@ export class TriggerWorker {
     await this.worker.close();
     this.connection.disconnect();
   }
-}
-
-/** A trigger job's data, checked: `INVALID_REQUEST` naming what is wrong. */
-export function triggerData(data: unknown): TriggerJobData {
-  const bad = (what: string) =>
-    DirigentError.fatal(ErrorCode.INVALID_REQUEST, `A trigger job's data ${what}.`, {
-      hint: 'Add jobs with data {"directive": "<item id>", "inputs": {…}, "idempotencyKey"?: "…", "wait"?: seconds}.',
-    });
-  if (data === null || typeof data !== 'object' || Array.isArray(data))
-    throw bad('is not a JSON object');
-  const d = data as Record<string, unknown>;
-  const known = new Set(['directive', 'inputs', 'idempotencyKey', 'wait']);
-  const unknown = Object.keys(d).filter((k) => !known.has(k));
-  if (unknown.length > 0) throw bad(`has unknown fields: ${unknown.join(', ')}`);
-  if (typeof d.directive !== 'string' || d.directive === '')
-    throw bad('needs "directive", the item id of a directive');
-  if (
-    d.inputs !== undefined &&
-    (d.inputs === null || typeof d.inputs !== 'object' || Array.isArray(d.inputs))
-  )
-    throw bad('has "inputs" that is not an object of names to values');
-  if (d.idempotencyKey !== undefined && typeof d.idempotencyKey !== 'string')
-    throw bad('has an "idempotencyKey" that is not a string');
-  if (
-    d.wait !== undefined &&
-    !(typeof d.wait === 'number' && d.wait >= 0 && d.wait <= MAX_TRIGGER_WAIT_S)
-  )
-    throw bad(`has a "wait" that is not a number of seconds from 0 to ${MAX_TRIGGER_WAIT_S}`);
-  return d as unknown as TriggerJobData;
 }

@@ -1,0 +1,29 @@
+import type { EngineObserver } from '../engine/engine-options.js';
+import type { RunRecord } from '../engine/run-record.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+
+/** What starts a run. */
+export interface StartRequest {
+  /** The directive's item id (`.ai/directives/<id>.md` in a space of the project). */
+  directive: string;
+  inputs?: Record<string, unknown>;
+  /** The same key within its window starts one run: later requests get that run. */
+  idempotencyKey?: string;
+  /** What started the run, for its telemetry (default `library`). */
+  trigger?: RunTrigger;
+  /** Hears the run's steps as they go. */
+  observer?: EngineObserver;
+  /**
+   * Let `directive` be a file path too (the CLI: the person at the terminal names files). Never
+   * for requests from elsewhere: a path could name any file of the machine.
+   */
+  allowFile?: boolean;
+}
+
+/** A started run: its id, and whether this request started it (false: its idempotency key's run). */
+export interface StartedRun {
+  runId: string;
+  created: boolean;
+  /** Its record as it stood when `start` resolved (`queued` on Redis, unless an earlier run). */
+  record: RunRecord;
+}
