@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach } from 'vitest';
 import { buildApi, type ApiOptions } from '../../src/api/build-api.js';
-import { Dirigent, type DirigentOptions } from '../../src/operations/dirigent.js';
+import { Dirigent } from '../../src/operations/dirigent.js';
+import type { DirigentOptions } from '../../src/operations/dirigent-options.js';
 import { writeDirective } from './directive-file.js';
 import { CLI_MAIN } from './paths.js';
 
