@@ -15,14 +15,18 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { evaluateCondition } from '../expr/condition.js';
 import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
+import { childOutcome } from './child-outcome.js';
 import type { LoadedDirective } from './directive-loader.js';
-import type { Engine } from './engine.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import { executeAction } from './execute-action.js';
 import { instructionText } from './instruction-text.js';
 import { resumedAttempts } from './resumed-attempts.js';
 import { runAttempts, type AttemptOutcome } from './run-attempts.js';
 import { runForeach } from './run-foreach.js';
+import type { LinkedRun } from './linked-run.js';
+import type { RunHost } from './run-host.js';
+import type { RunLineage } from './run-lineage.js';
+import { runOutputs } from './run-outputs.js';
 import type { RunRecord, WaitingStep } from './run-record.js';
 import type { StoredRun } from './run-store.js';
 import { StepBook } from './step-book.js';
@@ -30,13 +34,7 @@ import { StepWaits } from './step-waits.js';
 import { RunSpans } from './run-spans.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
-/** How a run was started: its place in a tree of child directives. */
-export interface RunLineage {
-  depth: number;
-  /** Deepest nesting allowed below the root run. */
-  maxDepth: number;
-  parentRunId: string | null;
-}
+export type { RunLineage } from './run-lineage.js';
 
 /** Work under way for one step. */
 interface Inflight {
@@ -90,7 +88,7 @@ export class ActiveRun extends StepBook {
   readonly toolHashes: Record<string, string> | undefined;
 
   constructor(
-    engine: Engine,
+    host: RunHost,
     readonly loaded: LoadedDirective,
     readonly lineage: RunLineage,
     runId: string,
@@ -98,7 +96,7 @@ export class ActiveRun extends StepBook {
   ) {
     const stored = 'stored' in start ? start.stored : undefined;
     super(
-      engine,
+      host,
       stored?.record ?? {
         runId,
         directive: loaded.itemId,
@@ -114,7 +112,7 @@ export class ActiveRun extends StepBook {
     );
     this.children = { ...stored?.children };
     this.toolHashes = stored?.tools ?? ('tools' in start ? start.tools : undefined);
-    const t = engine.telemetry;
+    const t = host.telemetry;
     this.trace =
       stored?.trace ??
       ('trace' in start ? start.trace : undefined) ??
@@ -122,16 +120,15 @@ export class ActiveRun extends StepBook {
     if (t !== undefined && this.trace !== undefined) this.spans = new RunSpans(t, this.trace, this);
     this.data = {
       steps: this.steps,
-      env: withSecretMarks(engine.env, loaded.compiled.directive.secrets),
+      env: withSecretMarks(host.env, loaded.compiled.directive.secrets),
     };
-    const machine = engine.providedMachine(loaded.compiled.machine);
+    const machine = host.providedMachine(loaded.compiled.machine);
     this.actor = stored
       ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })
       : createActor(machine, {
           input: { inputs: (start as { inputs: Record<string, unknown> }).inputs },
         });
     if (stored === undefined) this.spans?.started();
-    engine.register(this);
     this.actor.subscribe({ next: () => this.onSnapshot(), error: (err) => this.crash(err) });
   }
 
@@ -187,16 +184,16 @@ export class ActiveRun extends StepBook {
   }
 
   /** Links a restored child run (or the record of one that ended) to the step that started it. */
-  adoptChild(node: string, child: ActiveRun | RunRecord): void {
+  adoptChild(node: string, child: LinkedRun | RunRecord): void {
     const cn = this.node(node);
     if (cn.node.kind === 'step')
-      this.runWork(cn, cn.node, () => this.engine.awaitChild(child), undefined, undefined);
+      this.runWork(cn, cn.node, () => childOutcome(child), undefined, undefined);
   }
 
   /** Records the child run a step started (stored at once by a durable engine, for resuming). */
   noteChild(node: string, childId: string): void {
     this.children[node] = childId;
-    if (this.engine.durable) this.checkpoint();
+    if (this.host.durable) this.checkpoint();
   }
 
   /** Counts one more child run against `limit`; false when the limit is reached. */
@@ -239,7 +236,7 @@ export class ActiveRun extends StepBook {
         this.send(settleSkipped(cn, context, this.data));
         return;
       }
-      this.engine.observer?.stepStarted?.(this.runId, node, 1);
+      this.host.observer?.stepStarted?.(this.runId, node, 1);
       this.runAction(cn, step, context);
     } catch (err) {
       this.fail(cn, err);
@@ -275,7 +272,7 @@ export class ActiveRun extends StepBook {
     if (inflight === undefined && !wasWaiting) return;
     this.inflight.delete(node);
     // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
-    if (inflight?.done) this.engine.trackWork(inflight.done);
+    if (inflight?.done) this.host.trackWork(inflight.done);
     inflight?.controller.abort(
       DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
     );
@@ -351,7 +348,7 @@ export class ActiveRun extends StepBook {
 
   /** The tool's own retry policy, when its id is known before the step runs. */
   private toolPolicy(itemId: string) {
-    return itemId.includes('{') ? undefined : this.engine.dispatcher.describe(itemId)?.retry;
+    return itemId.includes('{') ? undefined : this.host.dispatcher.describe(itemId)?.retry;
   }
 
   /** Runs a step's work with retries and its timeout, then settles or fails the step. */
@@ -406,12 +403,12 @@ export class ActiveRun extends StepBook {
           rec.deadline = Date.now() + step.timeoutMs;
           changed = true;
         }
-        if (changed && this.engine.durable) this.checkpoint();
+        if (changed && this.host.durable) this.checkpoint();
         // An attempt taken over from a stopped process began there (its span says so).
         const takenOver =
           attempt === firstAttempt && firstDelayMs === undefined && this.isRepeating(node);
         if (attempt > 1 && !takenOver) this.spans?.attemptBegun(node);
-        if (attempt > 1) this.engine.observer?.stepStarted?.(this.runId, node, attempt);
+        if (attempt > 1) this.host.observer?.stepStarted?.(this.runId, node, attempt);
         return work(attempt, signal);
       },
       {
@@ -437,8 +434,8 @@ export class ActiveRun extends StepBook {
           );
           rec.retryAt = Date.now() + delayMs;
           delete rec.deadline;
-          if (this.engine.durable) this.checkpoint();
-          this.engine.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
+          if (this.host.durable) this.checkpoint();
+          this.host.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
           this.onParkable?.();
         },
       },
@@ -507,7 +504,7 @@ export class ActiveRun extends StepBook {
       this.end(snap.value as unknown as string, snap.context);
       return;
     }
-    if (this.engine.durable && this.record.status === 'running') this.checkpoint();
+    if (this.host.durable && this.record.status === 'running') this.checkpoint();
     if (this.waiting.size > 0 || this.hasChildren) this.queueIdleCheck();
   }
 
@@ -518,7 +515,7 @@ export class ActiveRun extends StepBook {
     // Work in flight is either real work or a child directive that itself waits.
     for (const node of this.inflight.keys()) {
       const childId = this.children[node];
-      const child = childId === undefined ? undefined : this.engine.activeRun(childId);
+      const child = childId === undefined ? undefined : this.host.activeRun(childId);
       if (!child?.isWaiting) return undefined; // real work under way
       nested.push(...(child.record.waiting ?? []).map((w) => ({ runId: child.runId, ...w })));
     }
@@ -526,11 +523,11 @@ export class ActiveRun extends StepBook {
   }
 
   protected outputs(context: RunContext): Record<string, unknown> {
-    return this.engine.outputsOf(this.directive, context, this.data);
+    return runOutputs(this.directive, context, this.data);
   }
 
   protected persist(): Promise<void> {
-    return this.engine.persist(this);
+    return this.host.persist(this);
   }
 
   protected parentRunId(): string | null {

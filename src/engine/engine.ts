@@ -9,15 +9,18 @@ import { randomUUID } from 'node:crypto';
 import type { Directive } from '../directive/ast.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
 import type { RunContext, RunEvent } from '../compiler/run-context.js';
-import { scopeOf, type RunData } from '../compiler/settle.js';
+import type { RunData } from '../compiler/settle.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { evaluateValue } from '../expr/value.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
-import { ActiveRun, type RunLineage } from './active-run.js';
+import { ActiveRun } from './active-run.js';
+import { childOutcome } from './child-outcome.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
 import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
 import { MemoryRunStore } from './memory-run-store.js';
+import type { ParentRun, RunHost, StorableRun } from './run-host.js';
+import type { RunLineage } from './run-lineage.js';
+import { runOutputs } from './run-outputs.js';
 import type { RunRecord } from './run-record.js';
 import type { RunStore } from './run-store.js';
 import { validateInputs } from './validate-inputs.js';
@@ -35,8 +38,8 @@ export interface StartOptions {
   tools?: Record<string, string>;
 }
 
-/** Runs directives in this process. */
-export class Engine {
+/** Runs directives in this process; the host of their runs (see `run-host.ts`). */
+export class Engine implements RunHost {
   readonly projectDir: string;
   readonly dispatcher: ToolDispatcher;
   readonly loader: DirectiveLoader;
@@ -173,7 +176,7 @@ export class Engine {
     this.active.clear();
   }
 
-  // ---- used by ActiveRun ----
+  // ---- the host of its runs (see run-host.ts) ----
 
   /** The machine with this engine's effects, built once per compiled machine. */
   providedMachine(machine: RunMachine): RunMachine {
@@ -197,11 +200,13 @@ export class Engine {
     return m;
   }
 
+  /** Makes a run just built live here: found by id, and by its actor for the machine's effects. */
   register(run: ActiveRun): void {
     this.active.set(run.runId, run);
     this.byActor.set(run.actor, run);
   }
 
+  /** The run ended and was stored: it leaves this engine. */
   unregister(runId: string): void {
     this.active.delete(runId);
   }
@@ -216,10 +221,11 @@ export class Engine {
     return this.active.get(runId);
   }
 
+  /** Starts a child directive of `parent`: resolved from the parent's file, one level deeper. */
   async startChild(
     ref: string,
     inputs: Record<string, unknown>,
-    parent: ActiveRun,
+    parent: ParentRun,
     parentSpan: SpanParent | undefined,
   ): Promise<ActiveRun> {
     const file = await this.loader.resolve(ref, parent.loaded.file);
@@ -241,13 +247,12 @@ export class Engine {
   }
 
   /** The child's outputs, or a `CHILD_FAILED` error carrying the child's own error. */
-  async awaitChild(child: ActiveRun | RunRecord): Promise<unknown> {
-    const record = child instanceof ActiveRun ? await child.finished() : child;
-    if (record.status === 'completed') return record.outputs;
-    throw childError(record);
+  awaitChild(child: ActiveRun | RunRecord): Promise<unknown> {
+    return childOutcome(child);
   }
 
-  async persist(run: ActiveRun): Promise<void> {
+  /** Stores the run as it stands. */
+  async persist(run: StorableRun): Promise<void> {
     await this.store.save({
       record: run.record,
       snapshot: run.persistedSnapshot(),
@@ -265,12 +270,7 @@ export class Engine {
 
   /** Evaluates the declared outputs when a run completes (graphs: the return output or the state). */
   outputsOf(d: Directive, context: RunContext, data: RunData): Record<string, unknown> {
-    if (d.returnsState) return context.returned ?? { ...context.state };
-    const scope = scopeOf(context, data);
-    const out: Record<string, unknown> = {};
-    for (const o of d.outputs)
-      out[o.name] = o.value ? evaluateValue(o.value, scope) : (context.state[o.name] ?? null);
-    return out;
+    return runOutputs(d, context, data);
   }
 
   // ---- internals ----
@@ -290,6 +290,7 @@ export class Engine {
       ...(options.trace && { trace: options.trace }),
       ...(options.tools && { tools: options.tools }),
     });
+    this.register(run);
     run.begin();
     return run;
   }
@@ -334,6 +335,7 @@ export class Engine {
       parentRunId: stored.parentRunId,
     };
     const run = new ActiveRun(this, loaded, lineage, runId, { stored });
+    this.register(run);
     run.begin();
     if (interrupted) run.restartInterrupted();
     for (const [node, childId] of Object.entries(stored.children)) {
@@ -371,15 +373,4 @@ export class Engine {
     });
     return [...own, ...nested];
   }
-}
-
-function childError(record: RunRecord): DirigentError {
-  const inner = record.error;
-  return DirigentError.fatal(
-    ErrorCode.CHILD_FAILED,
-    `Child directive "${record.directive}" ${record.status}${inner ? `: ${inner.message} [${inner.code}]` : ''}.`,
-    {
-      details: { childRunId: record.runId, error: inner },
-    },
-  );
 }

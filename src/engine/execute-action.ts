@@ -6,6 +6,7 @@ import type { Scope } from '../expr/scope.js';
 import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
 import type { ActiveRun } from './active-run.js';
+import { childOutcome } from './child-outcome.js';
 import { renderParams } from './render-params.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { ToolGate } from '../tools/tool-call.js';
@@ -44,14 +45,14 @@ export function executeAction(
     return runChild(run, itemId, params, node, attempt, signal);
   }
   const { params, templated } = renderParams(action.params, scope, run.secretNames);
-  const engine = run.engine;
+  const host = run.host;
   const rec = run.steps[node];
   const deadline = rec?.deadline;
-  return engine.dispatcher.dispatch({
+  return host.dispatcher.dispatch({
     itemId,
     params,
     ...(templated !== undefined && { templated }),
-    projectDir: engine.projectDir,
+    projectDir: host.projectDir,
     runId: run.runId,
     step: node,
     attempt,
@@ -88,12 +89,12 @@ async function runChild(
     );
   }
   const parentSpan = run.spans?.attemptSpan(node, run.steps[node]?.attempts ?? attempt);
-  const child = await run.engine.startChild(itemId, params, run, parentSpan);
+  const child = await run.host.startChild(itemId, params, run, parentSpan);
   run.noteChild(node, child.runId);
-  const onAbort = () => run.engine.cancel(child.runId, `Parent step "${node}" was stopped.`);
+  const onAbort = () => run.host.cancel(child.runId, `Parent step "${node}" was stopped.`);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await run.engine.awaitChild(child);
+    return await childOutcome(child);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

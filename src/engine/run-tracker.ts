@@ -5,7 +5,7 @@
 import type { RunContext } from '../compiler/run-context.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { Engine } from './engine.js';
+import type { RunHost } from './run-host.js';
 import type { RunRecord, WaitingStep } from './run-record.js';
 
 type Waiter = (record: RunRecord) => void;
@@ -19,7 +19,7 @@ export abstract class RunTracker {
   private idleCheckQueued = false;
 
   protected constructor(
-    readonly engine: Engine,
+    readonly host: RunHost,
     readonly record: RunRecord,
   ) {}
 
@@ -55,7 +55,7 @@ export abstract class RunTracker {
     this.record.status = 'running';
     delete this.record.waiting;
     const parent = this.parentRunId();
-    if (parent !== null) this.engine.activeRun(parent)?.resumeRunning();
+    if (parent !== null) this.host.activeRun(parent)?.resumeRunning();
   }
 
   /** Soon after the current event: does the run now only wait for signals? */
@@ -69,7 +69,7 @@ export abstract class RunTracker {
       if (waiting === undefined || waiting.length === 0) return;
       this.record.status = 'waiting';
       this.record.waiting = waiting;
-      this.engine.observer?.runWaiting?.(this.runId, waiting);
+      this.host.observer?.runWaiting?.(this.runId, waiting);
       this.save();
     });
   }
@@ -101,7 +101,7 @@ export abstract class RunTracker {
       };
     }
     this.onEnded();
-    this.engine.observer?.runEnded?.(this.record);
+    this.host.observer?.runEnded?.(this.record);
     this.save();
   }
 
@@ -128,7 +128,7 @@ export abstract class RunTracker {
       .then(
         () => this.notify(),
         (err: unknown) => {
-          this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err));
+          this.host.observer?.storeFailed?.(this.runId, DirigentError.from(err));
           this.notify();
         },
       );
@@ -139,7 +139,7 @@ export abstract class RunTracker {
     this.stored = this.stored
       .then(() => this.persist())
       .catch((err: unknown) =>
-        this.engine.observer?.storeFailed?.(this.runId, DirigentError.from(err)),
+        this.host.observer?.storeFailed?.(this.runId, DirigentError.from(err)),
       );
   }
 
@@ -151,11 +151,11 @@ export abstract class RunTracker {
       const enders = this.enders;
       this.enders = [];
       for (const e of enders) e(this.record);
-      this.engine.unregister(this.runId);
+      this.host.unregister(this.runId);
     }
     const parent = this.parentRunId();
     if (this.record.status === 'waiting' && parent !== null)
-      this.engine.activeRun(parent)?.queueIdleCheck();
+      this.host.activeRun(parent)?.queueIdleCheck();
   }
 
   private isOver(): boolean {

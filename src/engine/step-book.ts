@@ -3,8 +3,8 @@
  * the snapshot, and the run record's list of step outcomes, in the order steps ended.
  */
 import type { RunEvent, StepRecord } from '../compiler/run-context.js';
-import type { Engine } from './engine.js';
 import type { RunCounters } from './run-counters.js';
+import type { RunHost } from './run-host.js';
 import type { RunRecord, StepEntry } from './run-record.js';
 import { RunTracker } from './run-tracker.js';
 import type { RunSpans } from './run-spans.js';
@@ -21,12 +21,12 @@ export abstract class StepBook extends RunTracker {
   private stopped: StepEntry[] = [];
 
   protected constructor(
-    engine: Engine,
+    host: RunHost,
     record: RunRecord,
     steps: Record<string, StepRecord> | undefined,
     counters: Partial<RunCounters> | undefined,
   ) {
-    super(engine, record);
+    super(host, record);
     this.steps = steps ?? {};
     this.counters = { transitions: 0, spawns: 0, ...counters };
   }
@@ -134,6 +134,6 @@ export abstract class StepBook extends RunTracker {
 
   private addEntry(entry: StepEntry): void {
     this.record.steps.push(entry);
-    this.engine.observer?.stepEnded?.(this.runId, entry);
+    this.host.observer?.stepEnded?.(this.runId, entry);
   }
 }

@@ -1,0 +1,73 @@
+/**
+ * What a run needs from whatever hosts it (the {@link Engine}): where its tool calls go, what it
+ * reports to, how it is stored, and how it reaches other runs of the same process. A run knows
+ * its host only through this port, so the engine can hold runs without the runs holding the
+ * engine.
+ */
+import type { RunMachine } from '../compiler/machine-logic.js';
+import type { StepRecord } from '../compiler/run-context.js';
+import type { SpanParent, Telemetry } from '../telemetry/telemetry.js';
+import type { RunTrace } from '../telemetry/run-trace.js';
+import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
+import type { EngineObserver } from './engine-options.js';
+import type { LinkedRun } from './linked-run.js';
+import type { RunCounters } from './run-counters.js';
+import type { RunLineage } from './run-lineage.js';
+import type { RunRecord } from './run-record.js';
+
+/** The host of live runs (see the module comment). */
+export interface RunHost {
+  /** Root of the project: tools are confined to it. */
+  readonly projectDir: string;
+  /** Where tool calls go. */
+  readonly dispatcher: ToolDispatcher;
+  /** What `{env:…}` reads: the allowed variables only (see `policy/run-environment.ts`). */
+  readonly env: Record<string, string | undefined>;
+  readonly observer: EngineObserver | undefined;
+  /** Whether runs are stored after every transition, not only when they wait or end. */
+  readonly durable: boolean;
+  /** Where spans and metrics go; undefined records nothing. */
+  readonly telemetry: Telemetry | undefined;
+  /** The compiled machine with the host's effects provided (they call the run's methods). */
+  providedMachine(machine: RunMachine): RunMachine;
+  /** Stores the run as it stands. */
+  persist(run: StorableRun): Promise<void>;
+  /** A run live in this process (a parent or a child of the asking run). */
+  activeRun(runId: string): LinkedRun | undefined;
+  /** The run ended and was stored: it leaves the host. */
+  unregister(runId: string): void;
+  /** Starts a child directive of `parent` (resolved from the parent's file) with `inputs`. */
+  startChild(
+    ref: string,
+    inputs: Record<string, unknown>,
+    parent: ParentRun,
+    parentSpan: SpanParent | undefined,
+  ): Promise<LinkedRun>;
+  /** Fire-and-forget cancel of a live run (a child whose step was stopped). */
+  cancel(runId: string, reason?: string): void;
+  /** Step work that was stopped and is still stopping: the host awaits it before exiting. */
+  trackWork(work: Promise<unknown>): void;
+}
+
+/** What the host reads of a run to start a child directive of it. */
+export interface ParentRun {
+  readonly runId: string;
+  readonly lineage: RunLineage;
+  /** The parent's directive file, which a child's item id resolves against. */
+  readonly loaded: { readonly file: string };
+  /** Content hashes of the tools the run's submitter resolved; children inherit them. */
+  readonly toolHashes: Record<string, string> | undefined;
+}
+
+/** What the host reads of a run to store it (see `run-store.ts`). */
+export interface StorableRun extends ParentRun {
+  readonly record: RunRecord;
+  /** The directive's file and exact text, so a resumed run follows the definition it started with. */
+  readonly loaded: { readonly file: string; readonly text: string };
+  readonly children: Record<string, string>;
+  readonly steps: Record<string, StepRecord>;
+  readonly counters: RunCounters;
+  readonly trace: RunTrace | undefined;
+  /** The machine's snapshot to store. */
+  persistedSnapshot(): unknown;
+}
