@@ -1,87 +1,45 @@
 /**
  * One run in this process: a live xstate actor plus the work its steps have under way. The
- * machine routes; this class performs the effects it names (`startStep`, `stopStep`,
- * `stepEnded`, …), keeps the step records, and feeds outcomes back as events.
+ * machine routes; this class performs the effects it names and feeds outcomes back as events.
+ * The path of a step: the machine enters it and calls {@link ActiveRun.startStep}, which checks
+ * its limits and condition and dispatches it ({@link dispatchStep}: a tool call, a child
+ * directive, a foreach, a wait…); its work's outcome settles it ({@link StepWork.settleStep},
+ * which chooses the edge) or fails it; the machine takes that edge, `stepEnded` records the step
+ * ({@link StepBook}) and `startStep` starts the next. The record's life (running, waiting,
+ * ended, stored) is {@link RunTracker}'s.
  */
-import { withSecretMarks } from '../policy/run-environment.js';
 import { createActor, type Actor } from 'xstate';
-import type { StepNode } from '../directive/ast.js';
-import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
 import type { RunContext, RunEvent } from '../compiler/run-context.js';
-import { scopeOf, settle, settleSkipped, type RunData } from '../compiler/settle.js';
-import { DirigentError } from '../errors/dirigent-error.js';
+import { scopeOf, settleSkipped } from '../compiler/settle.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { evaluateCondition } from '../expr/condition.js';
-import { compileTemplate } from '../expr/template.js';
-import { evaluateValue } from '../expr/value.js';
+import type { RunTrace } from '../telemetry/run-trace.js';
 import { childOutcome } from './child-outcome.js';
 import type { LoadedDirective } from './directive-loader.js';
+import { dispatchStep } from './dispatch-step.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
-import { executeAction } from './execute-action.js';
-import { instructionText } from './instruction-text.js';
-import { resumedAttempts } from './resumed-attempts.js';
-import { runAttempts, type AttemptOutcome } from './run-attempts.js';
-import { runForeach } from './run-foreach.js';
 import type { LinkedRun } from './linked-run.js';
 import type { RunHost } from './run-host.js';
 import type { RunLineage } from './run-lineage.js';
 import { runOutputs } from './run-outputs.js';
 import type { RunRecord, WaitingStep } from './run-record.js';
-import type { StoredRun } from './run-store.js';
-import { StepBook } from './step-book.js';
-import { StepWaits } from './step-waits.js';
 import { RunSpans } from './run-spans.js';
-import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+import type { RunStart } from './run-start.js';
+import { secretNames } from './secret-names.js';
+import { StepWork } from './step-work.js';
 
 export type { RunLineage } from './run-lineage.js';
-
-/** Work under way for one step. */
-interface Inflight {
-  controller: AbortController;
-  /** Settles once the work has finished (or, when stopped, has actually stopped). */
-  done?: Promise<void> | undefined;
-}
-
-type Work = (attempt: number, signal: AbortSignal) => Promise<unknown>;
-
-/** How a run comes to be live here: started (by a trigger, or as a child), or restored. */
-export type RunStart =
-  | {
-      inputs: Record<string, unknown>;
-      trigger: RunTrigger;
-      trace?: RunTrace;
-      tools?: Record<string, string>;
-    }
-  | { stored: StoredRun };
+export type { RunStart } from './run-start.js';
 
 /** A run live in this process (see the module comment). */
-export class ActiveRun extends StepBook {
+export class ActiveRun extends StepWork {
   readonly actor: Actor<RunMachine>;
-  readonly inflight = new Map<string, Inflight>();
-  readonly waiting = new StepWaits((w) =>
-    this.fail(
-      this.node(w.step),
-      DirigentError.fatal(
-        ErrorCode.WAIT_TIMEOUT,
-        `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`,
-      ),
-    ),
-  );
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
   private runTimer: NodeJS.Timeout | undefined;
-  /** Told when the run may have become parkable (a step started waiting to retry; see parkable.ts). */
-  onParkable: (() => void) | undefined;
-  /** Steps restarted by {@link restartInterrupted} whose work has not settled since. */
-  private readonly repeating = new Set<string>();
-  /** Let go by this process ({@link release}): its work starts no new attempt. */
-  private released = false;
   /** The snapshot when the run was let go. */
   private heldSnapshot: unknown;
-  /** Sequential steps share one controller: see {@link controllerFor}. */
-  private shared: AbortController | undefined;
-  private readonly data: RunData;
   /** The run's place in a trace (kept and stored even where this process records no telemetry). */
   readonly trace: RunTrace | undefined;
   /** Content hashes of the tools the run's submitter resolved; each call carries its tool's. */
@@ -89,7 +47,7 @@ export class ActiveRun extends StepBook {
 
   constructor(
     host: RunHost,
-    readonly loaded: LoadedDirective,
+    loaded: LoadedDirective,
     readonly lineage: RunLineage,
     runId: string,
     start: RunStart,
@@ -97,6 +55,7 @@ export class ActiveRun extends StepBook {
     const stored = 'stored' in start ? start.stored : undefined;
     super(
       host,
+      loaded,
       stored?.record ?? {
         runId,
         directive: loaded.itemId,
@@ -118,10 +77,6 @@ export class ActiveRun extends StepBook {
       ('trace' in start ? start.trace : undefined) ??
       t?.newRunTrace(runId, 'trigger' in start ? start.trigger : 'library');
     if (t !== undefined && this.trace !== undefined) this.spans = new RunSpans(t, this.trace, this);
-    this.data = {
-      steps: this.steps,
-      env: withSecretMarks(host.env, loaded.compiled.directive.secrets),
-    };
     const machine = host.providedMachine(loaded.compiled.machine);
     this.actor = stored
       ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })
@@ -143,7 +98,7 @@ export class ActiveRun extends StepBook {
 
   /** The secrets the directive declares: tool parameters leave their values to the dispatcher. */
   get secretNames(): ReadonlySet<string> {
-    return secretSet(this.loaded.compiled.directive);
+    return secretNames(this.loaded.compiled.directive);
   }
 
   /** Starts (or, for a restored run, re-arms the timers of) the run. */
@@ -179,7 +134,7 @@ export class ActiveRun extends StepBook {
     const w = this.waiting.take(name);
     if (w === undefined) return false;
     this.resumeRunning();
-    this.finish(this.node(w.step), this.actor.getSnapshot().context, payload);
+    this.settleStep(this.node(w.step), this.actor.getSnapshot().context, payload);
     return true;
   }
 
@@ -187,7 +142,7 @@ export class ActiveRun extends StepBook {
   adoptChild(node: string, child: LinkedRun | RunRecord): void {
     const cn = this.node(node);
     if (cn.node.kind === 'step')
-      this.runWork(cn, cn.node, () => childOutcome(child), undefined, undefined);
+      this.workStep(cn, cn.node, () => childOutcome(child), undefined, undefined);
   }
 
   /** Records the child run a step started (stored at once by a durable engine, for resuming). */
@@ -225,7 +180,7 @@ export class ActiveRun extends StepBook {
       const branches = Object.fromEntries(
         cn.node.branches.map((b) => [b.name, this.steps[b.name]?.status ?? 'completed']),
       );
-      this.finish(cn, context, { branches });
+      this.settleStep(cn, context, { branches });
       return;
     }
     const step = cn.node;
@@ -237,9 +192,9 @@ export class ActiveRun extends StepBook {
         return;
       }
       this.host.observer?.stepStarted?.(this.runId, node, 1);
-      this.runAction(cn, step, context);
+      dispatchStep(this, cn, step, context);
     } catch (err) {
-      this.fail(cn, err);
+      this.failStep(cn, err);
     }
   }
 
@@ -258,240 +213,11 @@ export class ActiveRun extends StepBook {
       // Not announced again: it was when it started (a next attempt is, when it starts).
       this.repeating.add(node);
       try {
-        this.runAction(cn, cn.node, context);
+        dispatchStep(this, cn, cn.node, context);
       } catch (err) {
-        this.fail(cn, err);
+        this.failStep(cn, err);
       }
     }
-  }
-
-  /** `stopStep`: the machine left the step; stop whatever still runs for it. */
-  stopStep(node: string): void {
-    const wasWaiting = this.waiting.dropStep(node);
-    const inflight = this.inflight.get(node);
-    if (inflight === undefined && !wasWaiting) return;
-    this.inflight.delete(node);
-    // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
-    if (inflight?.done) this.host.trackWork(inflight.done);
-    inflight?.controller.abort(
-      DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
-    );
-    this.stepStopped(node);
-  }
-
-  // ---- actions ----
-
-  private runAction(cn: CompiledNode, step: StepNode, context: RunContext): void {
-    const action = step.action;
-    const scope = scopeOf(context, this.data);
-    switch (action.type) {
-      case 'execute': {
-        const policy =
-          step.retry ?? (action.itemType === 'tool' ? this.toolPolicy(action.itemId) : undefined);
-        this.runWork(
-          cn,
-          step,
-          (attempt, signal) => executeAction(this, action, scope, cn.name, attempt, signal),
-          policy,
-          undefined,
-        );
-        return;
-      }
-      case 'foreach': {
-        // Items retry one by one under the tool's policy; the step itself only under its <retry>.
-        const itemPolicy = step.retry ?? this.toolPolicy(action.execute.itemId);
-        const work: Work = (_attempt, signal) =>
-          runForeach(action, scope, signal, async (exec, vars, itemSignal) => {
-            const outcome = await runAttempts(
-              (n, s) =>
-                executeAction(
-                  this,
-                  exec,
-                  { ...scope, vars },
-                  cn.name,
-                  n,
-                  s,
-                  vars[`${action.as}_index`] as number,
-                ),
-              { policy: itemPolicy, signal: itemSignal },
-            );
-            if (!outcome.ok) throw outcome.error;
-            return outcome.value;
-          });
-        this.runWork(cn, step, work, step.retry, action.collect);
-        return;
-      }
-      case 'render':
-        this.finish(cn, context, compileTemplate(action.template).evaluate(scope));
-        return;
-      case 'instruction':
-      case 'wait': {
-        const w: WaitingStep = { step: cn.name, signal: action.signal };
-        if (action.type === 'instruction') w.text = instructionText(action.text, scope);
-        if (action.timeoutMs !== undefined) w.deadline = Date.now() + action.timeoutMs;
-        this.waiting.add(w);
-        return;
-      }
-      case 'return': {
-        const out = action.output;
-        const returned = out
-          ? Object.fromEntries(Object.entries(out).map(([k, v]) => [k, evaluateValue(v, scope)]))
-          : { ...context.state };
-        this.finishWith(cn, () => ({ ...settle(cn, context, this.data, null), returned }));
-        return;
-      }
-      case 'gate':
-        this.finish(cn, context, null);
-        return;
-    }
-  }
-
-  /** The tool's own retry policy, when its id is known before the step runs. */
-  private toolPolicy(itemId: string) {
-    return itemId.includes('{') ? undefined : this.host.dispatcher.describe(itemId)?.retry;
-  }
-
-  /** Runs a step's work with retries and its timeout, then settles or fails the step. */
-  private runWork(
-    cn: CompiledNode,
-    step: StepNode,
-    work: Work,
-    policy: StepNode['retry'],
-    collect: string | undefined,
-  ): void {
-    const node = cn.name;
-    const controller = this.controllerFor(cn);
-    const inflight: Inflight = { controller, done: undefined };
-    this.inflight.set(node, inflight);
-    const settleWith = (outcome: AttemptOutcome<unknown>) => {
-      if (this.inflight.get(node) !== inflight) return; // the step was stopped meanwhile
-      this.inflight.delete(node);
-      this.repeating.delete(node);
-      if (outcome.ok) this.finish(cn, this.actor.getSnapshot().context, outcome.value, collect);
-      else this.fail(cn, outcome.error);
-    };
-    if ((policy?.attempts ?? 1) <= 1 && step.timeoutMs === undefined) {
-      // One untimed try, the common case, without the retry loop's layers (every step pays them).
-      let work1: Promise<unknown>;
-      try {
-        work1 = work(1, controller.signal);
-      } catch (err) {
-        work1 = Promise.reject(err);
-      }
-      inflight.done = work1.then(
-        (value) => settleWith({ ok: true, value, attempts: 1 }),
-        (err: unknown) =>
-          settleWith({
-            ok: false,
-            error: DirigentError.from(controller.signal.aborted ? controller.signal.reason : err),
-            attempts: 1,
-          }),
-      );
-      return;
-    }
-    const rec = this.steps[node]!;
-    const { firstAttempt, firstDelayMs, firstTimeoutMs } = resumedAttempts(rec, Date.now());
-    inflight.done = runAttempts(
-      (attempt, signal) => {
-        if (this.released) throw released(this.runId);
-        // What a resumed run needs: which attempt this is, and when it times out.
-        const resumedAttempt = attempt === firstAttempt && firstTimeoutMs !== undefined;
-        let changed = attempt !== rec.attempts || rec.retryAt !== undefined;
-        rec.attempts = attempt;
-        delete rec.retryAt;
-        if (step.timeoutMs !== undefined && !resumedAttempt) {
-          rec.deadline = Date.now() + step.timeoutMs;
-          changed = true;
-        }
-        if (changed && this.host.durable) this.checkpoint();
-        // An attempt taken over from a stopped process began there (its span says so).
-        const takenOver =
-          attempt === firstAttempt && firstDelayMs === undefined && this.isRepeating(node);
-        if (attempt > 1 && !takenOver) this.spans?.attemptBegun(node);
-        if (attempt > 1) this.host.observer?.stepStarted?.(this.runId, node, attempt);
-        return work(attempt, signal);
-      },
-      {
-        policy,
-        timeoutMs: step.timeoutMs,
-        firstAttempt,
-        firstTimeoutMs,
-        firstDelayMs,
-        timeoutError: () =>
-          DirigentError.retryable(
-            ErrorCode.STEP_TIMEOUT,
-            `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s; raise <timeout seconds="…"> if it needs longer.`,
-            { location: step.loc },
-          ),
-        signal: controller.signal,
-        onRetry: (error, attempt, delayMs) => {
-          this.spans?.attemptEnded(
-            node,
-            attempt,
-            error.code === ErrorCode.STEP_TIMEOUT ? 'timed_out' : 'retried',
-            error.toJSON(),
-            delayMs,
-          );
-          rec.retryAt = Date.now() + delayMs;
-          delete rec.deadline;
-          if (this.host.durable) this.checkpoint();
-          this.host.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
-          this.onParkable?.();
-        },
-      },
-    ).then(settleWith);
-  }
-
-  /** Whether the step's calls may repeat calls made before the run was resumed. */
-  isRepeating(node: string): boolean {
-    return this.repeating.size > 0 && this.repeating.has(node);
-  }
-
-  /**
-   * The controller whose signal a step's work gets. Making an AbortSignal costs several µs on
-   * Node 20, more than the rest of a step. A step outside parallel blocks is only ever stopped
-   * together with the whole run (cancel, run timeout, a failed run), and such steps run one at
-   * a time, so they share one controller, replaced once aborted. Steps in branches, which
-   * `fail_fast` stops one by one, get their own.
-   */
-  private controllerFor(cn: CompiledNode): AbortController {
-    if (cn.parallel !== null) return new AbortController();
-    if (this.shared === undefined || this.shared.signal.aborted)
-      this.shared = new AbortController();
-    return this.shared;
-  }
-
-  /** Settles `cn` with `result` against `context` (the context the step ran in, or the current one). */
-  private finish(cn: CompiledNode, context: RunContext, result: unknown, collect?: string): void {
-    this.finishWith(cn, () =>
-      settle(cn, context, this.data, result, collect ? { [collect]: result } : undefined),
-    );
-  }
-
-  private finishWith(cn: CompiledNode, make: () => RunEvent): void {
-    let event: RunEvent;
-    try {
-      event = make();
-    } catch (err) {
-      this.fail(cn, err);
-      return;
-    }
-    this.send(event);
-  }
-
-  /** Fails the step; errors about the directive without a place of their own get the step's. */
-  private fail(cn: CompiledNode, err: unknown): void {
-    const e = DirigentError.from(err);
-    const error = e.toJSON();
-    if (error.location === undefined) error.location = cn.node.loc;
-    this.send({ type: `fail:${cn.name}`, error });
-  }
-
-  /** The compiled node of a step or block. */
-  node(name: string): CompiledNode {
-    const cn = this.loaded.compiled.nodes.get(name);
-    if (cn === undefined) throw new DirigentError(ErrorCode.INTERNAL, `Unknown node "${name}".`);
-    return cn;
   }
 
   // ---- lifecycle ----
@@ -563,16 +289,4 @@ export class ActiveRun extends StepBook {
   persistedSnapshot(): unknown {
     return this.heldSnapshot ?? this.actor.getPersistedSnapshot();
   }
-}
-
-function released(runId: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was let go by this process.`);
-}
-
-const secretSets = new WeakMap<object, ReadonlySet<string>>();
-
-function secretSet(directive: { secrets: readonly string[] }): ReadonlySet<string> {
-  let set = secretSets.get(directive);
-  if (set === undefined) secretSets.set(directive, (set = new Set(directive.secrets)));
-  return set;
 }

@@ -1,15 +1,35 @@
-import type { ExecuteAction } from '../directive/ast.js';
+import type { StepRecord } from '../compiler/run-context.js';
+import type { Directive, ExecuteAction } from '../directive/ast.js';
 import { isGranted, requiredCapability } from '../directive/capabilities.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { Scope } from '../expr/scope.js';
 import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
-import type { ActiveRun } from './active-run.js';
 import { childOutcome } from './child-outcome.js';
 import { renderParams } from './render-params.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { ToolGate } from '../tools/tool-call.js';
+import type { LoadedDirective } from './directive-loader.js';
+import type { ParentRun, RunHost } from './run-host.js';
+import type { RunSpans } from './run-spans.js';
+
+/** What one try of an `<execute>` reads and calls on its run (an {@link ActiveRun}). */
+export interface ExecutingRun extends ParentRun {
+  readonly host: RunHost;
+  readonly loaded: LoadedDirective;
+  readonly directive: Directive;
+  /** The secrets the directive declares: tool parameters leave their values to the dispatcher. */
+  readonly secretNames: ReadonlySet<string>;
+  readonly steps: Record<string, StepRecord>;
+  readonly spans: RunSpans | undefined;
+  /** Whether the step's calls may repeat calls made before the run was resumed. */
+  isRepeating(node: string): boolean;
+  /** Counts one more child run against `limit`; false when the limit is reached. */
+  reserveSpawn(limit: number): boolean;
+  /** Records the child run a step started. */
+  noteChild(node: string, childId: string): void;
+}
 
 /**
  * One try of an `<execute>`: a tool through the dispatcher, or a child directive run to its end.
@@ -17,7 +37,7 @@ import type { ToolGate } from '../tools/tool-call.js';
  * the tool's work, or cancels the child run.
  */
 export function executeAction(
-  run: ActiveRun,
+  run: ExecutingRun,
   action: ExecuteAction,
   scope: Scope,
   node: string,
@@ -67,7 +87,7 @@ export function executeAction(
 }
 
 async function runChild(
-  run: ActiveRun,
+  run: ExecutingRun,
   itemId: string,
   params: Record<string, unknown>,
   node: string,
@@ -101,14 +121,19 @@ async function runChild(
 }
 
 /** See {@link ToolCall.callId}: the step's entry and try, then the foreach item and its try. */
-function callIdOf(run: ActiveRun, node: string, attempt: number, item: number | undefined): string {
+function callIdOf(
+  run: ExecutingRun,
+  node: string,
+  attempt: number,
+  item: number | undefined,
+): string {
   const rec = run.steps[node];
   const entry = `${node}.${rec?.seq ?? 0}.${rec?.attempts ?? attempt}`;
   return item === undefined ? entry : `${entry}.${item}.${attempt}`;
 }
 
 /** The step's `<lock>` and `<rate_limit>` with their keys rendered against the run. */
-function gateOf(run: ActiveRun, node: string, scope: Scope): { gate?: ToolGate } {
+function gateOf(run: ExecutingRun, node: string, scope: Scope): { gate?: ToolGate } {
   const step = run.loaded.compiled.nodes.get(node)?.node;
   if (step?.kind !== 'step' || (step.lock === undefined && step.rateLimit === undefined)) return {};
   const render = (key: string) => String(compileTemplate(key).evaluate(scope));

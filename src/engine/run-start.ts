@@ -1,0 +1,14 @@
+import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+import type { StoredRun } from './run-store.js';
+
+/** How a run comes to be live here: started (by a trigger, or as a child), or restored. */
+export type RunStart =
+  | {
+      inputs: Record<string, unknown>;
+      trigger: RunTrigger;
+      /** The run's trace, when whoever submitted it chose it already. */
+      trace?: RunTrace;
+      /** Content hashes of the tools the run's submitter resolved. */
+      tools?: Record<string, string>;
+    }
+  | { stored: StoredRun };
