@@ -1,0 +1,139 @@
+/**
+ * The CLI starts fast: `dirigent --version` and `--help` load commander and the commands'
+ * registrations only, and an embedded `dirigent run` loads what running needs and none of the
+ * Redis, HTTP, MCP, telemetry, search, Python host or Deno code. Each test spawns the built CLI
+ * with `--import` of a small hook (written to a temporary folder) that lists every module the
+ * process loaded: ES modules through a loader hook, CommonJS ones from the require cache at exit.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_MAIN, DIRECTIVES, REPO_ROOT } from '../support/paths.js';
+
+/** Registers the loader below and, at exit, appends the require cache to `$LOADED_MODULES_FILE`. */
+const HOOK = `
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+const file = process.env.LOADED_MODULES_FILE;
+register('./loader.mjs', import.meta.url, { data: { file } });
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => appendFileSync(file, Object.keys(cache).map((f) => f + '\\n').join('')));
+`;
+
+/** Appends the URL of every module loaded through the ES module loader to the file. */
+const LOADER = `
+import { appendFileSync } from 'node:fs';
+let file;
+export function initialize(data) { file = data.file; }
+export async function load(url, context, next) {
+  appendFileSync(file, url + '\\n');
+  return next(url, context);
+}
+`;
+
+/** Packages no start-up of these commands may load. */
+const NEVER = ['bullmq', 'ioredis', 'fastify', '@modelcontextprotocol', '@opentelemetry', 'pino'];
+
+let root: string;
+let project: string;
+let hook: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'dirigent-cli-startup-'));
+  project = join(root, 'project');
+  mkdirSync(project);
+  mkdirSync(join(root, 'user'));
+  copyFileSync(join(DIRECTIVES, 'hello.md'), join(project, 'hello.md'));
+  writeFileSync(join(root, 'hook.mjs'), HOOK);
+  writeFileSync(join(root, 'loader.mjs'), LOADER);
+  hook = pathToFileURL(join(root, 'hook.mjs')).href;
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Runs the CLI with `args` in the test's project; its exit status, output, and what it loaded. */
+function cli(...args: string[]): { status: number | null; stdout: string; loaded: string[] } {
+  const file = join(root, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DIRIGENT_USER_SPACE: join(root, 'user'),
+    LOADED_MODULES_FILE: file,
+    NO_COLOR: '1',
+  };
+  for (const k of Object.keys(env)) if (k.startsWith('OTEL_') || k === 'REDIS_URL') delete env[k];
+  const r = spawnSync(process.execPath, ['--import', hook, CLI_MAIN, ...args], {
+    cwd: project,
+    env,
+    encoding: 'utf8',
+  });
+  const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  return { status: r.status, stdout: r.stdout, loaded };
+}
+
+/** The packages among `loaded` (`@scope/name` or `name`), each once. */
+function packagesOf(loaded: readonly string[]): string[] {
+  const names = loaded.map((m) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(m)?.[1]);
+  return [...new Set(names.filter((n): n is string => n !== undefined))].sort();
+}
+
+/** Dirigent's own modules among `loaded`, as paths under `dist/src/`. */
+function ownModules(loaded: readonly string[]): string[] {
+  return loaded.flatMap((m) => /\/dist\/src\/(.+\.js)$/.exec(m)?.[1] ?? []);
+}
+
+describe('dirigent --version', () => {
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+
+  it("prints the package's version and exits 0, as --version and as -V", () => {
+    for (const flag of ['--version', '-V']) {
+      const r = cli(flag);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('still leaves `search --version <range>` to the search command', () => {
+    const r = cli('search', '--version', '>=99', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ results: [], total: 0 });
+  });
+});
+
+describe('start-up', () => {
+  it('--help loads commander and the registrations of the commands, nothing else', () => {
+    const r = cli('--help');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Usage: dirigent');
+    expect(packagesOf(r.loaded)).toEqual(['commander']);
+    for (const m of ownModules(r.loaded)) expect(m).toMatch(/^(cli\/[a-z-]+|package-info)\.js$/);
+  });
+
+  it('an embedded run loads the engine and no Redis, HTTP, MCP, telemetry, search or Deno code', () => {
+    const r = cli('run', 'hello.md', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'completed',
+      outputs: { greeting: 'Hello, world!' },
+    });
+    const packages = packagesOf(r.loaded);
+    // What a run needs is seen, ES modules and CommonJS alike: the hook misses nothing.
+    expect(packages).toEqual(expect.arrayContaining(['xstate', 'ajv', 'commander']));
+    expect(ownModules(r.loaded)).toContain('engine/engine.js');
+    for (const p of NEVER) expect(packages).not.toContain(p);
+    // Of the queue's modules, only the one that reads a Redis URL from the options or REDIS_URL.
+    expect(
+      ownModules(r.loaded).filter((m) => /^(queue|api|mcp|search|workers)\/|deno/.test(m)),
+    ).toEqual(['queue/redis-url.js']);
+  });
+
+  it('search loads the search index only when it is asked for', () => {
+    const r = cli('search', 'hello', '--json');
+    expect(r.status).toBe(0);
+    expect(ownModules(r.loaded)).toContain('search/item-index.js');
+    for (const p of NEVER) expect(packagesOf(r.loaded)).not.toContain(p);
+  });
+});
