@@ -18,6 +18,7 @@ import { telemetryBench } from './telemetry-bench.js';
 import { apiBench } from './api-bench.js';
 import { batchBench } from './batch-bench.js';
 import { searchBench } from './search-bench.js';
+import { cliBench } from './cli-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
@@ -48,18 +49,22 @@ const telemetry = await telemetryBench({
 const api = await apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40 });
 const batch = await batchBench({ lines: 100_000, redisLines: 30_000 });
 const search = await searchBench({ rounds: Math.min(rounds, 5) });
+const cli = await cliBench({ rounds });
 
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport([compile, engine, pythonHost, deno, distributed, telemetry, api, batch, search], {
-    date: new Date(),
-    node: process.version,
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
-    rounds,
-    load: [loadAtStart, loadavg()[0]!],
-  }),
+  benchmarkReport(
+    [compile, engine, pythonHost, deno, distributed, telemetry, api, batch, search, cli],
+    {
+      date: new Date(),
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
+      rounds,
+      load: [loadAtStart, loadavg()[0]!],
+    },
+  ),
   { ...(await resolveConfig(file)), parser: 'markdown' },
 );
 console.log(report);
