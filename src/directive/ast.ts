@@ -4,208 +4,22 @@
  *
  * Glossary: a *process* is the list of nodes that run in order; a *node* is a step or a parallel
  * block; a step holds exactly one *action*.
+ *
+ * The directive itself is declared here; its parts, each in a file of its own (`value-spec.ts`,
+ * `action.ts`, `process-node.ts`, `trigger-decl.ts`, `diagnostic.ts`), are exported from here too,
+ * so that the whole AST is one import.
  */
-import type { EventDecl, ScheduleDecl } from './read-triggers.js';
 import type { SourceLocation } from '../errors/source-location.js';
+import type { Diagnostic } from './diagnostic.js';
+import type { ProcessNode } from './process-node.js';
+import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
+import type { ValueSpec } from './value-spec.js';
 
-/**
- * A value written in a directive: a plain literal, a template, a JSONata expression, or (from
- * RYE graphs) a structure whose strings are templates.
- */
-export type ValueSpec =
-  | { kind: 'literal'; value: unknown }
-  | { kind: 'template'; source: string }
-  | { kind: 'expr'; source: string }
-  | { kind: 'deep'; value: unknown };
-
-/** Comparison operators of RYE's graph conditions. */
-export const COMPARE_OPS = [
-  'eq',
-  'ne',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'in',
-  'contains',
-  'regex',
-  'exists',
-] as const;
-/** One of {@link COMPARE_OPS}. */
-export type CompareOp = (typeof COMPARE_OPS)[number];
-
-/** A condition: RYE's `{path, op, value}` with `any`/`all`/`not`, or a JSONata expression. */
-export type Condition =
-  | { kind: 'compare'; path: string; op: CompareOp; value: unknown }
-  | { kind: 'any'; of: Condition[] }
-  | { kind: 'all'; of: Condition[] }
-  | { kind: 'not'; of: Condition }
-  | { kind: 'expr'; source: string };
-
-/** Failure policy of `foreach` and `parallel`: cancel the rest at the first failure, or go on. */
-export type FailurePolicy = 'fail_fast' | 'continue';
-
-/** One `<param>` of an `<execute>`. */
-export interface ParamSpec {
-  name: string;
-  value: ValueSpec;
-  loc: SourceLocation;
-}
-
-/** `<execute item_type item_id>`: run a tool, or start a child directive. */
-export interface ExecuteAction {
-  type: 'execute';
-  itemType: 'tool' | 'directive';
-  /** May hold templates. */
-  itemId: string;
-  params: ParamSpec[];
-  loc: SourceLocation;
-}
-
-/** `<foreach>` around one `<execute>`. */
-export interface ForeachAction {
-  type: 'foreach';
-  over: ValueSpec;
-  as: string;
-  /** How many items run at once (1 = one after another). */
-  parallel: number;
-  collect: string | undefined;
-  onFailure: FailurePolicy;
-  execute: ExecuteAction;
-  loc: SourceLocation;
-}
-
-/** `<render>`: the step's result is the interpolated text. */
-export interface RenderAction {
-  type: 'render';
-  template: string;
-  loc: SourceLocation;
-}
-
-/** `<instruction>` (or a RYE step with no executable action): waits for a person or an agent. */
-export interface InstructionAction {
-  type: 'instruction';
-  text: string;
-  /** The signal that answers it: the step's name. */
-  signal: string;
-  timeoutMs: number | undefined;
-  loc: SourceLocation;
-}
-
-/** `<wait signal timeout_seconds>`. */
-export interface WaitAction {
-  type: 'wait';
-  signal: string;
-  timeoutMs: number | undefined;
-  loc: SourceLocation;
-}
-
-/** A RYE graph's `type: return` node: ends the run with these outputs (or the final state). */
-export interface ReturnAction {
-  type: 'return';
-  output: Record<string, ValueSpec> | undefined;
-  loc: SourceLocation;
-}
-
-/** A RYE graph's `type: gate` node: no action, only `assign` and `next`. */
-export interface GateAction {
-  type: 'gate';
-  loc: SourceLocation;
-}
-
-/** What a step does. */
-export type Action =
-  | ExecuteAction
-  | ForeachAction
-  | RenderAction
-  | InstructionAction
-  | WaitAction
-  | ReturnAction
-  | GateAction;
-
-/** `<retry>`: `attempts` counts every try, the first included. */
-export interface RetryPolicy {
-  attempts: number;
-  backoff: 'fixed' | 'exponential';
-  delayMs: number;
-  maxDelayMs: number;
-}
-
-/** One outgoing edge; without `when` it always matches. `$end` completes the run. */
-export interface Edge {
-  when: Condition | undefined;
-  to: string;
-  loc: SourceLocation;
-}
-
-/** `<assign name value|expr>`: writes `state.NAME` after the step succeeds. */
-export interface Assign {
-  name: string;
-  value: ValueSpec;
-  loc: SourceLocation;
-}
-
-/** Fields shared by steps and parallel blocks. */
-interface NodeBase {
-  name: string;
-  loc: SourceLocation;
-  /** Run the node only when this holds; otherwise it is `skipped`. */
-  condition: Condition | undefined;
-  assigns: Assign[];
-  /** Where to continue when the node fails for good. */
-  onError: string | undefined;
-  /** Where the `on_error` attribute is written (for errors about its target). */
-  onErrorLoc?: SourceLocation;
-  /** Explicit edges; undefined means "the next node in document order". */
-  next: Edge[] | undefined;
-}
-
-/** `<step name>`. */
-export interface StepNode extends NodeBase {
-  kind: 'step';
-  action: Action;
-  retry: RetryPolicy | undefined;
-  timeoutMs: number | undefined;
-  /** `<lock key limit lease_seconds>`: at most `limit` of the step's tool calls at once per key. */
-  lock?: StepLock;
-  /** `<rate_limit key max per_seconds>`: at most `max` of its tool calls per window per key. */
-  rateLimit?: StepRateLimit;
-  /** `<description>` of the step, kept as documentation. */
-  description: string | undefined;
-}
-
-/** A step's concurrency lock; `key` is a template over the run (`repo:${inputs.repo}`). */
-export interface StepLock {
-  key: string;
-  limit: number;
-  leaseMs: number;
-  loc: SourceLocation;
-}
-
-/** A step's rate limit; `key` is a template over the run. */
-export interface StepRateLimit {
-  key: string;
-  max: number;
-  durationMs: number;
-  loc: SourceLocation;
-}
-
-/** `<branch name>` inside `<parallel>`. */
-export interface Branch {
-  name: string;
-  loc: SourceLocation;
-  nodes: ProcessNode[];
-}
-
-/** `<parallel name on_failure>`. */
-export interface ParallelNode extends NodeBase {
-  kind: 'parallel';
-  onFailure: FailurePolicy;
-  branches: Branch[];
-}
-
-/** A node of a process. */
-export type ProcessNode = StepNode | ParallelNode;
+export type * from './action.js';
+export type { Diagnostic } from './diagnostic.js';
+export type * from './process-node.js';
+export type { EventDecl, ScheduleDecl } from './trigger-decl.js';
+export { COMPARE_OPS, type CompareOp, type Condition, type ValueSpec } from './value-spec.js';
 
 /** Declared input types. */
 export const INPUT_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
@@ -244,15 +58,6 @@ export interface Limits {
   maxSteps: number | undefined;
   /** RYE's LLM limits (`turns`, `tokens`, `spend`, …), kept and not enforced. */
   other: Record<string, string | number>;
-}
-
-/** A warning or error found while reading a directive. */
-export interface Diagnostic {
-  severity: 'error' | 'warning';
-  code: string;
-  message: string;
-  loc: SourceLocation | undefined;
-  hint: string | undefined;
 }
 
 /** Where a directive came from. */
@@ -306,5 +111,3 @@ export interface Directive {
   source: DirectiveSource;
   warnings: Diagnostic[];
 }
-
-export type { EventDecl, ScheduleDecl } from './read-triggers.js';

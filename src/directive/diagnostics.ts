@@ -1,6 +1,6 @@
 import { DirigentError } from '../errors/dirigent-error.js';
 import { formatLocation, type SourceLocation } from '../errors/source-location.js';
-import type { Diagnostic } from './ast.js';
+import type { Diagnostic } from './diagnostic.js';
 
 /** Collects the errors and warnings found while reading one directive. */
 export class Diagnostics {

@@ -3,7 +3,8 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { Limits } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { ElementReader } from './element-reader.js';
-import { readOn, readSchedule, type EventDecl, type ScheduleDecl } from './read-triggers.js';
+import { readOn, readSchedule } from './read-triggers.js';
+import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
 import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-element.js';
 
 /** What `<metadata>` yields. */

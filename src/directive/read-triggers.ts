@@ -6,28 +6,10 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { SourceLocation } from '../errors/source-location.js';
 import type { Diagnostics } from './diagnostics.js';
+import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import { elementsOf, textOf, type XmlElement } from './xml-element.js';
-
-/** `<schedule>`: a run per tick of `cron` in `timezone`, with these inputs. */
-export interface ScheduleDecl {
-  /** Names the schedule within its directive (default: its position, `1`, `2`, …). */
-  name: string;
-  cron: string;
-  /** An IANA time zone (`Europe/Berlin`); default UTC. */
-  timezone: string | undefined;
-  /** Input values as written (text), coerced to the inputs' types when a run starts. */
-  inputs: Record<string, string>;
-  loc: SourceLocation;
-}
-
-/** `<on event="order.created"/>`: a run per event of that name, its payload as input `event`. */
-export interface EventDecl {
-  event: string;
-  loc: SourceLocation;
-}
 
 /** What an event name may be: dotted words, as `order.created`. */
 export const EVENT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;

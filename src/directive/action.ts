@@ -1,0 +1,84 @@
+/** What a step does: its one action (part of the AST, see `ast.ts`). */
+import type { SourceLocation } from '../errors/source-location.js';
+import type { ValueSpec } from './value-spec.js';
+
+/** Failure policy of `foreach` and `parallel`: cancel the rest at the first failure, or go on. */
+export type FailurePolicy = 'fail_fast' | 'continue';
+
+/** One `<param>` of an `<execute>`. */
+export interface ParamSpec {
+  name: string;
+  value: ValueSpec;
+  loc: SourceLocation;
+}
+
+/** `<execute item_type item_id>`: run a tool, or start a child directive. */
+export interface ExecuteAction {
+  type: 'execute';
+  itemType: 'tool' | 'directive';
+  /** May hold templates. */
+  itemId: string;
+  params: ParamSpec[];
+  loc: SourceLocation;
+}
+
+/** `<foreach>` around one `<execute>`. */
+export interface ForeachAction {
+  type: 'foreach';
+  over: ValueSpec;
+  as: string;
+  /** How many items run at once (1 = one after another). */
+  parallel: number;
+  collect: string | undefined;
+  onFailure: FailurePolicy;
+  execute: ExecuteAction;
+  loc: SourceLocation;
+}
+
+/** `<render>`: the step's result is the interpolated text. */
+export interface RenderAction {
+  type: 'render';
+  template: string;
+  loc: SourceLocation;
+}
+
+/** `<instruction>` (or a RYE step with no executable action): waits for a person or an agent. */
+export interface InstructionAction {
+  type: 'instruction';
+  text: string;
+  /** The signal that answers it: the step's name. */
+  signal: string;
+  timeoutMs: number | undefined;
+  loc: SourceLocation;
+}
+
+/** `<wait signal timeout_seconds>`. */
+export interface WaitAction {
+  type: 'wait';
+  signal: string;
+  timeoutMs: number | undefined;
+  loc: SourceLocation;
+}
+
+/** A RYE graph's `type: return` node: ends the run with these outputs (or the final state). */
+export interface ReturnAction {
+  type: 'return';
+  output: Record<string, ValueSpec> | undefined;
+  loc: SourceLocation;
+}
+
+/** A RYE graph's `type: gate` node: no action, only `assign` and `next`. */
+export interface GateAction {
+  type: 'gate';
+  loc: SourceLocation;
+}
+
+/** What a step does. */
+export type Action =
+  | ExecuteAction
+  | ForeachAction
+  | RenderAction
+  | InstructionAction
+  | WaitAction
+  | ReturnAction
+  | GateAction;
