@@ -3,7 +3,7 @@
  * Calls `parseDirective` and `compileDirective` directly: the loader's compile cache would turn
  * every call after the first into a hash lookup.
  */
-import { XML_PARSER_OPTIONS } from '../src/directive/xml-tree.js';
+import { XML_PARSER_OPTIONS } from '../src/directive/read-validated-xml.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { compileDirective } from '../src/compiler/compile-directive.js';
 import { parseDirective } from '../src/directive/parse-directive.js';
