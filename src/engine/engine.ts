@@ -1,14 +1,15 @@
 /**
  * The embedded engine: runs compiled directives in this process, through the tool dispatcher,
- * keeping runs in a run store. The distributed engine reuses the same compiled machines and
- * run records with a Redis store and a BullMQ dispatcher.
+ * keeping runs in a run store, and hosts them (what a run asks of it: `run-host.ts`). Each run is
+ * an {@link ActiveRun}, whose module comment follows the path of a step. The distributed engine
+ * reuses the same compiled machines and run records with a Redis store and a BullMQ dispatcher.
  */
 import { checkSignalPayload } from '../policy/check-json-size.js';
 import { allowedEnvironment } from '../policy/run-environment.js';
 import { randomUUID } from 'node:crypto';
 import type { Directive } from '../directive/ast.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
-import type { RunContext, RunEvent } from '../compiler/run-context.js';
+import type { RunContext } from '../compiler/run-context.js';
 import type { RunData } from '../compiler/settle.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -18,25 +19,20 @@ import { childOutcome } from './child-outcome.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
 import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
 import { MemoryRunStore } from './memory-run-store.js';
+import { restoredRun } from './restored-run.js';
+import { provideRunEffects } from './run-effects.js';
 import type { ParentRun, RunHost, StorableRun } from './run-host.js';
 import type { RunLineage } from './run-lineage.js';
 import { runOutputs } from './run-outputs.js';
 import type { RunRecord } from './run-record.js';
 import type { RunStore } from './run-store.js';
+import { findWaiter, signalWaiter } from './signal-waiters.js';
+import type { StartOptions } from './start-options.js';
+import { toStoredRun } from './to-stored-run.js';
 import { validateInputs } from './validate-inputs.js';
 import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
-import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
-/** Options of {@link Engine.start}. */
-export interface StartOptions {
-  runId?: string;
-  /** What started the run, for its telemetry (default `library`). */
-  trigger?: RunTrigger;
-  /** The run's trace, when the process that submitted it chose it already. */
-  trace?: RunTrace;
-  /** Content hashes of the tools the run's submitter resolved: each call carries its tool's. */
-  tools?: Record<string, string>;
-}
+export type { StartOptions } from './start-options.js';
 
 /** Runs directives in this process; the host of their runs (see `run-host.ts`). */
 export class Engine implements RunHost {
@@ -55,6 +51,8 @@ export class Engine implements RunHost {
   private readonly provided = new WeakMap<RunMachine, RunMachine>();
   private readonly byActor = new WeakMap<object, ActiveRun>();
   private readonly work = new Set<Promise<unknown>>();
+  /** A live run by id (for finding a signal's waiter among child runs). */
+  private readonly live = (runId: string) => this.active.get(runId);
 
   constructor(options: EngineOptions) {
     this.projectDir = options.projectDir;
@@ -113,20 +111,7 @@ export class Engine implements RunHost {
         `Run ${runId} is ${record.status}; it no longer waits for signals${record.error ? ` (${record.error.message})` : ''}.`,
       );
     }
-    const target = this.findWaiter(run, name);
-    if (target === undefined) {
-      const waiting = this.waitingSignals(run);
-      throw DirigentError.fatal(
-        ErrorCode.UNKNOWN_SIGNAL,
-        `Run ${runId} has no step waiting for signal "${name}".`,
-        {
-          hint: waiting.length
-            ? `It waits for: ${waiting.join(', ')}.`
-            : `It is ${run.record.status}, not waiting.`,
-        },
-      );
-    }
-    target.deliver(name, payload);
+    signalWaiter(run, name, this.live).deliver(name, payload);
     return run;
   }
 
@@ -182,19 +167,7 @@ export class Engine implements RunHost {
   providedMachine(machine: RunMachine): RunMachine {
     let m = this.provided.get(machine);
     if (m === undefined) {
-      const runOf = (self: unknown) => this.byActor.get(self as object)!;
-      type Args = { context: RunContext; event: RunEvent; self: unknown };
-      type P = { node: string };
-      m = machine.provide({
-        actions: {
-          startStep: ({ context, self }: Args, p: P) => runOf(self).startStep(context, p.node),
-          stopStep: ({ self }: Args, p: P) => runOf(self).stopStep(p.node),
-          stepEnded: ({ event, self }: Args, p: P) => runOf(self).stepEnded(event, p.node),
-          nodeEntered: ({ self }: Args, p: P) => runOf(self).nodeEntered(p.node),
-          branchEnded: ({ self }: Args, p: P & { status: 'completed' | 'failed' }) =>
-            runOf(self).branchEnded(p.node, p.status),
-        } as never,
-      }) as RunMachine;
+      m = provideRunEffects(machine, (self) => this.byActor.get(self as object)!);
       this.provided.set(machine, m);
     }
     return m;
@@ -253,19 +226,7 @@ export class Engine implements RunHost {
 
   /** Stores the run as it stands. */
   async persist(run: StorableRun): Promise<void> {
-    await this.store.save({
-      record: run.record,
-      snapshot: run.persistedSnapshot(),
-      source: { file: run.loaded.file, text: run.loaded.text },
-      projectDir: this.projectDir,
-      depth: run.lineage.depth,
-      parentRunId: run.lineage.parentRunId,
-      children: run.children,
-      steps: run.steps,
-      counters: run.counters,
-      ...(run.trace && { trace: run.trace }),
-      ...(run.toolHashes && { tools: run.toolHashes }),
-    });
+    await this.store.save(toStoredRun(run, this.projectDir));
   }
 
   /** Evaluates the declared outputs when a run completes (graphs: the return output or the state). */
@@ -317,24 +278,7 @@ export class Engine implements RunHost {
       throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
         hint: 'List runs with `dirigent runs`.',
       });
-    const status = stored.record.status;
-    if (status !== 'waiting' && !(interrupted && status === 'running')) {
-      throw DirigentError.fatal(
-        ErrorCode.RUN_NOT_WAITING,
-        `Run ${runId} is ${status}; only a ${interrupted ? 'running or waiting' : 'waiting'} run can be resumed.`,
-      );
-    }
-    // The file another machine stored is this project's, where it keeps its directives.
-    const loaded = this.loader.fromText(
-      this.loader.localFile(stored.source.file, stored.record.directive),
-      stored.source.text,
-    );
-    const lineage: RunLineage = {
-      depth: stored.depth,
-      maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth,
-      parentRunId: stored.parentRunId,
-    };
-    const run = new ActiveRun(this, loaded, lineage, runId, { stored });
+    const run = restoredRun(this, this.loader, runId, stored, interrupted);
     this.register(run);
     run.begin();
     if (interrupted) run.restartInterrupted();
@@ -352,25 +296,6 @@ export class Engine implements RunHost {
 
   /** Whether the run, or a child run of it, has a step waiting for signal `name`. */
   waitsFor(run: ActiveRun, name: string): boolean {
-    return this.findWaiter(run, name) !== undefined;
-  }
-
-  private findWaiter(run: ActiveRun, name: string): ActiveRun | undefined {
-    if (run.waiting.has(name)) return run;
-    for (const childId of Object.values(run.children)) {
-      const child = this.active.get(childId);
-      const found = child && this.findWaiter(child, name);
-      if (found) return found;
-    }
-    return undefined;
-  }
-
-  private waitingSignals(run: ActiveRun): string[] {
-    const own = run.waiting.values().map((w) => w.signal);
-    const nested = Object.values(run.children).flatMap((id) => {
-      const child = this.active.get(id);
-      return child ? this.waitingSignals(child) : [];
-    });
-    return [...own, ...nested];
+    return findWaiter(run, name, this.live) !== undefined;
   }
 }

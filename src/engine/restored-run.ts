@@ -1,0 +1,40 @@
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { ActiveRun } from './active-run.js';
+import type { DirectiveLoader } from './directive-loader.js';
+import { ENGINE_DEFAULTS } from './engine-options.js';
+import type { RunHost } from './run-host.js';
+import type { RunLineage } from './run-lineage.js';
+import type { StoredRun } from './run-store.js';
+
+/**
+ * A stored run built again in this process, following the directive text it started with (not
+ * yet begun): a waiting one, or with `interrupted` also a running one whose process stopped.
+ * Any other rejects with `RUN_NOT_WAITING`.
+ */
+export function restoredRun(
+  host: RunHost,
+  loader: DirectiveLoader,
+  runId: string,
+  stored: StoredRun,
+  interrupted: boolean,
+): ActiveRun {
+  const status = stored.record.status;
+  if (status !== 'waiting' && !(interrupted && status === 'running')) {
+    throw DirigentError.fatal(
+      ErrorCode.RUN_NOT_WAITING,
+      `Run ${runId} is ${status}; only a ${interrupted ? 'running or waiting' : 'waiting'} run can be resumed.`,
+    );
+  }
+  // The file another machine stored is this project's, where it keeps its directives.
+  const loaded = loader.fromText(
+    loader.localFile(stored.source.file, stored.record.directive),
+    stored.source.text,
+  );
+  const lineage: RunLineage = {
+    depth: stored.depth,
+    maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth,
+    parentRunId: stored.parentRunId,
+  };
+  return new ActiveRun(host, loaded, lineage, runId, { stored });
+}

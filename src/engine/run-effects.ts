@@ -1,0 +1,44 @@
+/**
+ * The effects a compiled machine names (`startStep`, `stopStep`, `stepEnded`, `nodeEntered`,
+ * `branchEnded`; see `compiler/machine-logic.ts`), provided as calls on the run whose actor
+ * performs them. The compiler only names them: this is where each name meets its method.
+ */
+import type { RunMachine } from '../compiler/machine-logic.js';
+import type { RunContext, RunEvent } from '../compiler/run-context.js';
+
+/** What a run does for each effect its machine names. */
+export interface RunEffects {
+  /** The machine entered a step (or a parallel block whose branches all ended): start it. */
+  startStep(context: RunContext, node: string): void;
+  /** The machine left a step: stop whatever still runs for it. */
+  stopStep(node: string): void;
+  /** A step's outcome event was taken: record it. */
+  stepEnded(event: RunEvent, node: string): void;
+  /** A parallel block starts. */
+  nodeEntered(node: string): void;
+  /** A branch of a parallel block reached its end or failed. */
+  branchEnded(node: string, status: 'completed' | 'failed'): void;
+}
+
+/**
+ * `machine` with its effects provided: each calls the method of the run that `runOf` finds for
+ * the acting actor. One provided machine serves every run of a compiled machine (providing it
+ * costs more than a run's steps).
+ */
+export function provideRunEffects(
+  machine: RunMachine,
+  runOf: (actor: unknown) => RunEffects,
+): RunMachine {
+  type Args = { context: RunContext; event: RunEvent; self: unknown };
+  type P = { node: string };
+  return machine.provide({
+    actions: {
+      startStep: ({ context, self }: Args, p: P) => runOf(self).startStep(context, p.node),
+      stopStep: ({ self }: Args, p: P) => runOf(self).stopStep(p.node),
+      stepEnded: ({ event, self }: Args, p: P) => runOf(self).stepEnded(event, p.node),
+      nodeEntered: ({ self }: Args, p: P) => runOf(self).nodeEntered(p.node),
+      branchEnded: ({ self }: Args, p: P & { status: 'completed' | 'failed' }) =>
+        runOf(self).branchEnded(p.node, p.status),
+    } as never,
+  }) as RunMachine;
+}

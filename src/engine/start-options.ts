@@ -1,0 +1,13 @@
+import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+
+/** Options of `Engine.start`. */
+export interface StartOptions {
+  /** The run's id (default: a new UUID); a run of that id already live here is a conflict. */
+  runId?: string;
+  /** What started the run, for its telemetry (default `library`). */
+  trigger?: RunTrigger;
+  /** The run's trace, when the process that submitted it chose it already. */
+  trace?: RunTrace;
+  /** Content hashes of the tools the run's submitter resolved: each call carries its tool's. */
+  tools?: Record<string, string>;
+}

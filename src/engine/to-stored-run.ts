@@ -1,0 +1,19 @@
+import type { StorableRun } from './run-host.js';
+import type { StoredRun } from './run-store.js';
+
+/** What a run store keeps of `run`, a run of the project at `projectDir`. */
+export function toStoredRun(run: StorableRun, projectDir: string): StoredRun {
+  return {
+    record: run.record,
+    snapshot: run.persistedSnapshot(),
+    source: { file: run.loaded.file, text: run.loaded.text },
+    projectDir,
+    depth: run.lineage.depth,
+    parentRunId: run.lineage.parentRunId,
+    children: run.children,
+    steps: run.steps,
+    counters: run.counters,
+    ...(run.trace && { trace: run.trace }),
+    ...(run.toolHashes && { tools: run.toolHashes }),
+  };
+}
