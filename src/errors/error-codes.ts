@@ -94,6 +94,15 @@ export const ErrorCode = {
   REDIS_UNAVAILABLE: 'REDIS_UNAVAILABLE',
   RUN_NOT_WAITING: 'RUN_NOT_WAITING',
   RUN_CONFLICT: 'RUN_CONFLICT',
+  /**
+   * A worker's write to a run that another worker has taken over (the writer's lease lapsed: it
+   * was cut off from Redis, or paused): the write is refused and the writer stops driving the run.
+   */
+  RUN_TAKEN_OVER: 'RUN_TAKEN_OVER',
+  /** A run that another live worker drives now; the job asking for it comes back shortly. */
+  RUN_BUSY: 'RUN_BUSY',
+  /** The worker running a tool call died (or lost its lease) before the call ended. */
+  WORKER_LOST: 'WORKER_LOST',
   UNKNOWN_SIGNAL: 'UNKNOWN_SIGNAL',
   DIRECTIVE_CHANGED: 'DIRECTIVE_CHANGED',
   /** A worker's copy of the run's directive differs from the one the run was started with. */

@@ -21,7 +21,10 @@ const BUILTINS = new Set(BUILTIN_TOOLS.map((t) => t.itemId));
  * The source of a run of `loaded`, with the hashes of the tools it names literally as `items`
  * resolves them (tools no space holds are left out: the worker reports them).
  */
-export async function runSourceOf(loaded: LoadedDirective, items: ItemResolver): Promise<RunSource> {
+export async function runSourceOf(
+  loaded: LoadedDirective,
+  items: ItemResolver,
+): Promise<RunSource> {
   const tools: Record<string, string> = {};
   for (const id of literalTools(loaded.compiled.directive.process)) {
     const found = await items.resolve('tool', id).catch(() => undefined);
@@ -67,7 +70,8 @@ export async function loadRunDirective(
     if (err instanceof DirigentError && err.code === ErrorCode.UNKNOWN_DIRECTIVE) return undefined;
     throw err;
   });
-  if (own === undefined) return loader.verified(loader.fileOf(source.directive, source.ext), source.text);
+  if (own === undefined)
+    return loader.verified(loader.fileOf(source.directive, source.ext), source.text);
   const text = await readFile(own.file, 'utf8');
   const hash = contentHash(text);
   if (hash !== source.hash)
@@ -76,7 +80,12 @@ export async function loadRunDirective(
       `This worker's copy of directive "${source.directive}" (${own.file}) differs from the one the run was started with (content ${hash.slice(0, 12)}… here, ${source.hash.slice(0, 12)}… there); it runs nothing else.`,
       {
         hint: 'Deploy the same project to every worker and to whatever starts runs (the CLI, the API), then start the run again.',
-        details: { directive: source.directive, file: own.file, expected: source.hash, found: hash },
+        details: {
+          directive: source.directive,
+          file: own.file,
+          expected: source.hash,
+          found: hash,
+        },
       },
     );
   return loader.verified(own.file, text);

@@ -1,45 +1,51 @@
 /**
  * The worker side of runs: takes run jobs (start, signal, cancel, wake) and drives each run with
  * an engine whose tool calls go to the tools queue and whose state goes to Redis after every
- * transition. A run is driven by one worker at a time (a per-run mutex with a lease); if that
- * worker dies, its job stalls, another worker takes it and resumes the run from the store.
+ * transition. A run is driven by one worker at a time: the worker claims it in the store before
+ * driving it (`run-claims.ts`), and its writes are fenced by that claim. Every worker keeps a
+ * lease (`worker-lease.ts`); when one dies, another finds its lease lapsed within seconds, puts its
+ * run jobs back in the queue and fails its tool calls as lost, and the runs go on from the store.
  * A run that waits for a signal holds no worker slot: its job completes, and its deadlines become
- * delayed wake jobs. A run that only waits for its tool jobs or its retries is parked: its job is
- * delayed until its next deadline, and the end of one of its tool jobs promotes it.
+ * delayed wake jobs. A run that only waits for its tool jobs or its retries is parked
+ * (`drive-to-rest.ts`): its job is delayed until its next deadline, and the end of one of its tool
+ * jobs promotes it.
  */
 import { DelayedError, Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { Mutex } from 'redis-semaphore';
+import { resolve } from 'node:path';
 import type { ActiveRun } from '../engine/active-run.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
-import { parkable } from '../engine/parkable.js';
+import type { EngineObserver } from '../engine/engine-options.js';
 import { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import {
+  DrivenRun,
+  driveToRest,
+  PARK_AFTER_MS,
+  runTree,
+  type DriveContext,
+} from './drive-to-rest.js';
 import { toJobError } from './job-error.js';
-import { loadRunDirective } from './run-source.js';
-import { resolve } from 'node:path';
+import type { TakenUp } from './job-spans.js';
+import { wakeParked } from './parked-runs.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
+import { reapDeadWorker } from './reap-dead-worker.js';
+import { RedisRunStore, type VersionedRun } from './redis-run-store.js';
 import { ResultInbox } from './result-inbox.js';
-import { markParked, PARKED_CHECK_IN_MS, wakeParked } from './parked-runs.js';
 import { publishingObserver } from './run-events.js';
-import { RedisRunStore } from './redis-run-store.js';
 import type { RunJobData } from './run-job.js';
+import { loadRunDirective } from './run-source.js';
 import type { ToolJobData } from './tool-job.js';
+import { leaseName, WorkerLease, type LeaseLoss } from './worker-lease.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
-import { startDriveSpan, type TakenUp } from './job-spans.js';
-import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
-import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
-import { Attr } from '../telemetry/attributes.js';
 
-/**
- * How long a run must have nothing to do before it is parked (see {@link RunWorker}): shorter
- * waits cost less to sit out than to store, let go and resume.
- */
-export const PARK_AFTER_MS = 2000;
+export { PARK_AFTER_MS } from './drive-to-rest.js';
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
@@ -55,6 +61,11 @@ export interface RunWorkerOptions {
   /** How long finished runs are kept in Redis, seconds. */
   retentionSeconds?: number;
   timing?: WorkerTiming;
+  /**
+   * This worker's lease, ms: others take its runs over this long after it stops renewing it (see
+   * `worker-lease.ts`; default `DIRIGENT_WORKER_LEASE_MS`, else 3 s).
+   */
+  leaseMs?: number;
   /** Where the runs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
   telemetry?: Telemetry | TelemetryOptions;
   /** Where the worker logs what happens to runs (default: nowhere). */
@@ -71,11 +82,14 @@ export class RunWorker {
   /** The tool calls of every project's engine go through it. */
   private readonly dispatcher: QueueDispatcher;
   private readonly subscriber: Redis;
+  private readonly lease: WorkerLease;
   /** The engine of the project served, made on first use. */
   private engineOfProject: Engine | undefined;
-  private readonly timing: WorkerTiming;
-  /** Runs this worker drives, and how to hand each back or park it. */
-  private readonly driving = new Map<string, Driven>();
+  private driveContext: DriveContext | undefined;
+  /** Runs this worker drives, and how to hand each back, park it or stop driving it. */
+  private readonly driving = new Map<string, DrivenRun>();
+  /** Runs a job of this worker is about (at most one job per run at a time). */
+  private readonly held = new Set<string>();
   private readonly parkScan: NodeJS.Timeout;
   private closing = false;
   /** Runs whose progress someone watches (their current job asked for it). */
@@ -87,11 +101,25 @@ export class RunWorker {
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
-    this.timing = options.timing ?? workerTiming();
+    const timing = options.timing ?? workerTiming();
     this.telemetry = Telemetry.of(options.telemetry);
     this.log = options.logger ?? SILENT_LOGGER;
+    // Made first, started last: its id names this worker's lease and its claims of runs.
+    this.worker = new Worker<RunJobData, RunRecord>(
+      QueueName.RUNS,
+      (job, token) => this.process(job, token),
+      {
+        connection: this.own(redis),
+        prefix,
+        concurrency: options.concurrency ?? 50,
+        autorun: false,
+        ...bullWorkerTiming(timing),
+      },
+    );
+    const name = leaseName(QueueName.RUNS, this.worker.id);
     this.store = new RedisRunStore(redis, {
       prefix,
+      owner: name,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
@@ -110,19 +138,19 @@ export class RunWorker {
         void wakeParked(redis, prefix, this.runsQueue, runId).catch(() => undefined);
     };
     this.parkScan = setInterval(() => {
-      for (const d of this.driving.values()) this.parkIfIdle(d);
+      for (const d of this.driving.values()) d.parkIfIdle();
     }, PARK_AFTER_MS / 2);
     this.parkScan.unref();
-    this.worker = new Worker<RunJobData, RunRecord>(
-      QueueName.RUNS,
-      (job, token) => this.process(job, token),
-      {
-        connection: this.own(redis),
-        prefix,
-        concurrency: options.concurrency ?? 50,
-        ...bullWorkerTiming(this.timing),
-      },
-    );
+    this.lease = new WorkerLease({
+      redis,
+      prefix,
+      names: [name],
+      ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+      onLost: (why) => this.lost(why),
+      onLapsed: (names) => this.takeOver(names),
+      logger: this.log,
+    });
+    this.worker.run().catch((err: unknown) => this.worker.emit('error', err as Error));
   }
 
   /**
@@ -136,6 +164,7 @@ export class RunWorker {
     await this.worker.close();
     await this.engineOfProject?.drain();
     this.engineOfProject?.release();
+    await this.lease.close();
     this.inbox.close();
     await Promise.all([this.runsQueue.close(), this.toolsQueue.close()]);
     for (const c of this.owned) c.disconnect();
@@ -153,45 +182,92 @@ export class RunWorker {
   ): Promise<RunRecord> {
     const data = job.data;
     const watch = 'watch' in data && data.watch === true;
+    if (this.held.has(data.runId)) return this.comeBack(job, token); // another job of it, here
+    this.held.add(data.runId);
     if (watch) this.watched.add(data.runId);
     try {
       if (data.kind === 'cancel') {
         // The worker driving the run (if one does) cancels it at once; a waiting run is
-        // cancelled here, under its lock.
+        // cancelled here, once claimed.
         await this.options.redis.publish(
           runCancelChannel(this.options.prefix),
           JSON.stringify({ runId: data.runId, reason: data.reason }),
         );
       }
       const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
-      return await this.withRunLock(data.runId, () => this.drive(data, redelivered, job, token));
+      // A start taken up for the first time has nothing stored yet: nothing to claim.
+      const claim =
+        data.kind === 'start' && !redelivered ? undefined : await this.store.claim(data.runId);
+      if (claim?.status === 'busy') return await this.comeBack(job, token);
+      const stored = claim?.status === 'claimed' ? claim.run : undefined;
+      const takenUp: TakenUp =
+        claim?.status === 'claimed' && claim.takenOverFrom !== undefined
+          ? 'takeover'
+          : job.stalledCounter > 0
+            ? 'takeover'
+            : redelivered
+              ? 'resume'
+              : data.kind;
+      if (takenUp === 'takeover' && stored)
+        this.log.info(
+          { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
+          `took over run ${data.runId}: the worker that drove it (${claim?.status === 'claimed' ? (claim.takenOverFrom ?? 'unknown') : 'unknown'}) stopped`,
+        );
+      const record = await this.drive(data, stored, job, token, takenUp);
+      await this.letGo(data.runId, record);
+      return record;
     } catch (err) {
       if (err instanceof WaitingError || err instanceof DelayedError) throw err;
+      await this.letGo(data.runId).catch(() => undefined);
       throw toJobError(err);
     } finally {
+      this.held.delete(data.runId);
       if (watch) this.watched.delete(data.runId);
     }
   }
 
   /**
-   * Does what the job asks, under the run's lock. `redelivered`: the job was taken up before (and
-   * handed back, parked, or lost with its worker), so the run may have moved on meanwhile.
+   * After a job: an ended run has no owner any more (its last save cleared it); one that waits
+   * (or a job that failed) is let go, so that the next job of it is taken up at once anywhere.
+   */
+  private async letGo(runId: string, record?: RunRecord): Promise<void> {
+    const engine = this.engineOfProject;
+    const tree = engine ? runTree(engine, runId) : [runId];
+    engine?.releaseRun(runId);
+    if (record !== undefined && !['running', 'waiting'].includes(record.status))
+      for (const id of tree) this.store.forgetClaim(id);
+    else await Promise.all(tree.map((id) => this.store.release(id)));
+  }
+
+  /**
+   * Another worker (or another job here) drives the run: this job comes back shortly, holding no
+   * slot meanwhile.
+   */
+  private async comeBack(
+    job: Job<RunJobData, RunRecord>,
+    token: string | undefined,
+  ): Promise<never> {
+    const delay = Math.min(1000, 50 * 2 ** Math.min(5, Math.max(0, job.attemptsStarted - 1)));
+    await job.moveToDelayed(Date.now() + delay, token);
+    throw new DelayedError();
+  }
+
+  /**
+   * Does what the job asks. `stored`: the run as claimed (none for a start taken up the first
+   * time). `takenUp` says how the job came here (a takeover, a resume after it was handed back,
+   * parked or lost with its worker, or its first delivery).
    */
   private async drive(
     data: RunJobData,
-    redelivered: boolean,
+    stored: VersionedRun | undefined,
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
+    takenUp: TakenUp,
   ): Promise<RunRecord> {
     const engine = this.engine();
-    // A start taken up for the first time has nothing stored yet: no need to look.
-    const fresh = data.kind === 'start' && !redelivered;
-    const stored = fresh ? undefined : await this.store.load(data.runId);
+    const redelivered = takenUp === 'takeover' || takenUp === 'resume';
     const over = stored && !['running', 'waiting'].includes(stored.record.status);
-    const takenUp: TakenUp =
-      job.stalledCounter > 0 ? 'takeover' : redelivered ? 'resume' : data.kind;
-    const drive = (run: ActiveRun) =>
-      this.untilSettledOrHandedOver(run, engine, job, token, takenUp);
+    const drive = (run: ActiveRun) => driveToRest(this.context(), run, job, token, takenUp);
     let record: RunRecord;
     switch (data.kind) {
       case 'start':
@@ -232,124 +308,38 @@ export class RunWorker {
         break;
     }
     if (record.status === 'waiting') await this.scheduleWake(engine, data, record);
-    engine.releaseRun(data.runId);
     return record;
   }
 
-  /**
-   * The run's record once it ends or waits. If this worker is told to close first, the run is
-   * handed back: stored as it stands, let go, and its job returned to the queue, where another
-   * worker takes it up and resumes the run (its tool calls under way are answered, not repeated).
-   * A run with nothing to do but wait for its tool jobs or its retries is parked the same way
-   * (see {@link parkIfIdle}): its job is delayed until the run's next deadline, and the end of
-   * one of its tool jobs wakes it (see parked-runs.ts).
-   */
-  private async untilSettledOrHandedOver(
-    run: ActiveRun,
-    engine: Engine,
-    job: Job<RunJobData, RunRecord>,
-    token: string | undefined,
-    takenUp: TakenUp,
-  ): Promise<RunRecord> {
-    const span =
-      this.telemetry &&
-      startDriveSpan(
-        this.telemetry,
-        QueueName.RUNS,
-        job,
-        { runId: run.runId, directive: run.record.directive, trace: run.trace },
-        takenUp,
-      );
-    const fields = traceFields(run.runId, span?.span ?? run.trace);
-    if (takenUp === 'takeover')
-      this.log.info(
-        { ...fields, directive: run.record.directive, stalled: job.stalledCounter },
-        `took over run ${run.runId}: the worker that drove it stopped`,
-      );
-    let driven!: Driven;
-    const handover = new Promise<{ handover: true }>((resolve) => {
-      driven = { run, handOver: () => resolve({ handover: true }), park: () => {} };
-    });
-    const parked = new Promise<{ due: number; jobIds: string[] }>((resolve) => {
-      driven.park = (due) => {
-        if (!this.driving.has(run.runId)) return; // parked already, or settled
-        this.driving.delete(run.runId);
-        // Let go first, so that nothing reaches the run any more; then stop waiting for its calls.
-        engine.releaseRun(run.runId);
-        resolve({ due, jobIds: this.dispatcher.abandon(run.runId, letGo(run.runId)) });
-      };
-    });
-    this.driving.set(run.runId, driven);
-    run.onParkable = () => this.parkIfIdle(driven);
-    if (this.closing) driven.handOver();
-    let outcome: RunRecord | { handover: true } | { due: number; jobIds: string[] };
-    try {
-      outcome = await Promise.race([run.settled(), handover, parked]);
-    } catch (err) {
-      span?.end(DirigentError.from(err));
-      throw err;
-    } finally {
-      this.driving.delete(run.runId);
-      run.onParkable = undefined;
-    }
-    if (!('handover' in outcome) && !('due' in outcome)) {
-      span?.span.setAttribute(Attr.RUN_STATUS, outcome.status);
-      span?.end();
-      this.logSettled(outcome, fields);
-      return outcome;
-    }
-    span?.span.addEvent('handover' in outcome ? 'handed over' : 'parked', {
-      ...('due' in outcome && { 'dirigent.run.parked_until': outcome.due }),
-    });
-    span?.end();
-    if ('handover' in outcome)
-      this.log.info(fields, `handed run ${run.runId} back to the queue: this worker is closing`);
-    else this.log.debug({ ...fields, until: outcome.due }, `parked run ${run.runId}`);
-    await run.persisted();
-    if ('handover' in outcome) {
-      engine.releaseRun(run.runId);
-      await job.moveToWait(token);
-      throw new WaitingError();
-    }
-    const { redis, prefix } = this.options;
-    await job.moveToDelayed(outcome.due, token);
-    await markParked(redis, prefix, run.runId, job.id!, outcome.due);
-    // A call that ended before the mark found nothing to wake: look for one.
-    const ended = await Promise.all(
-      outcome.jobIds.map(async (id) => (await Job.fromId(this.toolsQueue, id))?.finishedOn),
+  /** This worker's lease lapsed, or Redis did not answer for a whole lease: stop every run. */
+  private lost(why: LeaseLoss): void {
+    if (this.driving.size === 0) return;
+    const error = DirigentError.fatal(
+      ErrorCode.RUN_TAKEN_OVER,
+      why === 'lapsed'
+        ? `This worker's lease lapsed (it was paused or cut off from Redis for longer than ${this.lease.leaseMs} ms): it stops driving its ${this.driving.size} run(s), which other workers take over.`
+        : `Redis has not answered this worker for ${this.lease.leaseMs} ms: it stops driving its ${this.driving.size} run(s) before other workers take them over.`,
+      { details: { worker: this.worker.id, reason: why } },
     );
-    if (ended.some((at) => at !== undefined))
-      await wakeParked(redis, prefix, this.runsQueue, run.runId);
-    throw new DelayedError();
+    for (const d of [...this.driving.values()]) d.lose(error);
   }
 
-  /** Logs how a run this worker drove came to rest: failures as warnings, the rest for debugging. */
-  private logSettled(record: RunRecord, fields: Record<string, string>): void {
-    const at = { ...fields, directive: record.directive, status: record.status };
-    if (record.status === 'failed' && record.error)
-      this.log.warn(
-        { ...at, error_code: record.error.code, step: record.error.step },
-        `run ${record.runId} failed: ${record.error.message}`,
-      );
-    else this.log.debug(at, `run ${record.runId} ${record.status}`);
-  }
-
-  /**
-   * Parks the run if it has nothing to do for a while: every step waits for tool jobs (the last
-   * enqueued at least {@link PARK_AFTER_MS} ago) or for a retry, and its next deadline is at least
-   * that far away. Tool calls that end sooner, and short waits, cost less to sit out than to
-   * store, let go and resume.
-   */
-  private parkIfIdle(d: Driven): void {
-    const idle = parkable(d.run);
-    if (idle === undefined) return;
-    const now = Date.now();
-    const open = this.dispatcher.openCalls(d.run.runId);
-    if (open !== undefined) {
-      if (now - open.lastAt < PARK_AFTER_MS) return;
-    } else if (idle.calls) return; // between two calls of a step, in this process
-    const due = Math.min(idle.due ?? Infinity, now + PARKED_CHECK_IN_MS);
-    if (due - now >= PARK_AFTER_MS) d.park(due);
+  /** Takes over the jobs of dead workers (see `reap-dead-worker.ts`). */
+  private async takeOver(names: string[]): Promise<void> {
+    const { redis, prefix } = this.options;
+    const ctx = { redis, prefix, runs: () => this.runsQueue, tools: () => this.toolsQueue };
+    // Tool calls first: a run taken up again then finds them failed, not still running.
+    const sorted = [...names].sort(
+      (a, b) => Number(b.startsWith(QueueName.TOOLS)) - Number(a.startsWith(QueueName.TOOLS)),
+    );
+    for (const name of sorted) {
+      const { queue, jobIds } = await reapDeadWorker(ctx, name);
+      if (jobIds.length > 0)
+        this.log.info(
+          { dead: name, queue, jobs: jobIds },
+          `took over ${jobIds.length} job(s) of worker ${name}, whose lease lapsed`,
+        );
+    }
   }
 
   /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */
@@ -371,18 +361,37 @@ export class RunWorker {
     );
   }
 
-  private async withRunLock<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    const mutex = new Mutex(this.options.redis, `${this.options.prefix}:run-lock:${runId}`, {
-      lockTimeout: this.timing.lockMs,
-      acquireTimeout: 10 * 60_000,
-      retryInterval: 50,
-    });
-    await mutex.acquire();
-    try {
-      return await work();
-    } finally {
-      await mutex.release();
-    }
+  private context(): DriveContext {
+    this.driveContext ??= {
+      redis: this.options.redis,
+      prefix: this.options.prefix,
+      engine: this.engine(),
+      store: this.store,
+      dispatcher: this.dispatcher,
+      runsQueue: this.runsQueue,
+      toolsQueue: this.toolsQueue,
+      telemetry: this.telemetry,
+      log: this.log,
+      driving: this.driving,
+      closing: () => this.closing,
+    };
+    return this.driveContext;
+  }
+
+  /**
+   * What the engine tells: the runs' progress, published for whoever watches; and a write refused
+   * because another worker took the run over, which stops this worker driving it.
+   */
+  private observer(): EngineObserver {
+    const published = publishingObserver(this.options.redis, this.options.prefix, this.watched);
+    return {
+      ...published,
+      storeFailed: (runId, error) => {
+        published.storeFailed?.(runId, error);
+        const e = DirigentError.from(error);
+        if (e.code === ErrorCode.RUN_TAKEN_OVER) this.driving.get(runId)?.lose(e);
+      },
+    };
   }
 
   private engine(): Engine {
@@ -395,24 +404,13 @@ export class RunWorker {
         loader: new DirectiveLoader(projectDir),
         store: this.store,
         durable: true,
-        observer: publishingObserver(this.options.redis, this.options.prefix, this.watched),
+        observer: this.observer(),
         ...(this.telemetry && { telemetry: this.telemetry }),
       });
       this.engineOfProject = engine;
     }
     return engine;
   }
-}
-
-/** A run this worker drives: how to hand it back, or park it until `due`. */
-interface Driven {
-  run: ActiveRun;
-  handOver: () => void;
-  park: (due: number) => void;
-}
-
-function letGo(runId: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was parked by this worker.`);
 }
 
 function notFound(runId: string): never {

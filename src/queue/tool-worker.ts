@@ -7,7 +7,7 @@
 import { loadProjectPolicy } from '../policy/project-policy.js';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
+import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces } from '../items/space.js';
@@ -15,11 +15,13 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { deferDelay } from '../locks/defer-delay.js';
 import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { fromJobError, toJobError } from './job-error.js';
-import { inboxChannel, ResultInbox, type JobOutcome } from './result-inbox.js';
+import { ResultInbox, type JobOutcome } from './result-inbox.js';
+import { replyToCaller, type ToolOutcome } from './reply-to-caller.js';
+import { reapDeadWorker, workerLost } from './reap-dead-worker.js';
+import { leaseName, WorkerLease } from './worker-lease.js';
 import { passGate } from './tool-gate.js';
 import { checkToolHash } from './run-source.js';
 import { resolve } from 'node:path';
-import { wakeParked } from './parked-runs.js';
 import { queueOptions } from './queue-options.js';
 import type { RunJobData } from './run-job.js';
 import { cancelChannel, QueueName } from './queue-names.js';
@@ -56,6 +58,11 @@ export interface ToolWorkerOptions {
   /** Tool jobs run at once in this process (default 8). */
   concurrency?: number;
   timing?: WorkerTiming;
+  /**
+   * This worker's lease, ms: others take its jobs over this long after it stops renewing it (see
+   * `worker-lease.ts`; default `DIRIGENT_WORKER_LEASE_MS`, else 3 s).
+   */
+  leaseMs?: number;
   /** Where the tool jobs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
   telemetry?: Telemetry | TelemetryOptions;
   /** Where the worker logs failed tool jobs (default: nowhere). */
@@ -65,7 +72,7 @@ export interface ToolWorkerOptions {
 /** A running tool worker; `close()` finishes the jobs under way, then stops. */
 export class ToolWorker {
   readonly worker: Worker<ToolJobData>;
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, { controller: AbortController; data: ToolJobData }>();
   /** Jobs whose cancellation this worker heard, newest last, for a job it takes up afterwards. */
   private readonly cancelled = new Set<string>();
   /** Jobs whose outcome went straight to an inbox of this process (no message to publish). */
@@ -77,6 +84,8 @@ export class ToolWorker {
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly bullConnection: Redis;
   private runs: Queue<RunJobData> | undefined;
+  private tools: Queue<ToolJobData> | undefined;
+  private readonly lease: WorkerLease;
   private readonly telemetry: Telemetry | undefined;
   private readonly log: Logger;
 
@@ -104,23 +113,59 @@ export class ToolWorker {
       if (job)
         this.reply(job, { ok: false, error: fromJobError(err, `tool job ${job.id}`).toJSON() });
     });
+    this.lease = new WorkerLease({
+      redis: options.redis,
+      prefix: options.prefix,
+      names: [leaseName(QueueName.TOOLS, this.worker.id)],
+      ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
+      onLost: (why) => this.lost(why),
+      onLapsed: (names) => this.takeOver(names),
+      logger: this.log,
+    });
   }
 
-  private reply(
-    job: Job<ToolJobData>,
-    outcome: { ok: true; value: unknown } | { ok: false; error: SerializedError },
-  ): void {
-    const to = job.data.replyTo;
-    if (to === undefined || this.handedOver.delete(job.id!)) return;
+  /**
+   * This worker's lease lapsed: its jobs are failed as lost and retried elsewhere, so the tools
+   * still running here are stopped rather than run twice at once.
+   */
+  private lost(why: 'lapsed' | 'unreachable'): void {
+    if (this.running.size === 0) return;
+    this.log.warn(
+      { worker: this.worker.id, reason: why, jobs: this.running.size },
+      why === 'lapsed'
+        ? `this worker's lease lapsed (it was paused or cut off from Redis): stopping ${this.running.size} tool job(s) that other workers now retry`
+        : `Redis has not answered for a whole lease: stopping ${this.running.size} tool job(s) before other workers retry them`,
+    );
+    for (const { controller, data } of this.running.values())
+      controller.abort(workerLost(data, this.worker.id));
+  }
+
+  /** Takes over the jobs of dead workers (see `reap-dead-worker.ts`). */
+  private async takeOver(names: string[]): Promise<void> {
     const { redis, prefix } = this.options;
-    const runId = job.data.runId;
-    const message = JSON.stringify({ jobId: job.id, runId, ...outcome });
-    void redis
-      .publish(inboxChannel(prefix, to), message)
-      // No one listens (the process that drove the run is gone): the run may be parked, waiting
-      // for this outcome; wake it.
-      .then((heard) => (heard === 0 ? wakeParked(redis, prefix, this.runsQueue(), runId) : false))
-      .catch(() => undefined);
+    const ctx = { redis, prefix, runs: () => this.runsQueue(), tools: () => this.toolsQueue() };
+    for (const name of names) {
+      const { queue, jobIds } = await reapDeadWorker(ctx, name);
+      if (jobIds.length > 0)
+        this.log.info(
+          { dead: name, queue, jobs: jobIds },
+          `took over ${jobIds.length} job(s) of worker ${name}, whose lease lapsed`,
+        );
+    }
+  }
+
+  private toolsQueue(): Queue<ToolJobData> {
+    this.tools ??= new Queue<ToolJobData>(
+      QueueName.TOOLS,
+      queueOptions(this.options.redis, this.options.prefix),
+    );
+    return this.tools;
+  }
+
+  private reply(job: Job<ToolJobData>, outcome: ToolOutcome): void {
+    if (this.handedOver.delete(job.id!)) return;
+    const { redis, prefix } = this.options;
+    void replyToCaller(redis, prefix, job, outcome, () => this.runsQueue()).catch(() => undefined);
   }
 
   /** The runs queue, to wake parked runs (made on first use: most workers never need it). */
@@ -135,8 +180,10 @@ export class ToolWorker {
   /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
   async close(): Promise<void> {
     await this.worker.close();
+    await this.lease.close();
     await this.projectDispatcher?.close();
     await this.runs?.close();
+    await this.tools?.close();
     this.subscriber.disconnect();
     this.bullConnection.disconnect();
   }
@@ -168,7 +215,7 @@ export class ToolWorker {
     const { redis, prefix } = this.options;
     const d = job.data;
     const controller = new AbortController();
-    this.running.set(id, controller);
+    this.running.set(id, { controller, data: d });
     let slots: LockSlot[] = [];
     let deadline: NodeJS.Timeout | undefined;
     const t = this.telemetry;
@@ -248,7 +295,7 @@ export class ToolWorker {
 
   private stop(jobId: string): void {
     remember(this.cancelled, jobId);
-    this.running.get(jobId)?.abort(cancelled(jobId));
+    this.running.get(jobId)?.controller.abort(cancelled(jobId));
   }
 
   private dispatcher(): ItemDispatcher {

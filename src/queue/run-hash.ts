@@ -1,0 +1,151 @@
+/**
+ * A run as the fields of its Redis hash, and back (see `redis-run-store.ts` for the layout).
+ */
+import type { StepRecord } from '../compiler/run-context.js';
+import type { RunRecord } from '../engine/run-record.js';
+import type { StoredRun } from '../engine/run-store.js';
+import type { RunTrace } from '../telemetry/run-trace.js';
+
+/** A stored run with the version its hash had when it was read. */
+export type VersionedRun = StoredRun & { version: number };
+
+/** The prefix of the fields holding step records, by step name. */
+export const STEP = 'step:';
+/** The prefix of the fields holding the entries of the record's `steps` list, by index. */
+export const ENTRY = 'entry:';
+
+/** What a store last wrote (or read) for a run: the hash's etag and JSON fields. */
+export interface Written {
+  etag: string;
+  fields: Map<string, string>;
+  /** The run's unchanging fields as last written, so that the next save need not serialise them. */
+  meta?: RunMeta;
+}
+
+/** The `meta` field: what a run keeps beside its record, snapshot and steps, and never changes. */
+export interface RunMeta {
+  source: StoredRun['source'];
+  projectDir: string;
+  depth: number;
+  parentRunId: string | null;
+  trace?: RunTrace;
+  tools?: Record<string, string>;
+}
+
+/** The unchanging fields of a run. */
+export function metaOf(run: StoredRun): RunMeta {
+  return {
+    source: run.source,
+    projectDir: run.projectDir,
+    depth: run.depth,
+    parentRunId: run.parentRunId,
+    ...(run.trace && { trace: run.trace }),
+    ...(run.tools && { tools: run.tools }),
+  };
+}
+
+/** Whether two metas are the same write (the source compared by identity first). */
+export function sameMeta(a: RunMeta | undefined, b: RunMeta): boolean {
+  return (
+    a !== undefined &&
+    a.source.file === b.source.file &&
+    a.source.text === b.source.text &&
+    a.projectDir === b.projectDir &&
+    a.depth === b.depth &&
+    a.parentRunId === b.parentRunId &&
+    a.trace?.spanId === b.trace?.spanId
+  );
+}
+
+/**
+ * The hash fields of a run, as JSON; the `meta` field is taken from `previous` (the last write,
+ * whose meta was the same) rather than serialised again.
+ */
+export function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map<string, string> {
+  // What changes as the run goes (counters at every step, children now and then) is kept apart
+  // from what never does (the source above), so a save sends only the small fields.
+  // The record's `steps` list only grows, one entry at a time: each entry is a field of its own,
+  // serialised once, so a save sends the new entries, not the whole list again.
+  const entries = run.record.steps;
+  const fields = new Map<string, string>([
+    ['record', JSON.stringify({ ...run.record, steps: [] })],
+    ['snapshot', JSON.stringify(run.snapshot) ?? 'null'],
+    ['meta', previous?.fields.get('meta') ?? JSON.stringify(meta)],
+    ['counters', JSON.stringify(run.counters)],
+    ['children', JSON.stringify(run.children)],
+  ]);
+  for (const [i, entry] of entries.entries()) {
+    const field = ENTRY + i;
+    fields.set(field, previous?.fields.get(field) ?? JSON.stringify(entry));
+  }
+  for (const [name, step] of Object.entries(run.steps))
+    fields.set(STEP + name, JSON.stringify(step));
+  return fields;
+}
+
+/** The run record in a run's hash: its `record` field with the `steps` list from its entries. */
+export function recordOf(hash: Record<string, string>): RunRecord {
+  const steps: RunRecord['steps'] = [];
+  for (const [field, json] of Object.entries(hash))
+    if (field.startsWith(ENTRY)) steps[Number(field.slice(ENTRY.length))] = JSON.parse(json);
+  const record = JSON.parse(hash.record!) as RunRecord; // its `steps` is kept empty, in place
+  record.steps = steps;
+  return record;
+}
+
+/** The fields of `next` that differ from `before`, and the step fields `next` no longer has. */
+export function changes(
+  before: Map<string, string>,
+  next: Map<string, string>,
+): { set: Map<string, string>; removed: string[] } {
+  const set = new Map<string, string>();
+  for (const [field, json] of next) if (before.get(field) !== json) set.set(field, json);
+  const removed = [...before.keys()].filter((field) => !next.has(field));
+  return { set, removed };
+}
+
+/** A run read from its hash: the run, the JSON fields it was read from, and the last write's etag. */
+export interface StoredHash {
+  run: VersionedRun;
+  fields: Map<string, string>;
+  etag?: string;
+}
+
+/**
+ * The run a hash holds (as `HGETALL` answers it), with the fields it was read with; undefined when
+ * the hash holds no run (missing, or expired).
+ */
+export function storedRunOf(hash: Record<string, string>): StoredHash | undefined {
+  const { record, snapshot, meta, counters, children, version } = hash;
+  if (record === undefined || snapshot === undefined || meta === undefined) return undefined;
+  const fields = new Map<string, string>([
+    ['record', record],
+    ['snapshot', snapshot],
+    ['meta', meta],
+    ['counters', counters ?? '{}'],
+    ['children', children ?? '{}'],
+  ]);
+  const steps: Record<string, StepRecord> = {};
+  for (const [field, json] of Object.entries(hash)) {
+    if (field.startsWith(ENTRY)) fields.set(field, json);
+    if (!field.startsWith(STEP)) continue;
+    fields.set(field, json);
+    steps[field.slice(STEP.length)] = JSON.parse(json) as StepRecord;
+  }
+  const m = JSON.parse(meta) as RunMeta;
+  const run: VersionedRun = {
+    record: recordOf(hash),
+    snapshot: JSON.parse(snapshot) as unknown,
+    source: m.source,
+    projectDir: m.projectDir,
+    depth: m.depth,
+    parentRunId: m.parentRunId,
+    children: JSON.parse(children ?? '{}') as StoredRun['children'],
+    steps,
+    counters: JSON.parse(counters ?? '{}') as StoredRun['counters'],
+    ...(m.trace && { trace: m.trace }),
+    ...(m.tools && { tools: m.tools }),
+    version: Number(version ?? 0),
+  };
+  return { run, fields, ...(hash.etag !== undefined && { etag: hash.etag }) };
+}
