@@ -34,6 +34,7 @@ export type { RunStart } from './run-start.js';
 
 /** A run live in this process (see the module comment). */
 export class ActiveRun extends StepWork {
+  /** The live actor of the directive's compiled machine. */
   readonly actor: Actor<RunMachine>;
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
@@ -92,6 +93,7 @@ export class ActiveRun extends StepWork {
     return this.counters.spawns > 0;
   }
 
+  /** The directive the run follows. */
   get directive() {
     return this.loaded.compiled.directive;
   }
@@ -125,6 +127,7 @@ export class ActiveRun extends StepWork {
     this.queueIdleCheck();
   }
 
+  /** Sends an event to the machine, while it runs. */
   send(event: RunEvent): void {
     if (this.actor.getSnapshot().status === 'active') this.actor.send(event);
   }
@@ -158,6 +161,7 @@ export class ActiveRun extends StepWork {
     return true;
   }
 
+  /** Cancels the run: the machine stops its steps and ends `cancelled`. */
   cancel(reason?: string): void {
     this.send({ type: 'run.cancel', ...(reason !== undefined && { reason }) });
   }
