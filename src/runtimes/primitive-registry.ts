@@ -2,7 +2,8 @@
  * The code behind primitive items: the last link of every executor chain is one of
  * {@link PrimitiveId}, and maps to a {@link Primitive} here. The registry owns the warm pools
  * (Python hosts, Deno sandboxes, MCP clients), starts them on first use and ends them on `close()`.
- * The Deno and MCP modules load on first use, so a run that needs neither never pays for them.
+ * The Python host, Deno and MCP modules load on first use, so a run that needs none of them never
+ * pays for them.
  */
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -16,8 +17,11 @@ import type { McpClientPool } from './mcp/mcp-client-pool.js';
 import type { Primitive, PrimitiveCall } from './primitive.js';
 import { httpPrimitive } from './primitives/http-primitive.js';
 import { subprocessPrimitive } from './primitives/subprocess-primitive.js';
-import { PythonHostPool } from './python-host/python-host-pool.js';
+import type { PythonHostPool } from './python-host/python-host-pool.js';
 import { PrimitiveId } from './runtime-ids.js';
+
+/** The Python host's module, loaded at the first Python call of the process. */
+let pythonHostModule: Promise<typeof import('./python-host/python-host-pool.js')> | undefined;
 
 /** Maps primitive items to code, and owns the warm pools the primitives use. */
 export class PrimitiveRegistry {
@@ -54,9 +58,13 @@ export class PrimitiveRegistry {
     this.python = this.deno = this.mcp = undefined;
   }
 
-  private runPython(call: PrimitiveCall): Promise<unknown> {
+  private async runPython(call: PrimitiveCall): Promise<unknown> {
     const tool = call.chain[0]!.item;
     if (tool.format !== 'python') throw notFor(call, 'Python tools');
+    const { PythonHostPool } = await (pythonHostModule ??= import(
+      './python-host/python-host-pool.js'
+    ));
+    // No await between the check and the assignment: concurrent first calls share one pool.
     this.python ??= new PythonHostPool();
     return this.python.call({
       python: call.env.RYE_PYTHON ?? 'python3',
