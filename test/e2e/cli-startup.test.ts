@@ -112,7 +112,7 @@ describe('start-up', () => {
     for (const m of ownModules(r.loaded)) expect(m).toMatch(/^(cli\/[a-z-]+|package-info)\.js$/);
   });
 
-  it('an embedded run loads the engine and no Redis, HTTP, MCP, telemetry, search or Deno code', () => {
+  it('an embedded run loads the engine and no Redis, HTTP, MCP, telemetry, search, Python host or Deno code', () => {
     const r = cli('run', 'hello.md', '--json');
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
@@ -126,7 +126,9 @@ describe('start-up', () => {
     for (const p of NEVER) expect(packages).not.toContain(p);
     // Of the queue's modules, only the one that reads a Redis URL from the options or REDIS_URL.
     expect(
-      ownModules(r.loaded).filter((m) => /^(queue|api|mcp|search|workers)\/|deno/.test(m)),
+      ownModules(r.loaded).filter((m) =>
+        /^(queue|api|mcp|search|workers)\/|deno|python-host/.test(m),
+      ),
     ).toEqual(['queue/redis-url.js']);
   });
 
