@@ -1,0 +1,133 @@
+/**
+ * Recovery in seconds, with the default settings: a worker killed with SIGKILL has its runs and
+ * tool calls taken over by another within 5 s, and a worker paused past its lease (SIGSTOP) does
+ * not write to the run another worker took over when it wakes: it stops and says so.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RedisRunStore } from '../../src/queue/redis-run-store.js';
+import { writeDirective } from '../support/directive-file.js';
+import { dirigentProcesses, until } from '../support/dirigent-processes.js';
+import { redisForTest } from '../support/redis.js';
+
+const redis = redisForTest();
+const processes = dirigentProcesses();
+let project: string;
+
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-takeover-'));
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+/** Default settings: no lock or lease override, only where Redis is. */
+const env = () => {
+  const e: NodeJS.ProcessEnv = {
+    ...process.env,
+    REDIS_URL: redis.url,
+    DIRIGENT_PREFIX: redis.prefix,
+  };
+  delete e.DIRIGENT_LOCK_MS;
+  delete e.DIRIGENT_WORKER_LEASE_MS;
+  return e;
+};
+
+/** A worker on both queues, and everything it logs from now on. */
+async function worker(): Promise<{ child: ChildProcess; log: () => string }> {
+  const child = await processes.worker(env(), '--project', project);
+  let log = '';
+  child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
+  return { child, log: () => log };
+}
+
+const lines = (file: string) =>
+  existsSync(join(project, file))
+    ? readFileSync(join(project, file), 'utf8').trim().split('\n')
+    : [];
+
+const bash = (name: string, command: string) =>
+  `<step name="${name}"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step>`;
+
+/** Starts a run of `xml` detached, resolving with its id. */
+async function start(xml: string): Promise<string> {
+  const file = writeDirective(project, 'work', xml);
+  const r = await processes.cli(env(), 'run', file, '--detach', '--json', '--project', project);
+  expect(r.code).toBe(0);
+  return (JSON.parse(r.stdout) as { runId: string }).runId;
+}
+
+describe('takeover', { timeout: 60_000 }, () => {
+  it('takes over the runs and tool calls of a worker killed with SIGKILL within 5 s', async () => {
+    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+    const a = await worker();
+    const runId = await start(
+      `<process>${bash('first', 'echo start >> steps.log; sleep 6; echo end >> steps.log')}${bash('second', 'echo second >> steps.log')}</process>`,
+    );
+    await until(() => lines('steps.log').includes('start'));
+    const b = await worker();
+    const killedAt = Date.now();
+    a.child.kill('SIGKILL');
+    await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
+    const takeoverMs = Date.now() - killedAt;
+    console.log(`takeover after SIGKILL: ${takeoverMs} ms`);
+    expect(takeoverMs).toBeLessThan(5000);
+    await until(async () => (await store.load(runId))?.record.status === 'completed', 15_000);
+    const record = (await store.load(runId))!.record;
+    // The call lost with the worker counts as an attempt, and was made again; the next step
+    // ran once. (The killed worker's shell may finish its own copy: SIGKILL stops no child.)
+    expect(record.steps.map((s) => [s.name, s.status, s.attempts])).toEqual([
+      ['first', 'completed', 2],
+      ['second', 'completed', 1],
+    ]);
+    expect(lines('steps.log').filter((l) => l === 'start')).toHaveLength(2);
+    expect(lines('steps.log').filter((l) => l === 'second')).toHaveLength(1);
+    expect(b.log()).toMatch(/took over 1 job\(s\) of worker dirigent-tools\//);
+  });
+
+  it('fails the step with WORKER_LOST when the lost call was its last attempt', async () => {
+    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+    const a = await worker();
+    const runId = await start(
+      `<process><step name="once"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo start >> steps.log; sleep 30"/></execute></step></process>`,
+    );
+    await until(() => lines('steps.log').includes('start'));
+    await worker();
+    a.child.kill('SIGKILL');
+    await until(async () => (await store.load(runId))?.record.status === 'failed', 15_000);
+    const record = (await store.load(runId))!.record;
+    expect(record.error).toMatchObject({ code: 'WORKER_LOST', step: 'once' });
+    expect(record.error!.message).toMatch(/was lost with the worker running it/);
+  });
+
+  it('keeps a worker paused past its lease (SIGSTOP) from writing to the run another took over', async () => {
+    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+    const a = await worker();
+    const runId = await start(
+      `<process>${bash('first', 'echo start >> steps.log; sleep 6; echo end >> steps.log')}${bash('second', 'echo second >> steps.log')}</process>`,
+    );
+    await until(() => lines('steps.log').includes('start'));
+    const b = await worker();
+    a.child.kill('SIGSTOP');
+    try {
+      await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
+      await until(async () => (await store.load(runId))?.record.status === 'completed', 15_000);
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+    const settled = (await store.load(runId))!;
+    // Awake again, the paused worker finds its lease lapsed and its writes refused.
+    await until(
+      () => /lease lapsed|was taken over|has not answered/.test(a.log()),
+      10_000,
+      'the paused worker',
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = (await store.load(runId))!;
+    expect(after.version).toBe(settled.version);
+    expect(after.record.status).toBe('completed');
+    expect(after.record.steps.map((s) => s.name)).toEqual(['first', 'second']);
+    expect(lines('steps.log').filter((l) => l === 'second')).toEqual(['second']);
+  });
+});
