@@ -6,26 +6,18 @@
  * primitive, check the result against the tool's output schema, and scrub secrets from whatever
  * comes back.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import { dirname } from 'node:path';
-import type { Space } from '../items/space.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { checkJsonSize } from '../policy/check-json-size.js';
-import {
-  DEFAULT_LIMITS,
-  loadProjectPolicy,
-  signaturesRequiredByEnv,
-  type InputLimits,
-  type ProjectPolicy,
-} from '../policy/project-policy.js';
 import type { ItemResolver } from '../items/item-resolver.js';
 import { readToolItem } from '../items/read-tool-item.js';
 import { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItem } from '../items/signing/verify-item.js';
 import type { ChainLink } from '../items/tool-item.js';
 import { checkToolEnabled } from '../items/tool-registry.js';
+import { checkJsonSize } from '../policy/check-json-size.js';
+import { DEFAULT_LIMITS, signaturesRequiredByEnv } from '../policy/project-policy.js';
 import { buildChain } from '../runtimes/build-chain.js';
 import {
   chainEnvironment,
@@ -38,54 +30,26 @@ import { PrimitiveRegistry } from '../runtimes/primitive-registry.js';
 import { resolvePython } from '../runtimes/python-interpreter.js';
 import { toolEnvironment } from '../runtimes/run-process.js';
 import { redactSecrets, resolveSecrets } from '../runtimes/secrets.js';
-import { BuiltinDispatcher, describeInvalidParams } from './builtin-dispatcher.js';
-import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
 import { ShellVariables } from '../syntax/shell-render.js';
 import { declaredSyntax } from '../syntax/syntax.js';
+import { Telemetry } from '../telemetry/telemetry.js';
 import { bindParams } from './bind-params.js';
+import { BuiltinDispatcher, describeInvalidParams } from './builtin-dispatcher.js';
+import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
+import type { ItemDispatcherOptions } from './item-dispatcher-options.js';
+import { projectRequiresSignatures } from './project-requires-signatures.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
-import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { ToolSchemas } from './tool-schemas.js';
+import { timeoutOf } from './tool-timeout.js';
 import { runtimeOf, tracedDispatch } from './traced-dispatch.js';
 
-/** RYE's runtime default when no link sets `config.timeout`. */
-const DEFAULT_TIMEOUT_MS = 300_000;
-
-/** Options of an {@link ItemDispatcher}. */
-export interface ItemDispatcherOptions {
-  builtins?: BuiltinDispatcher;
-  /**
-   * Refuse unsigned items and untrusted keys (tampered items are always refused). Default: the
-   * project's policy ({@link policy}, else `require_signatures` of the project space's
-   * `config/dirigent.yaml`), or `DIRIGENT_REQUIRE_SIGNATURES` is `1` or `true` in {@link env}.
-   */
-  requireSignatures?: boolean;
-  /** The project's policy, when the caller has read it already (its `requireSignatures`). */
-  policy?: Pick<ProjectPolicy, 'requireSignatures'>;
-  /** Where declared secrets come from besides the environment (default `$DIRIGENT_SECRETS_FILE` or `~/.config/dirigent/secrets.env`). */
-  secretsFile?: string;
-  /** The environment secrets are read from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-  /** The primitives (and their warm pools); shared between dispatchers if given. */
-  primitives?: PrimitiveRegistry;
-  /** How large and deep a tool's result may be (default {@link DEFAULT_LIMITS}). */
-  limits?: Pick<InputLimits, 'resultBytes' | 'jsonDepth'>;
-  /** Where each call's span and the tools' metrics go (see `tools/traced-dispatch.ts`). */
-  telemetry?: Telemetry | TelemetryOptions;
-}
+export type { ItemDispatcherOptions } from './item-dispatcher-options.js';
 
 /** A {@link ToolDispatcher} over the built-in tools and the tools of the project's spaces. */
 export class ItemDispatcher implements ToolDispatcher {
   private readonly builtins: BuiltinDispatcher;
-  private readonly ajv = new Ajv({
-    coerceTypes: true,
-    useDefaults: true,
-    allErrors: true,
-    strict: false,
-  });
-  private readonly outputAjv = new Ajv({ allErrors: true, strict: false });
-  private readonly validators = new WeakMap<object, ValidateFunction>();
-  private readonly outputValidators = new WeakMap<object, ValidateFunction>();
+  private readonly schemas = new ToolSchemas();
   private readonly described = new Map<string, ToolDescription>();
   private readonly trust: TrustStore;
   private readonly requireSignatures: boolean;
@@ -160,7 +124,7 @@ export class ItemDispatcher implements ToolDispatcher {
     const chain = builtin === undefined ? await this.chainOf(itemId, projectDir) : [];
     const schema = builtin?.paramsSchema ?? chain[0]!.item.paramsSchema;
     const checked = structuredClone(params);
-    const validate = this.compile(this.ajv, this.validators, schema);
+    const validate = this.schemas.params(schema);
     if (!validate(checked)) throw describeInvalidParams(itemId, validate.errors ?? [], schema);
     return { params: checked, chain: chain.map((l) => ({ itemId: l.itemId, space: l.space })) };
   }
@@ -229,7 +193,7 @@ export class ItemDispatcher implements ToolDispatcher {
       vars,
     );
     const params = bound.params;
-    const validate = this.compile(this.ajv, this.validators, tool.paramsSchema);
+    const validate = this.schemas.params(tool.paramsSchema);
     if (!validate(params))
       throw describeInvalidParams(call.itemId, validate.errors ?? [], tool.paramsSchema);
     this.described.set(call.itemId, {
@@ -276,7 +240,8 @@ export class ItemDispatcher implements ToolDispatcher {
         timeoutMs: timeoutOf(config, tool.limits.timeoutMs),
         ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       });
-      if (tool.outputSchema !== undefined) this.checkOutput(call.itemId, tool.outputSchema, result);
+      if (tool.outputSchema !== undefined)
+        this.schemas.checkOutput(call.itemId, tool.outputSchema, result);
       return redactSecrets(result, secrets);
     } catch (err) {
       throw redactSecrets(DirigentError.from(err), secrets);
@@ -286,22 +251,6 @@ export class ItemDispatcher implements ToolDispatcher {
   /** Ends the warm processes (Python hosts, Deno sandboxes, MCP clients) this dispatcher started. */
   close(): Promise<void> {
     return this.primitives.close();
-  }
-
-  private checkOutput(itemId: string, schema: Record<string, unknown>, result: unknown): void {
-    const validate = this.compile(this.outputAjv, this.outputValidators, schema);
-    if (validate(result)) return;
-    const problems = (validate.errors ?? []).map(
-      (e) => `${e.instancePath || '(result)'} ${e.message ?? 'is invalid'}`,
-    );
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_OUTPUT,
-      `Tool "${itemId}" returned a result that does not match its output_schema: ${problems.join('; ')}.`,
-      {
-        hint: 'Fix the tool so that it returns what its output_schema declares (or correct the schema).',
-        details: { problems },
-      },
-    );
   }
 
   /** An unknown tool's error, with a "did you mean" among the built-ins. */
@@ -318,48 +267,4 @@ export class ItemDispatcher implements ToolDispatcher {
       },
     );
   }
-
-  private compile(
-    ajv: Ajv,
-    cache: WeakMap<object, ValidateFunction>,
-    schema: object,
-  ): ValidateFunction {
-    let v = cache.get(schema);
-    if (v === undefined) {
-      try {
-        v = ajv.compile(schema);
-      } catch (err) {
-        throw DirigentError.fatal(
-          ErrorCode.INVALID_TOOL,
-          `A schema of the tool is not valid JSON Schema: ${(err as Error).message}`,
-          {
-            hint: "Fix the tool's parameter or output schema.",
-          },
-        );
-      }
-      cache.set(schema, v);
-    }
-    return v;
-  }
-}
-
-/** The tool's time budget: `config.timeout` (seconds, RYE) and a declared `limits.timeout_ms`. */
-function timeoutOf(config: Record<string, unknown>, limitMs: number | undefined): number {
-  const configured = Number(config.timeout);
-  const fromConfig =
-    Number.isFinite(configured) && configured > 0 ? configured * 1000 : DEFAULT_TIMEOUT_MS;
-  return Math.min(fromConfig, limitMs ?? Infinity);
-}
-
-/**
- * Whether the project of `spaces` (the folder holding its project space's `.ai/`) requires
- * signatures, by its policy and `env`; `false` when there is no project space. Throws
- * `INVALID_CONFIG` for a malformed `.ai/config/dirigent.yaml`.
- */
-function projectRequiresSignatures(
-  spaces: readonly Space[],
-  env: Record<string, string | undefined>,
-): boolean {
-  const project = spaces.find((s) => s.name === 'project');
-  return project !== undefined && loadProjectPolicy(dirname(project.root), env).requireSignatures;
 }
