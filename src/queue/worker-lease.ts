@@ -112,7 +112,13 @@ export class WorkerLease {
     if (redis.dirigentRenewLease === undefined)
       options.redis.defineCommand('dirigentRenewLease', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis = options.redis as Redis & LeaseCommands;
-    this.timer = setInterval(() => void this.renew(), Math.max(100, this.leaseMs / 3));
+    const every = Math.max(100, Math.round(this.leaseMs / 3));
+    for (const name of options.names)
+      (options.logger ?? SILENT_LOGGER).info(
+        { lease: name, lease_ms: this.leaseMs },
+        `taking ${parseLeaseName(name)?.queue ?? 'its'} jobs as ${name}, lease ${this.leaseMs} ms renewed every ${every} ms`,
+      );
+    this.timer = setInterval(() => void this.renew(), every);
     this.timer.unref();
     void this.renew();
   }
