@@ -30,7 +30,7 @@ export function bm25(
   weight: number,
 ): [boost: number, perWord: number, length: Uint32Array] {
   const { lengths, lengthSums, liveCount } = index;
-  const live = index.listLive[slot]!;
+  const live = index.postings.listLive[slot]!;
   const idf = Math.log(1 + (liveCount - live + 0.5) / (live + 0.5));
   return [weight * BOOSTS[f]! * idf, (K * B * liveCount) / lengthSums[f]!, lengths[f]!];
 }

@@ -4,8 +4,8 @@
 import { bm25, D, FLAT, K } from './bm25.js';
 import type { Hits } from './hits.js';
 import type { QueryScratch } from './query-scratch.js';
-import { phraseAt } from './search-words.js';
-import { FIELD_COUNT, backwards } from './term-index.js';
+import { backwards, phraseAt } from './search-words.js';
+import { FIELD_COUNT } from './term-index.js';
 
 /**
  * The documents where some value of one of `fields` contains `wanted`, a phrase of two words
@@ -36,8 +36,9 @@ export function phraseHits(
     for (const t of terms)
       for (const f of fields) {
         const slot = t * FIELD_COUNT + f;
-        const count = index.listCount[slot]!;
-        if (count > 0) total += index.entryEnd[index.listStart[slot]! + count - 1]!;
+        const count = index.postings.listCount[slot]!;
+        if (count > 0)
+          total += index.postings.entryEnd[index.postings.listStart[slot]! + count - 1]!;
       }
     return total;
   };
@@ -66,15 +67,15 @@ export function phraseHits(
   // The documents with the phrase, in `touched`, marked with `epoch`.
   const epoch = scratch.nextEpoch();
   const { stamps, touched, counts, acc, accWords } = scratch;
-  const { alive, stream, offsets, values, entryDoc, entryEnd } = index;
-  const { posAt, posBefore, posAfter } = index;
+  const { alive, stream, offsets, values } = index;
+  const { entryDoc, entryEnd, posAt, posBefore, posAfter } = index.postings;
   let found = 0;
   for (const term of slots[rarest]!) {
     for (const f of fields) {
       const slot = term * FIELD_COUNT + f;
-      const from = index.listStart[slot]!;
-      const to = from + index.listCount[slot]!;
-      const base = index.listPos[slot]!;
+      const from = index.postings.listStart[slot]!;
+      const to = from + index.postings.listCount[slot]!;
+      const base = index.postings.listPos[slot]!;
       let end = base;
       for (let e = from; e < to; e++) {
         const d = entryDoc[e]!;
@@ -118,10 +119,10 @@ export function phraseHits(
     const bit = scratch.bitOf(words[k]!);
     for (const f of fields) {
       const slot = term * FIELD_COUNT + f;
-      if (index.listLive[slot] === 0) continue;
+      if (index.postings.listLive[slot] === 0) continue;
       const [boost, perWord, length] = bm25(index, slot, f, 1);
-      const from = index.listStart[slot]!;
-      const to = from + index.listCount[slot]!;
+      const from = index.postings.listStart[slot]!;
+      const to = from + index.postings.listCount[slot]!;
       const score = (e: number, d: number) => {
         if (counts[d] === k) counts[d] = k + 1;
         else if (counts[d] !== k + 1) return;

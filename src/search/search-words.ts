@@ -113,3 +113,10 @@ function isSpace(c: number): boolean {
   if (c < 0x80) return c === SPACE || (c >= 0x09 && c <= 0x0d);
   return WHITESPACE.test(String.fromCharCode(c));
 }
+
+/** `word` written backwards (by code point). */
+export function backwards(word: string): string {
+  let out = '';
+  for (const c of word) out = c + out;
+  return out;
+}

@@ -12,12 +12,7 @@
  *   value followed by -1 so that no two values run together), with where each word starts in
  *   its value beside it. The values themselves, lowercased, are kept in the same order, with
  *   where each starts in the stream; and where each document's fields and values start.
- * - A postings list (a term in a field; `slot` = term × fields + field) is a run of entries,
- *   one per document that has the term there (in increasing order): the document and where its
- *   positions end; and a run of positions (in the stream), each with the words just before and
- *   after it there, so that a phrase is checked without leaving the postings. Runs live in
- *   shared arrays (arenas) with some room to grow; a run that outgrows it moves to the end of
- *   its arena, with twice the room. How many of a list's documents are still live is kept too.
+ * - The postings of each term in each field are in {@link Postings}.
  * - Each field's length in each document (its distinct words, as MiniSearch counts them) is in
  *   a typed array per field, with their sum over the live documents for the average.
  * - A removed document is only marked dead (a tombstone): its postings stay and are skipped
@@ -25,9 +20,11 @@
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import type { CatalogItem } from '../items/item-catalog.js';
+import { grown } from './grown.js';
 import { FilterColumns, itemDate } from './item-filter.js';
+import { Postings } from './postings.js';
 import { SEARCH_FIELDS, fieldValues } from './search-fields.js';
-import { forEachWord, phraseText } from './search-words.js';
+import { backwards, forEachWord, phraseText } from './search-words.js';
 
 /** How many fields are indexed; field numbers are positions in {@link SEARCH_FIELDS}. */
 export const FIELD_COUNT = SEARCH_FIELDS.length;
@@ -79,24 +76,8 @@ export class TermIndex {
   /** Where the fields of document `num` start in the stream: `FIELD_COUNT + 1` from `num * (FIELD_COUNT + 1)`. */
   fieldStarts = new Int32Array(64 * STARTS);
 
-  /** Per postings list (by slot): where its entries start, how many, and room for how many. */
-  listStart = new Int32Array(64);
-  listCount = new Int32Array(64);
-  listRoom = new Int32Array(64);
-  /** Per postings list: how many of its documents are live. */
-  listLive = new Int32Array(64);
-  /** Per postings list: where its positions start, and room for how many. */
-  listPos = new Int32Array(64);
-  listPosRoom = new Int32Array(64);
-  /** Entries: the document, and where its positions end (counted from the list's first). */
-  entryDoc = new Int32Array(1024);
-  entryEnd = new Int32Array(1024);
-  entriesUsed = 0;
-  /** Positions in the stream, with the terms before and after each there (-1: none). */
-  posAt = new Int32Array(1024);
-  posBefore = new Int32Array(1024);
-  posAfter = new Int32Array(1024);
-  positionsUsed = 0;
+  /** The postings of each term in each field. */
+  readonly postings = new Postings();
 
   private seen = new Int32Array(64);
   private seenEpoch = 0;
@@ -127,27 +108,7 @@ export class TermIndex {
     const counts = index.counts;
     index.counts = undefined;
     // Every list's runs, in the order of the slots, with room to grow.
-    const slots = index.words.length * FIELD_COUNT;
-    let entries = 0;
-    let positions = 0;
-    for (let slot = 0; slot < slots; slot++) {
-      const docs = counts[2 * slot]!;
-      if (docs === 0) continue;
-      index.listStart[slot] = entries;
-      index.listRoom[slot] = room(docs);
-      index.listPos[slot] = positions;
-      index.listPosRoom[slot] = room(counts[2 * slot + 1]!);
-      entries += index.listRoom[slot]!;
-      positions += index.listPosRoom[slot]!;
-    }
-    // And room after them for the runs that outgrow theirs.
-    index.entryDoc = new Int32Array(entries + spare(entries));
-    index.entryEnd = new Int32Array(entries + spare(entries));
-    index.entriesUsed = entries;
-    index.posAt = new Int32Array(positions + spare(positions));
-    index.posBefore = new Int32Array(positions + spare(positions));
-    index.posAfter = new Int32Array(positions + spare(positions));
-    index.positionsUsed = positions;
+    index.postings.layOut(counts, index.words.length * FIELD_COUNT);
     for (let num = 0; num < index.ids.length; num++) index.post(num);
     return index;
   }
@@ -185,7 +146,7 @@ export class TermIndex {
         const term = stream[p]!;
         if (term < 0 || this.seen[term] === epoch) continue;
         this.seen[term] = epoch;
-        this.listLive[term * FIELD_COUNT + f]!--;
+        this.postings.listLive[term * FIELD_COUNT + f]!--;
       }
       this.lengthSums[f] = this.lengthSums[f]! - this.lengths[f]![num]!;
     }
@@ -266,14 +227,7 @@ export class TermIndex {
     this.dictionary.set(word, term);
     this.backwards.set(backwards(word), term);
     const slots = (term + 1) * FIELD_COUNT;
-    if (slots > this.listStart.length) {
-      this.listStart = grown(this.listStart, slots);
-      this.listCount = grown(this.listCount, slots);
-      this.listRoom = grown(this.listRoom, slots);
-      this.listLive = grown(this.listLive, slots);
-      this.listPos = grown(this.listPos, slots);
-      this.listPosRoom = grown(this.listPosRoom, slots);
-    }
+    this.postings.reserve(slots);
     if (term >= this.seen.length) this.seen = grown(this.seen, term + 1);
     if (this.counts !== undefined && 2 * slots > this.counts.length)
       this.counts = grown(this.counts, 2 * slots);
@@ -282,7 +236,7 @@ export class TermIndex {
 
   /** Adds document `num`'s words to the postings and its field lengths to the totals. */
   private post(num: number): void {
-    const { fieldStarts, seen } = this;
+    const { fieldStarts, seen, postings } = this;
     const base = num * STARTS;
     this.alive[num] = 1;
     this.liveCount++;
@@ -293,66 +247,16 @@ export class TermIndex {
         const term = this.stream[p]!;
         if (term < 0) continue;
         const slot = term * FIELD_COUNT + f;
-        let count = this.listCount[slot]!;
         if (seen[term] !== epoch) {
-          // A new entry, its positions starting where the last one's end.
           seen[term] = epoch;
           distinct++;
-          if (count === this.listRoom[slot]) this.moveEntries(slot);
-          const at = this.listStart[slot]! + count;
-          this.entryDoc[at] = num;
-          this.entryEnd[at] = count === 0 ? 0 : this.entryEnd[at - 1]!;
-          this.listCount[slot] = ++count;
-          this.listLive[slot]!++;
+          postings.addEntry(slot, num);
         }
-        const last = this.listStart[slot]! + count - 1;
-        const used = this.entryEnd[last]!;
-        if (used === this.listPosRoom[slot]) this.movePositions(slot);
-        const at = this.listPos[slot]! + used;
-        this.posAt[at] = p;
-        this.posBefore[at] = p === 0 ? -1 : this.stream[p - 1]!;
-        this.posAfter[at] = this.stream[p + 1]!;
-        this.entryEnd[last] = used + 1;
+        postings.addPosition(slot, p, p === 0 ? -1 : this.stream[p - 1]!, this.stream[p + 1]!);
       }
       this.lengths[f]![num] = distinct;
       this.lengthSums[f] = this.lengthSums[f]! + distinct;
     }
-  }
-
-  /** Moves the entries of list `slot` to the end of their arena, with twice the room. */
-  private moveEntries(slot: number): void {
-    const count = this.listCount[slot]!;
-    const room = Math.max(4, 2 * count);
-    const to = this.entriesUsed;
-    this.entriesUsed += room;
-    if (this.entriesUsed > this.entryDoc.length) {
-      this.entryDoc = grown(this.entryDoc, this.entriesUsed);
-      this.entryEnd = grown(this.entryEnd, this.entriesUsed);
-    }
-    const from = this.listStart[slot]!;
-    this.entryDoc.copyWithin(to, from, from + count);
-    this.entryEnd.copyWithin(to, from, from + count);
-    this.listStart[slot] = to;
-    this.listRoom[slot] = room;
-  }
-
-  /** Moves the positions of list `slot` to the end of their arena, with twice the room. */
-  private movePositions(slot: number): void {
-    const count = this.listPosRoom[slot]!;
-    const room = Math.max(4, 2 * count);
-    const to = this.positionsUsed;
-    this.positionsUsed += room;
-    if (this.positionsUsed > this.posAt.length) {
-      this.posAt = grown(this.posAt, this.positionsUsed);
-      this.posBefore = grown(this.posBefore, this.positionsUsed);
-      this.posAfter = grown(this.posAfter, this.positionsUsed);
-    }
-    const from = this.listPos[slot]!;
-    this.posAt.copyWithin(to, from, from + count);
-    this.posBefore.copyWithin(to, from, from + count);
-    this.posAfter.copyWithin(to, from, from + count);
-    this.listPos[slot] = to;
-    this.listPosRoom[slot] = room;
   }
 
   private nextSeen(): number {
@@ -371,28 +275,4 @@ export class TermIndex {
     this.fieldStarts = grown(this.fieldStarts, count * STARTS);
     for (let f = 0; f < FIELD_COUNT; f++) this.lengths[f] = grown(this.lengths[f]!, count);
   }
-}
-
-/** The room a build leaves after `used` entries of an arena, for runs that move there. */
-function spare(used: number): number {
-  return 1024 + (used >> 3);
-}
-
-/** The room a build gives a postings run of `count` entries: some to spare for later ones. */
-function room(count: number): number {
-  return count + 2 + (count >> 4);
-}
-
-/** A copy of `array` with room for at least `size` entries (and at least twice as many). */
-function grown<T extends Int32Array | Uint32Array | Uint8Array>(array: T, size: number): T {
-  const copy = new (array.constructor as new (n: number) => T)(Math.max(size, array.length * 2, 4));
-  copy.set(array);
-  return copy;
-}
-
-/** `word` written backwards (by code point). */
-export function backwards(word: string): string {
-  let out = '';
-  for (const c of word) out = c + out;
-  return out;
 }

@@ -80,14 +80,15 @@ function accumulate(
   n: number,
 ): number {
   const index = scratch.index;
-  const { entryDoc, entryEnd, alive } = index;
+  const { alive } = index;
+  const { entryDoc, entryEnd } = index.postings;
   const { stamps, acc, touched } = scratch;
   for (const f of fields) {
     const slot = term * FIELD_COUNT + f;
-    if (index.listLive[slot] === 0) continue;
+    if (index.postings.listLive[slot] === 0) continue;
     const [boost, perWord, length] = bm25(index, slot, f, weight);
-    const from = index.listStart[slot]!;
-    const to = from + index.listCount[slot]!;
+    const from = index.postings.listStart[slot]!;
+    const to = from + index.postings.listCount[slot]!;
     let end = 0;
     for (let e = from; e < to; e++) {
       const doc = entryDoc[e]!;
