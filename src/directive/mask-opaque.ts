@@ -27,9 +27,12 @@ export function maskOpaque(text: string): string {
   return out;
 }
 
+/** Whether `text` holds a masked character. */
+export function hasMasked(text: string): boolean {
+  return text.includes(MASKED_LT) || text.includes(MASKED_AMP);
+}
+
 /** `text` with masked characters turned back into `<` and `&`. */
 export function unmask(text: string): string {
-  return text.includes(MASKED_LT) || text.includes(MASKED_AMP)
-    ? text.replaceAll(MASKED_LT, '<').replaceAll(MASKED_AMP, '&')
-    : text;
+  return hasMasked(text) ? text.replaceAll(MASKED_LT, '<').replaceAll(MASKED_AMP, '&') : text;
 }

@@ -1,135 +1,225 @@
 /**
- * Reads the XML of a directive's fence in one pass with saxes, a conforming streaming parser that
- * knows where each tag starts: checking well-formedness, building the tree and placing every
- * element happen together, with no second validation pass and no rewriting of the text.
+ * Reads the XML of a directive's fence in one pass: checking that it is well-formed, building the
+ * tree and placing every element happen together, with no second validation pass and no
+ * rewriting of the text.
  *
- * This path only ever accepts: whatever saxes rejects, and whatever Dirigent's XML reader treats
- * in its own way (a document type declaration, a processing instruction or XML declaration,
- * CDATA, nesting deeper than {@link MAX_XML_DEPTH}), makes it give up, and the validating reader
- * in `read-validated-xml.ts` reads the fragment again and reports the error as it always has, with the same
- * message, line and column. So the errors of the catalogue do not depend on saxes's wording.
+ * It reads the plain XML directives are written in, and nothing more: elements with ASCII names,
+ * attributes with quoted values, text, comments, the five predefined entities and character
+ * references. Whatever falls outside (a syntax error of any kind, a document type declaration,
+ * CDATA, a processing instruction, a name with other characters, an unknown entity, nesting deeper
+ * than {@link MAX_XML_DEPTH}, a character XML does not allow) makes it give up, and the validating
+ * reader (`read-validated-xml.ts`, fast-xml-parser) reads the fragment again and reports the error
+ * as it always has, with the same message, line and column. So this reader takes a subset of what
+ * both XML and fast-xml-parser take, builds the very tree the validating reader builds from it
+ * (checked against it on real and mutated directives by `read-fence-xml.test.ts`), and never has
+ * an error message of its own.
  */
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { SourceLocation } from '../errors/source-location.js';
-import { decodeEntities } from './xml-entities.js';
-import type { LineIndex } from './line-index.js';
 import { attributeOffsets } from './attribute-offsets.js';
-import { unmask } from './mask-opaque.js';
+import type { LineIndex } from './line-index.js';
+import { hasMasked, unmask } from './mask-opaque.js';
 import type { XmlChild, XmlElement } from './xml-element.js';
+import { decodeEntities, isXmlChar } from './xml-entities.js';
 import { MAX_XML_DEPTH } from './xml-shape.js';
 
-/** Thrown inside a handler to stop saxes at the first thing this path does not take. */
-const GIVE_UP: unique symbol = Symbol('give up');
+/** Characters XML does not allow in a document (lone surrogates are checked apart). */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+/** The references read here: those `decodeEntities` decodes. */
+const REFERENCE = /&(?:lt|gt|amp|quot|apos|#([0-9]{1,8})|#x([0-9A-Fa-f]{1,8}));/y;
 
-/** What one read builds: the elements open at the moment, and the text it reads. */
-interface ReadState {
+/** The fence being read. */
+interface Fence {
   text: string;
   base: number;
   lines: LineIndex;
-  top: XmlChild[];
-  open: XmlElement[];
+  /** Whether the text holds a carriage return (most fences hold none). */
+  cr: boolean;
+  /** Whether the text holds masked characters (most fences hold none). */
+  masked: boolean;
 }
-
-let state: ReadState | undefined;
-/** The options this path reads with: positions, no namespaces (attributes are a plain record). */
-type Options = { xmlns: false; position: true };
-
-let parser: SaxesParser<Options> | undefined;
 
 /**
  * The nodes of `text` (a fence whose opaque elements are masked, starting at offset `base` of the
  * file), each element placed at its `<`; or undefined when the validating reader must read it
- * (see the module comment). Top-level text (white space around the root) is dropped.
+ * (see the module comment). Text around the root element is dropped.
  */
 export function readFenceXml(text: string, base: number, lines: LineIndex): XmlChild[] | undefined {
-  // saxes reads a lone surrogate together with the character after it; such text is left alone.
-  if (!isWellFormed(text)) return undefined;
-  const p = parser ?? newParser();
-  parser = undefined; // a parser stopped half-way is not used again
-  const read: ReadState = { text, base, lines, top: [], open: [] };
-  state = read;
-  try {
-    p.write(text).close();
-  } catch (err) {
-    if (err === GIVE_UP) return undefined;
-    throw err;
-  } finally {
-    state = undefined;
+  if (NOT_XML_CHAR.test(text) || !isWellFormed(text) || text.charCodeAt(0) === 0xfeff)
+    return undefined;
+  const f: Fence = { text, base, lines, cr: text.includes('\r'), masked: hasMasked(text) };
+  const top: XmlElement[] = [];
+  const open: XmlElement[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const lt = text.indexOf('<', i);
+    const end = lt === -1 ? n : lt;
+    if (end > i) {
+      const parent = open[open.length - 1];
+      if (parent === undefined) {
+        if (!isSpaceOnly(text, i, end)) return undefined;
+      } else {
+        const run = textRun(f, i, end);
+        if (run === undefined) return undefined;
+        // Text on both sides of a comment is one run, as the validating reader has it.
+        const kids = parent.children;
+        if (typeof kids[kids.length - 1] === 'string') kids[kids.length - 1] += run;
+        else kids.push(run);
+      }
+    }
+    if (lt === -1) break;
+    const next = text.charCodeAt(lt + 1);
+    if (next === 33 /* ! */) i = commentEnd(text, lt);
+    else if (next === 47 /* / */) {
+      const el = open.pop();
+      i = el === undefined ? -1 : endTagEnd(text, lt, el.tag);
+      if (open.length === 0 && i !== -1)
+        return i === n || isSpaceOnlyOrComments(text, i) ? top : undefined;
+    } else {
+      if (open.length >= MAX_XML_DEPTH || (open.length === 0 && top.length > 0)) return undefined;
+      const started = startTag(f, lt);
+      if (started === undefined) return undefined;
+      const parent = open[open.length - 1];
+      (parent === undefined ? top : parent.children).push(started.el);
+      if (!started.selfClosing) open.push(started.el);
+      else if (parent === undefined)
+        return isSpaceOnlyOrComments(text, started.end) ? top : undefined;
+      i = started.end;
+    }
+    if (i === -1) return undefined;
   }
-  parser = p;
-  return read.top;
+  return undefined; // no root element, or one never closed
 }
 
-function newParser(): SaxesParser<Options> {
-  const p = new SaxesParser<Options>({ xmlns: false, position: true });
-  const giveUp = (): never => {
-    throw GIVE_UP;
-  };
-  p.on('error', giveUp);
-  p.on('doctype', giveUp);
-  p.on('processinginstruction', giveUp);
-  p.on('xmldecl', giveUp);
-  p.on('cdata', giveUp);
-  p.on('opentag', (tag) => opened(p, tag));
-  p.on('closetag', () => state!.open.pop());
-  p.on('text', (text) => {
-    const s = state!;
-    const kids = s.open[s.open.length - 1]?.children;
-    if (kids === undefined) return;
-    // Text on both sides of a comment is one run, as the validating reader has it.
-    const last = kids.length - 1;
-    if (typeof kids[last] === 'string') kids[last] += unmask(text);
-    else kids.push(unmask(text));
-  });
-  return p;
+/** Reads the start tag at `lt`: the element and the offset after its `>`, or undefined. */
+function startTag(
+  f: Fence,
+  lt: number,
+): { el: XmlElement; end: number; selfClosing: boolean } | undefined {
+  const text = f.text;
+  let j = lt + 1;
+  if (!isNameStart(text.charCodeAt(j))) return undefined;
+  while (isNameChar(text.charCodeAt(++j)));
+  const tag = text.slice(lt + 1, j);
+  const loc = f.lines.at(f.base + lt);
+  const attrs: Record<string, string> = {};
+  for (;;) {
+    const spaced = j;
+    while (isXmlSpace(text.charCodeAt(j))) j++;
+    const c = text.charCodeAt(j);
+    if (c === 62 /* > */ || (c === 47 /* / */ && text.charCodeAt(j + 1) === 62)) {
+      const el: XmlElement = {
+        tag,
+        attrs,
+        children: [],
+        loc,
+        attrAt: (name) => attributeAt(f, lt, el, name),
+      };
+      return { el, end: c === 62 ? j + 1 : j + 2, selfClosing: c === 47 };
+    }
+    // Attributes are separated by white space: `a="1"b="2"` is not XML.
+    if (j === spaced || !isNameStart(c)) return undefined;
+    const nameStart = j;
+    while (isNameChar(text.charCodeAt(++j)));
+    const name = text.slice(nameStart, j);
+    while (isXmlSpace(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) !== 61 /* = */) return undefined;
+    while (isXmlSpace(text.charCodeAt(++j)));
+    const quote = text.charCodeAt(j);
+    if (quote !== 34 && quote !== 39) return undefined;
+    const close = text.indexOf(quote === 34 ? '"' : "'", j + 1);
+    if (close === -1 || Object.hasOwn(attrs, name) || name === '__proto__') return undefined;
+    const value = attributeValue(f, j + 1, close, loc);
+    if (value === undefined) return undefined;
+    attrs[name] = value;
+    j = close + 1;
+  }
 }
 
-function opened(p: SaxesParser<Options>, tag: SaxesTagPlain): void {
-  const s = state!;
-  if (s.open.length >= MAX_XML_DEPTH || !isBmpName(tag.name)) throw GIVE_UP;
-  // saxes stands just after the tag's `>`; no `<` can occur inside a well-formed start tag.
-  const start = s.text.lastIndexOf('<', p.position - 1);
-  const loc = s.lines.at(s.base + start);
-  const el: XmlElement = {
-    tag: tag.name,
-    attrs: attributesOf(tag, s.text, start, p.position, loc),
-    children: [],
-    loc,
-    attrAt: (name) => attributeAt(s.text, s.base, s.lines, start, el, name),
-  };
-  const parent = s.open[s.open.length - 1];
-  (parent === undefined ? s.top : parent.children).push(el);
-  s.open.push(el); // saxes reports the end of a self-closing tag too
+/** The offset after the end tag at `lt` if it closes `tag`, else -1. */
+function endTagEnd(text: string, lt: number, tag: string): number {
+  if (!text.startsWith(tag, lt + 2)) return -1;
+  let j = lt + 2 + tag.length;
+  while (isXmlSpace(text.charCodeAt(j))) j++;
+  return text.charCodeAt(j) === 62 ? j + 1 : -1;
 }
 
 /**
- * The attributes as written. saxes turns tabs and line breaks inside a value into spaces, as XML
- * asks; Dirigent keeps them (a JSONata expression may span lines), so a start tag that holds any
- * has its values read again from the text.
+ * The offset after the comment at `lt`, or -1 for anything else after `<!`, or a comment XML
+ * refuses (one holding `--`, or starting with `-` or `>`).
  */
-function attributesOf(
-  tag: SaxesTagPlain,
-  text: string,
+function commentEnd(text: string, lt: number): number {
+  if (!text.startsWith('<!--', lt)) return -1;
+  const first = text.charCodeAt(lt + 4);
+  if (first === 45 || first === 62) return -1;
+  const dashes = text.indexOf('--', lt + 4);
+  return dashes !== -1 && text.charCodeAt(dashes + 2) === 62 ? dashes + 3 : -1;
+}
+
+/** Whether `text` from `from` on holds only white space and comments. */
+function isSpaceOnlyOrComments(text: string, from: number): boolean {
+  for (let i = from; i < text.length; ) {
+    const lt = text.indexOf('<', i);
+    if (!isSpaceOnly(text, i, lt === -1 ? text.length : lt)) return false;
+    if (lt === -1) return true;
+    i = commentEnd(text, lt);
+    if (i === -1) return false;
+  }
+  return true;
+}
+
+/** The text between `start` and `end` as the validating reader has it, or undefined. */
+function textRun(f: Fence, start: number, end: number): string | undefined {
+  const raw = f.text.slice(start, end);
+  if (raw.includes(']]>')) return undefined;
+  return decoded(f, raw);
+}
+
+/** An attribute value as the validating reader has it (no `<` allowed), or undefined. */
+function attributeValue(
+  f: Fence,
   start: number,
   end: number,
   loc: SourceLocation,
-): Record<string, string> {
-  const attrs = tag.attributes;
-  for (const name in attrs) if (!isBmpName(name)) throw GIVE_UP;
-  if (!hasLineBreakOrTab(text, start, end)) {
-    for (const name in attrs) attrs[name] = unmask(attrs[name]!);
-    return attrs;
+): string | undefined {
+  const raw = f.text.slice(start, end);
+  if (raw.includes('<')) return undefined;
+  return decoded(f, raw, loc);
+}
+
+/** `raw` with line breaks as LF, references decoded and masking undone; undefined for a bad `&`. */
+function decoded(f: Fence, raw: string, loc?: SourceLocation): string | undefined {
+  let out = f.cr && raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
+  if (out.includes('&')) {
+    if (!referencesDecode(out)) return undefined;
+    out = decodeEntities(out, loc);
   }
-  const offsets = attributeOffsets(text, start);
-  for (const name in attrs) {
-    const at = offsets[name]!;
-    const open = text.indexOf('=', at) + 1;
-    let q = open;
-    while (text[q] !== '"' && text[q] !== "'") q++;
-    const raw = text.slice(q + 1, text.indexOf(text[q]!, q + 1)).replace(/\r\n?/g, '\n');
-    attrs[name] = unmask(decodeEntities(raw, loc));
+  return f.masked ? unmask(out) : out;
+}
+
+/** Whether every `&` of `text` starts a reference `decodeEntities` decodes to an XML character. */
+function referencesDecode(text: string): boolean {
+  for (let at = text.indexOf('&'); at !== -1; at = text.indexOf('&', at + 1)) {
+    REFERENCE.lastIndex = at;
+    const m = REFERENCE.exec(text);
+    if (m === null) return false;
+    const code = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? parseInt(m[2], 16) : 32;
+    if (!isXmlChar(code)) return false;
   }
-  return attrs;
+  return true;
+}
+
+/** Where attribute `name` of `el` (whose `<` is at `lt`) is written. */
+function attributeAt(
+  f: Fence,
+  lt: number,
+  el: XmlElement,
+  name: string,
+): SourceLocation | undefined {
+  if (!Object.hasOwn(el.attrs, name)) return undefined;
+  const at = attributeOffsets(f.text, lt)[name];
+  return at === undefined ? undefined : f.lines.at(f.base + at);
 }
 
 /** Whether `text` holds no lone surrogate (`String.prototype.isWellFormed`, ES2024, in Node 20). */
@@ -137,37 +227,22 @@ function isWellFormed(text: string): boolean {
   return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
-/**
- * Whether `name` stays within the Basic Multilingual Plane. XML allows names with characters
- * beyond it (U+10000 and up); the validating reader does not, and this path takes no name that
- * reader would refuse.
- */
-function isBmpName(name: string): boolean {
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) return false;
-  }
+function isSpaceOnly(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!isXmlSpace(text.charCodeAt(i))) return false;
   return true;
 }
 
-function hasLineBreakOrTab(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 13 || c === 9) return true;
-  }
-  return false;
+/** XML's white space: space, tab, line feed, carriage return. */
+function isXmlSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
 }
 
-/** Where attribute `name` of `el` (whose `<` is at `start` of `text`) is written. */
-function attributeAt(
-  text: string,
-  base: number,
-  lines: LineIndex,
-  start: number,
-  el: XmlElement,
-  name: string,
-): SourceLocation | undefined {
-  if (!Object.hasOwn(el.attrs, name)) return undefined;
-  const at = attributeOffsets(text, start)[name];
-  return at === undefined ? undefined : lines.at(base + at);
+/** A letter or `_` (names with other characters are left to the validating reader). */
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+
+/** A letter, digit, `_`, `-`, `.` or `:`. */
+function isNameChar(c: number): boolean {
+  return isNameStart(c) || (c >= 48 && c <= 58) || c === 45 || c === 46;
 }

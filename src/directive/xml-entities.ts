@@ -31,8 +31,8 @@ export function decodeEntities(text: string, loc: SourceLocation | undefined): s
   });
 }
 
-/** XML 1.0's `Char`. */
-function isXmlChar(code: number): boolean {
+/** Whether `code` is one of XML 1.0's `Char`s. */
+export function isXmlChar(code: number): boolean {
   return (
     code === 0x9 ||
     code === 0xa ||

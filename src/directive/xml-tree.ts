@@ -1,8 +1,8 @@
 /**
  * Turns an XML fragment into a small tree whose elements remember where they start in the file.
  *
- * A fence (strict XML) is read in one pass by saxes (`read-fence-xml.ts`); whatever that pass
- * does not take, and the prose after the fence (read leniently), is read by fast-xml-parser
+ * A fence (strict XML) is read in one pass (`read-fence-xml.ts`); whatever that pass does not
+ * take, and the prose after the fence (read leniently), is read by fast-xml-parser
  * (`read-validated-xml.ts`), which reports errors with Dirigent's messages. Every rewriting of the
  * text is length-preserving (a `<` or `&` that must stay text becomes a private-use character and
  * is restored afterwards), so line and column numbers stay those of the original file.
