@@ -2,73 +2,22 @@
  * RYE's `sign` (reference §5.6): find an item, or every item a glob matches, in one space (project
  * or user; the system space is read-only), validate it, and sign it in place with the user's key.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
-import picomatch from 'picomatch';
-import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import type { ItemIssue } from './item-issue.js';
 import { KIND_DIRS, KIND_EXTENSIONS, type ItemKind } from './item-kind.js';
 import { ItemResolver } from './item-resolver.js';
+import { matchItemIds } from './match-item-ids.js';
+import type { SignItemsRequest } from './sign-items-request.js';
+import type { SignedBatch, SignedItem } from './signed-item.js';
 import { signItem, type SigningKey } from './signing/sign-item.js';
-import type { Space, SpaceName } from './space.js';
-import { validateItem, type ItemIssue } from './validate-item.js';
+import type { Space } from './space.js';
+import { validateItem } from './validate-item.js';
 
-/** What to sign. */
-export interface SignItemsRequest {
-  kind: ItemKind;
-  /** An item id, or a glob of item ids (`*`, `?`; `**` across folders). */
-  itemId: string;
-  /** The space the item is looked up in, and signed in (default `project`). */
-  space?: SpaceName;
-  /** The project's spaces (`defaultSpaces(projectDir)`). */
-  spaces: readonly Space[];
-  /** The project: its policy for directives, its Python for Python tools. */
-  projectDir: string;
-  /**
-   * The signing key (`readSigningKey`), or a function that reads it. A function is called once,
-   * only after the space and the item (or the glob's matches) are found, so that a wrong call is
-   * reported as such, not as a missing key.
-   */
-  key: SigningKey | (() => Promise<SigningKey>);
-  /** The signing time. Default: now. */
-  now?: Date;
-}
-
-/** One item signed. */
-export interface SignedItem {
-  status: 'signed';
-  itemId: string;
-  file: string;
-  space: SpaceName;
-  /**
-   * The signature line's fields. `format` `rye`: a `rye:signed` line, `keyId` the 16-hex
-   * fingerprint; `ryeos`: a `ryeos:signed` line (for an item the `rye:signed` hash would not cover
-   * whole, such as a knowledge entry with `---` front matter), `keyId` the 64-hex fingerprint.
-   */
-  signature: { timestamp: string; hash: string; keyId: string; format: 'rye' | 'ryeos' };
-  /** What the signer should know: uncovered text, validation warnings. */
-  warnings: string[];
-}
-
-/** An item of a glob that was not signed, and why. */
-export interface FailedItem {
-  itemId: string;
-  error: Pick<SerializedError, 'code' | 'message' | 'hint'>;
-  /** The validation issues, when that is why. */
-  issues?: ItemIssue[];
-}
-
-/** The outcome of signing a glob. */
-export interface SignedBatch {
-  status: 'completed';
-  /** The item ids signed, in order. */
-  signed: string[];
-  failed: FailedItem[];
-  /** How many items the glob matched. */
-  total: number;
-  /** The result of each item signed, in the order of {@link signed}. */
-  items: SignedItem[];
-}
+export type { SignItemsRequest } from './sign-items-request.js';
+export type { FailedItem, SignedBatch, SignedItem } from './signed-item.js';
 
 /**
  * Signs an item, or each item a glob matches, in one space: each is validated
@@ -153,12 +102,14 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
   return batch;
 }
 
+/** The error code of an item of each kind that is not found. */
 const NOT_FOUND: Record<ItemKind, string> = {
   directive: ErrorCode.UNKNOWN_DIRECTIVE,
   tool: ErrorCode.UNKNOWN_TOOL,
   knowledge: ErrorCode.UNKNOWN_KNOWLEDGE,
 };
 
+/** The signing key of `request`, read now if it is given as a function. */
 function keyOf(request: SignItemsRequest): Promise<SigningKey> {
   return typeof request.key === 'function' ? request.key() : Promise.resolve(request.key);
 }
@@ -218,6 +169,7 @@ function withoutExtension(kind: ItemKind, itemId: string): string {
     : ` Item ids have no extension: try ${kind} ${itemId.slice(0, -ext.length)}.`;
 }
 
+/** Validates the item `itemId` of `space` (its file `file`) and signs it in place with `key`. */
 async function signOne(
   request: SignItemsRequest,
   space: Space,
@@ -275,40 +227,4 @@ async function signOne(
       ...signed.warnings,
     ],
   };
-}
-
-/** The item ids under `space`'s folder for `kind` that `pattern` matches, sorted. */
-async function matchItemIds(space: Space, kind: ItemKind, pattern: string): Promise<string[]> {
-  const root = join(space.root, KIND_DIRS[kind]);
-  const glob = pattern.includes('/') ? pattern : `**/${pattern}`;
-  const isMatch = picomatch(glob, { dot: false });
-  const extensions = KIND_EXTENSIONS[kind];
-  const ids = new Set<string>();
-  for (const file of await filesUnder(root)) {
-    const rel = relative(root, file).split(sep).join('/');
-    if (kind === 'tool' && rel === 'enabled.json') continue;
-    const ext = extensions.find((e) => rel.endsWith(e));
-    if (ext === undefined) continue;
-    const itemId = rel.slice(0, -ext.length);
-    if (isMatch(itemId)) ids.add(itemId);
-  }
-  return [...ids].sort();
-}
-
-/** The files under `dir`, skipping names that start with `.` or `_`; none when it is absent. */
-async function filesUnder(dir: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const files: string[] = [];
-  for (const entry of entries) {
-    if (entry.name.startsWith('.') || entry.name.startsWith('_')) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await filesUnder(path)));
-    else if (entry.isFile()) files.push(path);
-  }
-  return files;
 }
