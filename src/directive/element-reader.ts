@@ -15,11 +15,11 @@ export class ElementReader {
     allowed: readonly string[],
     required: readonly string[] = [],
   ) {
-    const typos = new Set<string>();
-    for (const name of Object.keys(el.attrs)) {
+    let typos: Set<string> | undefined; // made only for an unknown attribute: most elements have none
+    for (const name in el.attrs) {
       if (!allowed.includes(name)) {
         const near = closest(name, allowed);
-        if (near !== undefined) typos.add(near);
+        if (near !== undefined) (typos ??= new Set()).add(near);
         diag.error(
           ErrorCode.UNKNOWN_ATTRIBUTE,
           `${labelOf(el)} has no attribute "${name}".${near === undefined ? '' : ` Did you mean "${near}"?`}`,
@@ -30,7 +30,7 @@ export class ElementReader {
     }
     for (const name of required) {
       // A misspelt required attribute is reported once, as the unknown one with its "did you mean".
-      if (typos.has(name) && el.attrs[name] === undefined) continue;
+      if (typos?.has(name) === true && el.attrs[name] === undefined) continue;
       if (el.attrs[name] === undefined || el.attrs[name].trim() === '') {
         diag.error(
           ErrorCode.MISSING_ATTRIBUTE,

@@ -78,25 +78,48 @@ export function readFenceXml(text: string, base: number, lines: LineIndex): XmlC
         return i === n || isSpaceOnlyOrComments(text, i) ? top : undefined;
     } else {
       if (open.length >= MAX_XML_DEPTH || (open.length === 0 && top.length > 0)) return undefined;
-      const started = startTag(f, lt);
-      if (started === undefined) return undefined;
+      const el = startTag(f, lt);
+      if (el === undefined) return undefined;
       const parent = open[open.length - 1];
-      (parent === undefined ? top : parent.children).push(started.el);
-      if (!started.selfClosing) open.push(started.el);
-      else if (parent === undefined)
-        return isSpaceOnlyOrComments(text, started.end) ? top : undefined;
-      i = started.end;
+      (parent === undefined ? top : parent.children).push(el);
+      if (!selfClosing) open.push(el);
+      else if (parent === undefined) return isSpaceOnlyOrComments(text, tagEnd) ? top : undefined;
+      i = tagEnd;
     }
     if (i === -1) return undefined;
   }
   return undefined; // no root element, or one never closed
 }
 
-/** Reads the start tag at `lt`: the element and the offset after its `>`, or undefined. */
-function startTag(
-  f: Fence,
-  lt: number,
-): { el: XmlElement; end: number; selfClosing: boolean } | undefined {
+/** An element read from a fence: it finds where its attributes are written when asked. */
+class FenceElement implements XmlElement {
+  readonly children: XmlChild[] = [];
+
+  constructor(
+    readonly tag: string,
+    readonly attrs: Record<string, string>,
+    readonly loc: SourceLocation,
+    private readonly fence: Fence,
+    /** Where its `<` is in the fence. */
+    private readonly lt: number,
+  ) {}
+
+  attrAt(name: string): SourceLocation | undefined {
+    if (!Object.hasOwn(this.attrs, name)) return undefined;
+    const at = attributeOffsets(this.fence.text, this.lt)[name];
+    return at === undefined ? undefined : this.fence.lines.at(this.fence.base + at);
+  }
+}
+
+/** Where the start tag last read by {@link startTag} ends, and whether it closes itself. */
+let tagEnd = 0;
+let selfClosing = false;
+
+/**
+ * Reads the start tag at `lt`: the element, or undefined. Sets {@link tagEnd} and
+ * {@link selfClosing} (module state rather than a result object per element).
+ */
+function startTag(f: Fence, lt: number): XmlElement | undefined {
   const text = f.text;
   let j = lt + 1;
   if (!isNameStart(text.charCodeAt(j))) return undefined;
@@ -109,14 +132,9 @@ function startTag(
     while (isXmlSpace(text.charCodeAt(j))) j++;
     const c = text.charCodeAt(j);
     if (c === 62 /* > */ || (c === 47 /* / */ && text.charCodeAt(j + 1) === 62)) {
-      const el: XmlElement = {
-        tag,
-        attrs,
-        children: [],
-        loc,
-        attrAt: (name) => attributeAt(f, lt, el, name),
-      };
-      return { el, end: c === 62 ? j + 1 : j + 2, selfClosing: c === 47 };
+      tagEnd = c === 62 ? j + 1 : j + 2;
+      selfClosing = c === 47;
+      return new FenceElement(tag, attrs, loc, f, lt);
     }
     // Attributes are separated by white space: `a="1"b="2"` is not XML.
     if (j === spaced || !isNameStart(c)) return undefined;
@@ -208,18 +226,6 @@ function referencesDecode(text: string): boolean {
     if (!isXmlChar(code)) return false;
   }
   return true;
-}
-
-/** Where attribute `name` of `el` (whose `<` is at `lt`) is written. */
-function attributeAt(
-  f: Fence,
-  lt: number,
-  el: XmlElement,
-  name: string,
-): SourceLocation | undefined {
-  if (!Object.hasOwn(el.attrs, name)) return undefined;
-  const at = attributeOffsets(f.text, lt)[name];
-  return at === undefined ? undefined : f.lines.at(f.base + at);
 }
 
 /** Whether `text` holds no lone surrogate (`String.prototype.isWellFormed`, ES2024, in Node 20). */

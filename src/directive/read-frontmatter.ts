@@ -28,10 +28,12 @@ const FRONT = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 export function frontMatterOf(
   text: string,
 ): { offset: number; yaml: string; body: string; signature: string | undefined } | undefined {
-  if (/^```xml\s*$/m.test(text)) return undefined;
   const firstLine = text.slice(0, text.indexOf('\n') + 1 || text.length);
   const signature = SIGNATURE.test(firstLine.trim()) ? firstLine.trim() : undefined;
   const offset = signature === undefined ? 0 : firstLine.length;
+  // Front matter opens the file (after the signature); most directives do not start with `---`,
+  // and they are told apart without searching the whole text for a fence.
+  if (!text.startsWith('---', offset) || /^```xml\s*$/m.test(text)) return undefined;
   const m = FRONT.exec(text.slice(offset));
   if (!m) return undefined;
   return { offset, yaml: m[1]!, body: text.slice(offset + m[0].length), signature };

@@ -55,7 +55,8 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
     );
   }
   const kids = elementsOf(el);
-  const hasProse =
+  // Asked only of steps that are not one action among control elements, the common case.
+  const hasProse = () =>
     el.children.some((c) => typeof c === 'string' && c.trim() !== '') ||
     kids.some((k) => DOC_TAGS.includes(k.tag));
   const actions: XmlElement[] = [];
@@ -64,7 +65,7 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
     if ((ACTION_TAGS as readonly string[]).includes(kid.tag)) actions.push(kid);
     else if ((CONTROL_TAGS as readonly string[]).includes(kid.tag) || DOC_TAGS.includes(kid.tag))
       continue;
-    else if (closest(kid.tag, KNOWN_TAGS) !== undefined || !hasProse) {
+    else if (closest(kid.tag, KNOWN_TAGS) !== undefined || !hasProse()) {
       diag.error(
         ErrorCode.UNKNOWN_ELEMENT,
         `Step "${name}" has an unknown element <${kid.tag}>.${didYouMean(kid.tag, KNOWN_TAGS)}`,
@@ -78,11 +79,11 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
   const forAgent =
     actions.length > 1 && actions.every((a) => a.tag === 'render' || a.tag === 'instruction');
   if (actions.length === 1) action = readAction(actions[0]!, name, diag);
-  else if (actions.length === 0 || hasProse || forAgent) {
+  else if (actions.length === 0 || forAgent || hasProse()) {
     if (actions.length > 1) {
       diag.warn(
         'PROSE_STEP',
-        `Step "${name}" holds ${actions.length} actions (${actions.map((a) => `<${a.tag}>`).join(', ')})${hasProse ? ' among prose' : ''}; it becomes an instruction step.`,
+        `Step "${name}" holds ${actions.length} actions (${actions.map((a) => `<${a.tag}>`).join(', ')})${hasProse() ? ' among prose' : ''}; it becomes an instruction step.`,
         el.loc,
         'Split it into one step per action to have Dirigent run them.',
       );
