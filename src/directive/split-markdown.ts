@@ -35,6 +35,7 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
   let outer = 0;
   let open = -1;
   for (let i = first; i < rows.length; i++) {
+    if (!rows[i]!.startsWith('```')) continue; // most rows are prose: no trimming, no pattern
     const row = rows[i]!.trimEnd();
     if (/^````+/.test(row)) outer = outer === 0 ? 1 : 0;
     else if (outer === 0 && row === '```xml') {
@@ -45,7 +46,7 @@ export function splitMarkdown(text: string, lines: LineIndex): MarkdownParts {
   if (open === -1) throw noFence(rows, starts, first, lines);
   let close = -1;
   for (let i = open + 1; i < rows.length; i++) {
-    if (rows[i]!.trimEnd() === '```') {
+    if (rows[i]!.startsWith('```') && rows[i]!.trimEnd() === '```') {
       close = i;
       break;
     }
