@@ -15,6 +15,7 @@ import { QueueName } from './queue-names.js';
 import { replyToCaller } from './reply-to-caller.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
+import type { Logger } from '../telemetry/logger.js';
 import { parseLeaseName, workersKey } from './worker-lease.js';
 
 /**
@@ -94,6 +95,26 @@ export async function reapDeadWorker(ctx: ReapContext, name: string): Promise<Re
     if (taken) jobIds.push(jobId);
   }
   return { name, queue, jobIds };
+}
+
+/**
+ * Takes over the jobs of every worker whose lease is named, tool calls first (a run taken up
+ * again then finds its calls failed, not still running), and logs what it took.
+ */
+export async function takeOverDeadWorkers(
+  ctx: ReapContext,
+  names: readonly string[],
+  log: Logger,
+): Promise<void> {
+  const tools = (name: string) => Number(name.startsWith(`${QueueName.TOOLS}/`));
+  for (const name of [...names].sort((a, b) => tools(b) - tools(a))) {
+    const { queue, jobIds } = await reapDeadWorker(ctx, name);
+    if (jobIds.length > 0)
+      log.info(
+        { dead: name, queue, jobs: jobIds },
+        `took over ${jobIds.length} job(s) of worker ${name}, whose lease lapsed`,
+      );
+  }
 }
 
 /** Puts a dead worker's run job back in the wait list. */

@@ -20,7 +20,6 @@
  * keys they derive from the prefix (other runs' index entries), so for Redis Cluster give a
  * hash-tagged prefix such as `{dirigent}`: all of a store's keys then share one slot.
  */
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { StepRecord } from '../compiler/run-context.js';
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
@@ -28,7 +27,12 @@ import type { RunStore, StoredRun } from '../engine/run-store.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { listStoredRuns, type RunListFilter } from './list-stored-runs.js';
-import { runBusy, runTakenOver, type RunClaim } from './run-claims.js';
+import {
+  DEFAULT_RETENTION_SECONDS,
+  type RedisRunStoreOptions,
+  type SaveRunOptions,
+} from './redis-run-store-options.js';
+import { runBusy, runConflict, runTakenOver, type RunClaim } from './run-claims.js';
 import {
   changes,
   fieldsOf,
@@ -38,48 +42,18 @@ import {
   storedRunOf,
   type StoredHash,
   type VersionedRun,
-  type Written,
 } from './run-hash.js';
+import { WrittenRuns } from './written-runs.js';
 import { defineRunStoreCommands, type Args, type RunStoreCommands } from './run-store-scripts.js';
 import { workersKey } from './worker-lease.js';
 
 export type { RunCursor, RunListFilter } from './list-stored-runs.js';
 export type { VersionedRun } from './run-hash.js';
-
-/** What a {@link RedisRunStore} is built with. */
-export interface RedisRunStoreOptions {
-  /** Key prefix. Default: `dirigent`. */
-  prefix?: string;
-  /**
-   * Seconds a run is kept after it completed, failed or was cancelled (the hash's `EXPIRE`,
-   * refreshed by every save of an ended run). `Infinity` keeps ended runs until {@link
-   * RedisRunStore.delete}. Default: 7 days.
-   */
-  retentionSeconds?: number;
-  /**
-   * How many runs' last written fields this store remembers, so that a save sends only the fields
-   * that changed (see {@link RedisRunStore.save}). 0 turns it off. Default: 1000.
-   */
-  cachedRuns?: number;
-  /**
-   * The lease name of the worker writing through this store (see `worker-lease.ts`). With it the
-   * store is fenced: it writes only runs it created or claimed ({@link RedisRunStore.claim}), its
-   * loads claim, and a write after another worker took the run over fails with `RUN_TAKEN_OVER`.
-   */
-  owner?: string;
-}
-
-/** Options of {@link RedisRunStore.save} and {@link RedisRunStore.saveSteps}. */
-export interface SaveRunOptions {
-  /**
-   * Save only if the stored run still has this version (0: only if there is no such run yet);
-   * otherwise reject with `RUN_CONFLICT` and write nothing.
-   */
-  expectVersion?: number;
-}
-
-/** Default retention of ended runs: 7 days. */
-export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
+export {
+  DEFAULT_RETENTION_SECONDS,
+  type RedisRunStoreOptions,
+  type SaveRunOptions,
+} from './redis-run-store-options.js';
 
 const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
 const ENDED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -113,15 +87,11 @@ export class RedisRunStore implements RunStore {
   readonly redis: Redis & RunStoreCommands;
   /** The lease name of the worker writing through this store, if it is fenced. */
   readonly owner: string | undefined;
-  private readonly cachedRuns: number;
-  private readonly written = new Map<string, Written>();
+  private readonly written: WrittenRuns;
   /** The epoch of each run this (fenced) store created or claimed: its writes carry it. */
   private readonly epochs = new Map<string, string>();
   /** Runs claimed and read by {@link claim}, for the next {@link load} of each (no second read). */
   private readonly claimed = new Map<string, VersionedRun>();
-  private readonly queues = new Map<string, Promise<unknown>>();
-  private readonly writer = randomBytes(6).toString('hex');
-  private writes = 0;
 
   constructor(redis: Redis, options: RedisRunStoreOptions = {}) {
     this.prefix = options.prefix ?? 'dirigent';
@@ -132,7 +102,7 @@ export class RedisRunStore implements RunStore {
         `retentionSeconds must be a positive number of seconds or Infinity, not ${retention}.`,
       );
     this.retentionSeconds = retention;
-    this.cachedRuns = Math.max(0, options.cachedRuns ?? 1000);
+    this.written = new WrittenRuns(Math.max(0, options.cachedRuns ?? 1000));
     this.owner = options.owner;
     this.redis = defineRunStoreCommands(redis);
   }
@@ -167,10 +137,10 @@ export class RedisRunStore implements RunStore {
     const before = this.written.get(record.runId);
     const meta = metaOf(run);
     const fields = fieldsOf(run, meta, sameMeta(before?.meta, meta) ? before : undefined);
-    return this.serially(record.runId, async () => {
+    return this.written.serially(record.runId, async () => {
       const known = this.written.get(record.runId);
       let reply: [string, number, string?] | undefined;
-      const etag = this.nextEtag();
+      const etag = this.written.nextEtag();
       try {
         if (known !== undefined) {
           const { set, removed } = changes(known.fields, fields);
@@ -179,12 +149,12 @@ export class RedisRunStore implements RunStore {
         if (reply === undefined || reply[0] === 'stale')
           reply = await this.runSave('full', record, options, '', etag, [], fields);
       } catch (err) {
-        this.written.delete(record.runId);
+        this.written.forget(record.runId);
         throw err;
       }
       const version = this.checked(record.runId, reply, options);
-      if (ENDED.has(record.status)) this.written.delete(record.runId);
-      else this.remember(record.runId, { etag, fields, meta });
+      if (ENDED.has(record.status)) this.written.forget(record.runId);
+      else this.written.remember(record.runId, { etag, fields, meta });
       return version;
     });
   }
@@ -201,15 +171,15 @@ export class RedisRunStore implements RunStore {
   ): Promise<number> {
     const set = new Map<string, string>();
     for (const [name, step] of Object.entries(steps)) set.set(STEP + name, JSON.stringify(step));
-    return this.serially(runId, async () => {
+    return this.written.serially(runId, async () => {
       const known = this.written.get(runId);
-      const etag = this.nextEtag();
+      const etag = this.written.nextEtag();
       const target = { runId, status: 'running', directive: '', startedAt: 0 } as const;
       let reply: [string, number, string?];
       try {
         reply = await this.runSave('steps', target, options, known?.etag ?? '', etag, [], set);
       } catch (err) {
-        this.written.delete(runId);
+        this.written.forget(runId);
         throw err;
       }
       if (reply[0] === 'missing')
@@ -217,8 +187,8 @@ export class RedisRunStore implements RunStore {
       const version = this.checked(runId, reply, options);
       if (reply[0] === 'ok' && known !== undefined) {
         for (const [field, json] of set) known.fields.set(field, json);
-        this.remember(runId, { etag, fields: known.fields });
-      } else this.written.delete(runId);
+        this.written.remember(runId, { etag, fields: known.fields });
+      } else this.written.forget(runId);
       return version;
     });
   }
@@ -303,8 +273,8 @@ export class RedisRunStore implements RunStore {
 
   /** Deletes a run and its index entries; resolves with whether it was stored. */
   async delete(runId: string): Promise<boolean> {
-    return this.serially(runId, async () => {
-      this.written.delete(runId);
+    return this.written.serially(runId, async () => {
+      this.written.forget(runId);
       return (await this.forget(runId, 'delete')) === 1;
     });
   }
@@ -370,7 +340,7 @@ export class RedisRunStore implements RunStore {
   ): number {
     const [outcome, version, holder] = reply;
     if (outcome === 'fenced') {
-      this.written.delete(runId);
+      this.written.forget(runId);
       this.forgetClaim(runId);
       throw runTakenOver(runId, this.owner ?? '', holder ?? '');
     }
@@ -379,49 +349,13 @@ export class RedisRunStore implements RunStore {
       if (this.owner !== undefined && !this.epochs.has(runId)) this.epochs.set(runId, '1');
       return version;
     }
-    this.written.delete(runId);
-    throw DirigentError.retryable(
-      ErrorCode.RUN_CONFLICT,
-      `Run ${runId} was saved meanwhile: expected version ${options.expectVersion}, found ${version}.`,
-      {
-        hint: 'Load the run again, apply the change to it and save it with its new version.',
-        details: { runId, expectedVersion: options.expectVersion, actualVersion: version },
-      },
-    );
+    this.written.forget(runId);
+    throw runConflict(runId, options.expectVersion, version);
   }
 
   /** Remembers the fields of a run just read, as if this store had written them. */
   private rememberRead(runId: string, read: StoredHash): void {
     if (read.etag !== undefined && !ENDED.has(read.run.record.status))
-      this.remember(runId, { etag: read.etag, fields: read.fields });
-  }
-
-  private remember(runId: string, entry: Written): void {
-    if (this.cachedRuns === 0) return;
-    this.written.delete(runId);
-    this.written.set(runId, entry);
-    if (this.written.size > this.cachedRuns) {
-      const oldest = this.written.keys().next();
-      if (!oldest.done) this.written.delete(oldest.value);
-    }
-  }
-
-  private nextEtag(): string {
-    return `${this.writer}:${++this.writes}`;
-  }
-
-  /** Runs `work` after the work already queued for this run, so that saves apply in call order. */
-  private serially<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(runId) ?? Promise.resolve();
-    const result = previous.then(work);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(runId, tail);
-    void tail.then(() => {
-      if (this.queues.get(runId) === tail) this.queues.delete(runId);
-    });
-    return result;
+      this.written.remember(runId, { etag: read.etag, fields: read.fields });
   }
 }

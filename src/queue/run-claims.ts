@@ -47,3 +47,19 @@ export function runBusy(runId: string, owner: string): DirigentError {
     },
   );
 }
+
+/** The error of a save that expected another version of the run (it was saved meanwhile). */
+export function runConflict(
+  runId: string,
+  expected: number | undefined,
+  actual: number,
+): DirigentError {
+  return DirigentError.retryable(
+    ErrorCode.RUN_CONFLICT,
+    `Run ${runId} was saved meanwhile: expected version ${expected}, found ${actual}.`,
+    {
+      hint: 'Load the run again, apply the change to it and save it with its new version.',
+      details: { runId, expectedVersion: expected, actualVersion: actual },
+    },
+  );
+}

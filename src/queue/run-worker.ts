@@ -13,7 +13,6 @@
 import { DelayedError, Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { resolve } from 'node:path';
-import type { ActiveRun } from '../engine/active-run.js';
 import { DirectiveLoader } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import { Engine } from '../engine/engine.js';
@@ -22,30 +21,32 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
-import {
-  DrivenRun,
-  driveToRest,
-  PARK_AFTER_MS,
-  runTree,
-  type DriveContext,
-} from './drive-to-rest.js';
+import { DrivenRun, PARK_AFTER_MS, runTree, type DriveContext } from './drive-to-rest.js';
 import { toJobError } from './job-error.js';
 import type { TakenUp } from './job-spans.js';
 import { wakeParked } from './parked-runs.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
-import { reapDeadWorker } from './reap-dead-worker.js';
-import { RedisRunStore, type VersionedRun } from './redis-run-store.js';
+import { takeOverDeadWorkers } from './reap-dead-worker.js';
+import { performRunJob } from './perform-run-job.js';
+import { RedisRunStore } from './redis-run-store.js';
 import { ResultInbox } from './result-inbox.js';
 import { publishingObserver } from './run-events.js';
 import type { RunJobData } from './run-job.js';
-import { loadRunDirective } from './run-source.js';
 import type { ToolJobData } from './tool-job.js';
-import { leaseName, WorkerLease, type LeaseLoss } from './worker-lease.js';
+import { leaseName, WorkerLease } from './worker-lease.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
 export { PARK_AFTER_MS } from './drive-to-rest.js';
+
+/** How many times a run job may come back (its run busy elsewhere, Redis away) before it fails. */
+const MAX_COMEBACKS = 200;
+
+/** Whether an error is Redis (or the network) failing for a while, not the job's own fault. */
+function transient(err: unknown): boolean {
+  return !(err instanceof DirigentError) || (err.retryable && err.code !== ErrorCode.INTERNAL);
+}
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
@@ -146,8 +147,13 @@ export class RunWorker {
       prefix,
       names: [name],
       ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-      onLost: (why) => this.lost(why),
-      onLapsed: (names) => this.takeOver(names),
+      onLost: () => this.lost(),
+      onLapsed: (names) =>
+        takeOverDeadWorkers(
+          { redis, prefix, runs: () => this.runsQueue, tools: () => this.toolsQueue },
+          names,
+          this.log,
+        ),
       logger: this.log,
     });
     this.worker.run().catch((err: unknown) => this.worker.emit('error', err as Error));
@@ -213,12 +219,20 @@ export class RunWorker {
           { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
           `took over run ${data.runId}: the worker that drove it (${claim?.status === 'claimed' ? (claim.takenOverFrom ?? 'unknown') : 'unknown'}) stopped`,
         );
-      const record = await this.drive(data, stored, job, token, takenUp);
+      const record = await performRunJob(this.context(), data, stored, job, token, takenUp);
       await this.letGo(data.runId, record);
       return record;
     } catch (err) {
       if (err instanceof WaitingError || err instanceof DelayedError) throw err;
       await this.letGo(data.runId).catch(() => undefined);
+      // Redis went away mid-job (restarting, say): the run is as last stored; the job comes back.
+      if (transient(err) && job.attemptsStarted < MAX_COMEBACKS) {
+        this.log.warn(
+          { run_id: data.runId, err: String(err) },
+          `run job of ${data.runId} comes back later: ${String(err)}`,
+        );
+        return await this.comeBack(job, token);
+      }
       throw toJobError(err);
     } finally {
       this.held.delete(data.runId);
@@ -247,118 +261,20 @@ export class RunWorker {
     job: Job<RunJobData, RunRecord>,
     token: string | undefined,
   ): Promise<never> {
-    const delay = Math.min(1000, 50 * 2 ** Math.min(5, Math.max(0, job.attemptsStarted - 1)));
+    const delay = Math.min(2000, 50 * 2 ** Math.min(6, Math.max(0, job.attemptsStarted - 1)));
     await job.moveToDelayed(Date.now() + delay, token);
     throw new DelayedError();
   }
 
-  /**
-   * Does what the job asks. `stored`: the run as claimed (none for a start taken up the first
-   * time). `takenUp` says how the job came here (a takeover, a resume after it was handed back,
-   * parked or lost with its worker, or its first delivery).
-   */
-  private async drive(
-    data: RunJobData,
-    stored: VersionedRun | undefined,
-    job: Job<RunJobData, RunRecord>,
-    token: string | undefined,
-    takenUp: TakenUp,
-  ): Promise<RunRecord> {
-    const engine = this.engine();
-    const redelivered = takenUp === 'takeover' || takenUp === 'resume';
-    const over = stored && !['running', 'waiting'].includes(stored.record.status);
-    const drive = (run: ActiveRun) => driveToRest(this.context(), run, job, token, takenUp);
-    let record: RunRecord;
-    switch (data.kind) {
-      case 'start':
-        if (over) return stored.record; // delivered again after it ended
-        record = await drive(
-          stored
-            ? await engine.resume(data.runId)
-            : engine.start(await loadRunDirective(engine.loader, data.source), data.inputs, {
-                runId: data.runId,
-                trigger: data.trigger ?? 'queue',
-                ...(data.trace && { trace: data.trace }),
-                ...(data.source.tools && { tools: data.source.tools }),
-              }),
-        );
-        break;
-      case 'signal': {
-        let run: ActiveRun;
-        if (redelivered && stored?.record.status === 'running') {
-          // This job delivered its signal before it was handed back, parked or lost with its
-          // worker: the run goes on from its stored state (unless it waits for the signal still).
-          run = await engine.resume(data.runId);
-          if (engine.waitsFor(run, data.name))
-            run = await engine.deliverSignal(data.runId, data.name, data.payload);
-        } else run = await engine.deliverSignal(data.runId, data.name, data.payload);
-        record = await drive(run);
-        break;
-      }
-      case 'cancel':
-        if (over) return stored.record;
-        // A run no worker drives (parked, or its worker died) may have tool jobs running: resumed,
-        // its calls are made again, and cancelling stops their jobs wherever they run.
-        if (stored?.record.status === 'running') await engine.resume(data.runId);
-        record = await engine.cancelRun(data.runId, data.reason);
-        break;
-      case 'wake':
-        if (over || stored === undefined) return stored?.record ?? notFound(data.runId);
-        record = await drive(await engine.resume(data.runId));
-        break;
-    }
-    if (record.status === 'waiting') await this.scheduleWake(engine, data, record);
-    return record;
-  }
-
-  /** This worker's lease lapsed, or Redis did not answer for a whole lease: stop every run. */
-  private lost(why: LeaseLoss): void {
+  /** This worker's lease lapsed: another worker may hold its runs now, so it stops driving them. */
+  private lost(): void {
     if (this.driving.size === 0) return;
     const error = DirigentError.fatal(
       ErrorCode.RUN_TAKEN_OVER,
-      why === 'lapsed'
-        ? `This worker's lease lapsed (it was paused or cut off from Redis for longer than ${this.lease.leaseMs} ms): it stops driving its ${this.driving.size} run(s), which other workers take over.`
-        : `Redis has not answered this worker for ${this.lease.leaseMs} ms: it stops driving its ${this.driving.size} run(s) before other workers take them over.`,
-      { details: { worker: this.worker.id, reason: why } },
+      `This worker's lease lapsed (it was paused or cut off from Redis for longer than ${this.lease.leaseMs} ms): it stops driving its ${this.driving.size} run(s), which other workers take over.`,
+      { details: { worker: this.worker.id } },
     );
     for (const d of [...this.driving.values()]) d.lose(error);
-  }
-
-  /** Takes over the jobs of dead workers (see `reap-dead-worker.ts`). */
-  private async takeOver(names: string[]): Promise<void> {
-    const { redis, prefix } = this.options;
-    const ctx = { redis, prefix, runs: () => this.runsQueue, tools: () => this.toolsQueue };
-    // Tool calls first: a run taken up again then finds them failed, not still running.
-    const sorted = [...names].sort(
-      (a, b) => Number(b.startsWith(QueueName.TOOLS)) - Number(a.startsWith(QueueName.TOOLS)),
-    );
-    for (const name of sorted) {
-      const { queue, jobIds } = await reapDeadWorker(ctx, name);
-      if (jobIds.length > 0)
-        this.log.info(
-          { dead: name, queue, jobs: jobIds },
-          `took over ${jobIds.length} job(s) of worker ${name}, whose lease lapsed`,
-        );
-    }
-  }
-
-  /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */
-  private async scheduleWake(engine: Engine, data: RunJobData, record: RunRecord): Promise<void> {
-    const deadlines = (record.waiting ?? []).flatMap((w) => (w.deadline ? [w.deadline] : []));
-    const limit = engine.activeRun(data.runId)?.directive.limits.durationSeconds;
-    if (limit !== undefined) deadlines.push(record.startedAt + limit * 1000);
-    if (deadlines.length === 0) return;
-    const at = Math.min(...deadlines);
-    await this.runsQueue.add(
-      'wake',
-      { kind: 'wake', runId: data.runId },
-      {
-        jobId: `${data.runId}.wake.${at}`,
-        delay: Math.max(0, at - Date.now()),
-        removeOnComplete: { age: 3600, count: 1000 },
-        removeOnFail: { age: 86_400, count: 1000 },
-      },
-    );
   }
 
   private context(): DriveContext {
@@ -411,8 +327,4 @@ export class RunWorker {
     }
     return engine;
   }
-}
-
-function notFound(runId: string): never {
-  throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`);
 }

@@ -17,7 +17,7 @@ import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { fromJobError, toJobError } from './job-error.js';
 import { ResultInbox, type JobOutcome } from './result-inbox.js';
 import { replyToCaller, type ToolOutcome } from './reply-to-caller.js';
-import { reapDeadWorker, workerLost } from './reap-dead-worker.js';
+import { takeOverDeadWorkers, workerLost } from './reap-dead-worker.js';
 import { leaseName, WorkerLease } from './worker-lease.js';
 import { passGate } from './tool-gate.js';
 import { checkToolHash } from './run-source.js';
@@ -118,8 +118,18 @@ export class ToolWorker {
       prefix: options.prefix,
       names: [leaseName(QueueName.TOOLS, this.worker.id)],
       ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-      onLost: (why) => this.lost(why),
-      onLapsed: (names) => this.takeOver(names),
+      onLost: () => this.lost(),
+      onLapsed: (names) =>
+        takeOverDeadWorkers(
+          {
+            redis: options.redis,
+            prefix: options.prefix,
+            runs: () => this.runsQueue(),
+            tools: () => this.toolsQueue(),
+          },
+          names,
+          this.log,
+        ),
       logger: this.log,
     });
   }
@@ -128,30 +138,14 @@ export class ToolWorker {
    * This worker's lease lapsed: its jobs are failed as lost and retried elsewhere, so the tools
    * still running here are stopped rather than run twice at once.
    */
-  private lost(why: 'lapsed' | 'unreachable'): void {
+  private lost(): void {
     if (this.running.size === 0) return;
     this.log.warn(
-      { worker: this.worker.id, reason: why, jobs: this.running.size },
-      why === 'lapsed'
-        ? `this worker's lease lapsed (it was paused or cut off from Redis): stopping ${this.running.size} tool job(s) that other workers now retry`
-        : `Redis has not answered for a whole lease: stopping ${this.running.size} tool job(s) before other workers retry them`,
+      { worker: this.worker.id, jobs: this.running.size },
+      `this worker's lease lapsed (it was paused or cut off from Redis): stopping ${this.running.size} tool job(s) that other workers now retry`,
     );
     for (const { controller, data } of this.running.values())
       controller.abort(workerLost(data, this.worker.id));
-  }
-
-  /** Takes over the jobs of dead workers (see `reap-dead-worker.ts`). */
-  private async takeOver(names: string[]): Promise<void> {
-    const { redis, prefix } = this.options;
-    const ctx = { redis, prefix, runs: () => this.runsQueue(), tools: () => this.toolsQueue() };
-    for (const name of names) {
-      const { queue, jobIds } = await reapDeadWorker(ctx, name);
-      if (jobIds.length > 0)
-        this.log.info(
-          { dead: name, queue, jobs: jobIds },
-          `took over ${jobIds.length} job(s) of worker ${name}, whose lease lapsed`,
-        );
-    }
   }
 
   private toolsQueue(): Queue<ToolJobData> {

@@ -12,8 +12,9 @@
  *
  * A worker whose lease lapsed (it was paused, or cut off from Redis, for longer than the lease)
  * may find that others took its work over: the next renewal says so, and the worker stops the work
- * it was doing (`onLost`). It also stops on its own when no renewal has succeeded for a whole
- * lease, before anyone can take its work. Writes to runs are fenced besides (`run-claims.ts`).
+ * it was doing (`onLost`). Until then, whatever it writes to a run another worker claimed is
+ * refused (`run-claims.ts`), so a worker cut off from Redis never drives a run beside another one;
+ * a worker that merely lost Redis for a while (Redis restarting) goes on once it is back.
  */
 import type { Redis } from 'ioredis';
 import { SILENT_LOGGER, type Logger } from '../telemetry/logger.js';
@@ -44,20 +45,31 @@ export function workerLeaseMs(env: Record<string, string | undefined> = process.
 }
 
 /**
- * KEYS: workers. ARGV: lease ms, '1' when (re)joining, lease names. Renews the leases; answers
- * `{lost, lapsed names…}`: lost is 1 when one of the leases had lapsed (or was gone) and this is
- * not a join; the lapsed names are other workers' (at most 20).
+ * KEYS: workers, the time of the last renewal by anyone. ARGV: lease ms, '1' when (re)joining,
+ * lease names. Renews the leases; answers `{lost, lapsed names…}`: lost is 1 when one of the
+ * leases had lapsed (or was gone) and this is not a join; the lapsed names are other workers' (at
+ * most 20). When nobody renewed for a whole lease, Redis itself was away (restarted, or cut off
+ * from every worker): every lease is extended by one lease instead, so that a Redis restart is not
+ * taken for the death of every worker.
  */
 const RENEW_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(ARGV[1])
+local last = tonumber(redis.call('GET', KEYS[2]) or now)
+redis.call('SET', KEYS[2], now)
+if now - last > lease then
+  for _, name in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    redis.call('ZADD', KEYS[1], 'GT', now + lease, name)
+  end
+end
 local lost = 0
 local mine = {}
 for i = 3, #ARGV do
   mine[ARGV[i]] = true
   local lapse = redis.call('ZSCORE', KEYS[1], ARGV[i])
   if ARGV[2] ~= '1' and (not lapse or tonumber(lapse) <= now) then lost = 1 end
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[i])
+  redis.call('ZADD', KEYS[1], now + lease, ARGV[i])
 end
 local out = {lost}
 for _, name in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 20)) do
@@ -67,11 +79,8 @@ return out
 `;
 
 interface LeaseCommands {
-  dirigentRenewLease(key: string, ...args: (string | number)[]): Promise<(number | string)[]>;
+  dirigentRenewLease(...args: (string | number)[]): Promise<(number | string)[]>;
 }
-
-/** Why a worker stops the work it was doing. */
-export type LeaseLoss = 'lapsed' | 'unreachable';
 
 /** What a {@link WorkerLease} needs. */
 export interface WorkerLeaseOptions {
@@ -81,11 +90,8 @@ export interface WorkerLeaseOptions {
   names: string[];
   /** The lease, ms (default {@link workerLeaseMs}). */
   leaseMs?: number;
-  /**
-   * Told when this worker's lease lapsed and others may have taken its work (`lapsed`), or when
-   * no renewal succeeded for a whole lease (`unreachable`): stop the work under way.
-   */
-  onLost: (why: LeaseLoss) => void;
+  /** Told when this worker's lease had lapsed and others may have taken its work: stop it. */
+  onLost: () => void;
   /** Told of other workers' lapsed leases: take their work over (see `reap-dead-worker.ts`). */
   onLapsed: (names: string[]) => Promise<void>;
   /** Where failed renewals are logged (default: nowhere). */
@@ -100,9 +106,6 @@ export class WorkerLease {
   private renewing = false;
   private reaping = false;
   private joining = true;
-  /** When the last renewal that succeeded was sent (local clock). */
-  private renewedAt = Date.now();
-  private stopped = false;
   private closed = false;
   private failing = false;
 
@@ -110,7 +113,7 @@ export class WorkerLease {
     this.leaseMs = options.leaseMs ?? workerLeaseMs();
     const redis = options.redis as Redis & Partial<LeaseCommands>;
     if (redis.dirigentRenewLease === undefined)
-      options.redis.defineCommand('dirigentRenewLease', { numberOfKeys: 1, lua: RENEW_SCRIPT });
+      options.redis.defineCommand('dirigentRenewLease', { numberOfKeys: 2, lua: RENEW_SCRIPT });
     this.redis = options.redis as Redis & LeaseCommands;
     const every = Math.max(100, Math.round(this.leaseMs / 3));
     for (const name of options.names)
@@ -146,34 +149,25 @@ export class WorkerLease {
   }
 
   private async renew(): Promise<void> {
-    if (this.closed) return;
-    if (!this.stopped && Date.now() - this.renewedAt > this.leaseMs) {
-      // Nobody heard from this worker for a whole lease: others may take its work any moment.
-      this.stopped = true;
-      this.joining = true;
-      this.options.onLost('unreachable');
-    }
-    if (this.renewing) return;
+    if (this.closed || this.renewing) return;
     this.renewing = true;
-    const sentAt = Date.now();
     try {
       const { prefix, names } = this.options;
       const reply = await this.redis.dirigentRenewLease(
         workersKey(prefix),
+        `${workersKey(prefix)}:renewed`,
         this.leaseMs,
         this.joining ? '1' : '0',
         ...names,
       );
       if (this.closed) return;
-      this.renewedAt = sentAt;
-      this.stopped = false;
-      if (Number(reply[0]) === 1) this.options.onLost('lapsed');
+      if (Number(reply[0]) === 1) this.options.onLost();
       this.joining = false;
       const lapsed = reply.slice(1).map(String);
       if (lapsed.length > 0) void this.takeOver(lapsed);
       this.failing = false;
     } catch (err) {
-      // The next renewal tries again, and a whole lease without one stops the work under way.
+      // The next renewal tries again; writes to runs stay fenced meanwhile.
       if (!this.failing)
         (this.options.logger ?? SILENT_LOGGER).warn(
           { err: err instanceof Error ? err.message : String(err) },

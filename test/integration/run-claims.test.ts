@@ -166,20 +166,45 @@ describe('worker leases', () => {
     expect(await t.redis.zscore(workersKey(t.prefix), 'runs/live')).toBeNull();
   });
 
+  it('takes a Redis that nobody reached for a whole lease for a restart, not for every worker dead', async () => {
+    const lapsed: string[][] = [];
+    await lease('runs/other', -5000);
+    // The last renewal anyone made was long ago: Redis was away.
+    await t.redis.set(`${workersKey(t.prefix)}:renewed`, Date.now() - 60_000);
+    const l = new WorkerLease({
+      redis: t.redis,
+      prefix: t.prefix,
+      names: ['runs/back'],
+      leaseMs: 600,
+      onLost: () => {
+        throw new Error('not lost');
+      },
+      onLapsed: async (names) => void lapsed.push(names),
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(Number(await t.redis.zscore(workersKey(t.prefix), 'runs/other'))).toBeGreaterThan(
+      Date.now(),
+    );
+    expect(lapsed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 900)); // the other worker never renews: now it lapsed
+    await l.close();
+    expect(lapsed[0]).toEqual(['runs/other']);
+  });
+
   it('says it was lost when its lease lapsed meanwhile (the worker was paused)', async () => {
-    const lost: string[] = [];
+    let lost = 0;
     const l = new WorkerLease({
       redis: t.redis,
       prefix: t.prefix,
       names: ['runs/paused'],
       leaseMs: 900,
-      onLost: (why) => void lost.push(why),
+      onLost: () => void lost++,
       onLapsed: async () => {},
     });
     await new Promise((r) => setTimeout(r, 100));
     await t.redis.zrem(workersKey(t.prefix), 'runs/paused'); // another worker reaped it
     await new Promise((r) => setTimeout(r, 500));
     await l.close();
-    expect(lost).toEqual(['lapsed']);
+    expect(lost).toBe(1);
   });
 });
