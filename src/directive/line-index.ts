@@ -12,16 +12,28 @@ export class LineIndex {
       this.starts.push(i + 1);
   }
 
+  /** The line (0-based) of the last offset asked for: readers ask in file order, mostly. */
+  private last = 0;
+
   /** The location of `offset` (0-based) in the file. */
   at(offset: number): SourceLocation {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
+    const starts = this.starts;
+    let lo = this.last;
+    if (starts[lo]! <= offset && (lo + 1 === starts.length || offset < starts[lo + 1]!)) {
+      // the same line as last time
+    } else if (starts[lo]! <= offset && lo + 2 < starts.length && offset < starts[lo + 2]!) {
+      lo++; // the next line
+    } else {
+      lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= offset) lo = mid;
+        else hi = mid - 1;
+      }
     }
-    return { file: this.file, line: lo + 1, column: offset - this.starts[lo]! + 1 };
+    this.last = lo;
+    return { file: this.file, line: lo + 1, column: offset - starts[lo]! + 1 };
   }
 
   /** The offset of a 1-based line and column. */
