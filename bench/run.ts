@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
- * on Redis) and telemetry overhead benchmarks in one process, each against its baseline in the
+ * on Redis), takeover and telemetry overhead benchmarks in one process, each against its baseline in the
  * same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
  * `BENCH_ROUNDS` overrides the number of rounds (default 7).
  */
@@ -19,6 +19,7 @@ import { apiBench } from './api-bench.js';
 import { batchBench } from './batch-bench.js';
 import { searchBench } from './search-bench.js';
 import { cliBench } from './cli-bench.js';
+import { takeoverBench } from './takeover-bench.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
@@ -37,6 +38,7 @@ const engine = await engineBench({
 const pythonHost = await pythonHostBench({ rounds });
 const deno = await denoBench({ rounds });
 const distributed = await distributedBench({ rounds: Math.min(rounds, 5) });
+const takeover = await takeoverBench({ kills: 20 });
 const telemetry = await telemetryBench({
   rounds,
   timeMs: 800,
@@ -55,7 +57,7 @@ const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
   benchmarkReport(
-    [compile, engine, pythonHost, deno, distributed, telemetry, api, batch, search, cli],
+    [compile, engine, pythonHost, deno, distributed, takeover, telemetry, api, batch, search, cli],
     {
       date: new Date(),
       node: process.version,

@@ -1,0 +1,186 @@
+/**
+ * Takeover after SIGKILL: three `dirigent worker` processes with the default settings on a private
+ * Redis hold long tool calls and runs; one worker at a time is killed with SIGKILL (and another
+ * started), and the time until a live worker has taken its jobs over is read from the workers'
+ * logs. Baseline: the same kill against plain BullMQ workers with their default lock and stalled
+ * check, the recovery Dirigent had before workers kept leases.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { DirectiveLoader } from '../src/engine/directive-loader.js';
+import { ItemResolver } from '../src/items/item-resolver.js';
+import { defaultSpaces } from '../src/items/space.js';
+import { runSourceOf } from '../src/queue/run-source.js';
+import { RunsClient } from '../src/queue/runs-client.js';
+import type { BenchRow } from './bench-row.js';
+import type { BenchSection } from './bench-section.js';
+import { PrivateRedis } from './chaos/private-redis.js';
+import { WorkerPool } from './chaos/worker-pool.js';
+import { writeDirectiveFile } from './takeover-directive.js';
+
+/** The goal: a dead worker's work moves within 5 s. */
+const GOAL_MS = 5000;
+
+function quantile(xs: readonly number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** Measures `kills` takeovers (and one BullMQ baseline) and reports them as a section. */
+export async function takeoverBench(options: { kills: number }): Promise<BenchSection> {
+  const root = mkdtempSync(join(tmpdir(), 'dirigent-takeover-bench-'));
+  const redis = await PrivateRedis.start(root);
+  try {
+    const dirigent = await dirigentTakeovers(root, redis, options.kills);
+    const bullmq = await bullmqRecovery(redis);
+    const p50 = quantile(dirigent, 0.5);
+    const p99 = quantile(dirigent, 0.99);
+    const row = (name: string, ms: number, comparison: string, met?: boolean): BenchRow => ({
+      name,
+      us: ms * 1000,
+      range: [Math.min(...dirigent) * 1000, Math.max(...dirigent) * 1000],
+      rate: 1000 / ms,
+      unit: 'takeovers/s',
+      comparison,
+      goal: met === undefined ? '' : '≤ 5 s after the kill',
+      ...(met !== undefined && { met }),
+    });
+    return {
+      title: 'Takeover after SIGKILL',
+      rows: [
+        row(
+          `Dirigent: jobs of a killed worker taken over, p50 of ${dirigent.length} kills`,
+          p50,
+          `**${(bullmq / p50).toFixed(1)}×** sooner than BullMQ alone`,
+          p50 <= GOAL_MS,
+        ),
+        row(
+          `… p99 of ${dirigent.length} kills`,
+          p99,
+          `**${(bullmq / p99).toFixed(1)}×** sooner than BullMQ alone`,
+          p99 <= GOAL_MS,
+        ),
+        {
+          ...row('BullMQ alone: a killed worker’s job taken up again', bullmq, 'baseline'),
+          range: [bullmq * 1000, bullmq * 1000],
+        },
+      ],
+      notes: [
+        `Three \`dirigent worker\` processes with the default settings (lease 3 s, renewed every second; BullMQ's lock 30 s) on a private Redis hold runs whose one step sleeps 20 s; one worker at a time is killed with SIGKILL and another started in its place. A takeover is timed from the kill to the first log line of a live worker saying it took the killed worker's jobs over (its tool calls failed as \`WORKER_LOST\` and retried, its run jobs back in the queue). The range column is the fastest and slowest of the ${dirigent.length} kills. Baseline: a plain BullMQ worker (default lock and stalled check, 30 s each) killed with SIGKILL while it holds a job, timed until another worker takes the job up, measured once.`,
+      ],
+    };
+  } finally {
+    await redis.down();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The takeover time of each of `kills` kills, ms. */
+async function dirigentTakeovers(root: string, redis: PrivateRedis, kills: number) {
+  const project = join(root, 'project');
+  const file = writeDirectiveFile(project);
+  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: 'tb' };
+  delete env.DIRIGENT_LOCK_MS;
+  delete env.DIRIGENT_WORKER_LEASE_MS;
+  const pool = new WorkerPool(
+    join(process.cwd(), 'dist', 'src', 'cli', 'main.js'),
+    env,
+    project,
+    3,
+  );
+  const conn = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
+  const client = new RunsClient(conn, 'tb');
+  try {
+    await pool.start();
+    const loaded = await new DirectiveLoader(project).loadFile(file);
+    const source = await runSourceOf(loaded, new ItemResolver(defaultSpaces(project)));
+    let n = 0;
+    const more = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, () => client.start(source, {}, { runId: `hold-${n++}` })),
+      );
+    await more(12);
+    const times: number[] = [];
+    while (times.length < kills) {
+      await more(3);
+      await new Promise((r) => setTimeout(r, 1500)); // every worker holds some by now
+      const slot = times.length % pool.workers.length;
+      const leases = pool.workers[slot]?.leases ?? [];
+      const killing = pool.kill(slot, 200);
+      const at = Date.now();
+      const took = await firstTakeover(pool, leases, at, 20_000);
+      await killing;
+      if (took !== undefined) times.push(took - at);
+    }
+    return times;
+  } finally {
+    await pool.close();
+    await client.close();
+    conn.disconnect();
+  }
+}
+
+/** When a live worker first logged taking over jobs of one of `leases` after `since`. */
+async function firstTakeover(pool: WorkerPool, leases: string[], since: number, within: number) {
+  const deadline = Date.now() + within;
+  while (Date.now() < deadline) {
+    for (const line of pool.lines) {
+      const m = /took over \d+ job\(s\) of worker (\S+?),/.exec(line);
+      const time = Number(/"time":(\d+)/.exec(line)?.[1] ?? NaN);
+      if (m && leases.includes(m[1]!) && time >= since) return time;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
+}
+
+/** How long plain BullMQ takes to hand a killed worker's job to another, ms. */
+async function bullmqRecovery(redis: PrivateRedis): Promise<number> {
+  const conn = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
+  const queue = new Queue('bench-stalled', { connection: conn, prefix: 'bs' });
+  const script = `
+    import { Worker } from 'bullmq';
+    const w = new Worker('bench-stalled', async (job) => {
+      console.log('took ' + job.id + ' ' + Date.now());
+      await new Promise((r) => setTimeout(r, 120000));
+    }, { connection: { host: '127.0.0.1', port: ${redis.port} }, prefix: 'bs' });
+  `;
+  const start = () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    return { child, out: () => out };
+  };
+  const first = start();
+  const second = start();
+  try {
+    await queue.add('hold', {}, { jobId: 'held' });
+    const taker = async () => {
+      for (;;) {
+        for (const w of [first, second]) if (w.out().includes('took held')) return w;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const holder = await taker();
+    const other = holder === first ? second : first;
+    const at = Date.now();
+    holder.child.kill('SIGKILL');
+    for (;;) {
+      const m = /took held (\d+)/.exec(other.out());
+      if (m) return Number(m[1]) - at;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    first.child.kill('SIGKILL');
+    second.child.kill('SIGKILL');
+    await queue.close();
+    conn.disconnect();
+  }
+}
