@@ -3,7 +3,6 @@
  * {@link RunSource}): the submitter describes what it resolved, the worker finds the same in the
  * project it serves, or says what differs.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { ExecuteAction, ProcessNode } from '../directive/ast.js';
 import { contentHash } from '../directive/parse-directive.js';
@@ -14,6 +13,7 @@ import { itemHash } from '../items/item-hash.js';
 import type { ItemResolver } from '../items/item-resolver.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import type { RunSource } from './run-job.js';
+import { DirectiveCopies } from './directive-copies.js';
 
 const BUILTINS = new Set(BUILTIN_TOOLS.map((t) => t.itemId));
 
@@ -66,30 +66,34 @@ export async function loadRunDirective(
   loader: DirectiveLoader,
   source: RunSource,
 ): Promise<LoadedDirective> {
-  const own = await loader.items.resolve('directive', source.directive).catch((err: unknown) => {
-    if (err instanceof DirigentError && err.code === ErrorCode.UNKNOWN_DIRECTIVE) return undefined;
-    throw err;
-  });
+  let copies = copiesByLoader.get(loader);
+  if (copies === undefined) copiesByLoader.set(loader, (copies = new DirectiveCopies(loader)));
+  const own = await copies.copyOf(source.directive);
   if (own === undefined)
-    return loader.verified(loader.fileOf(source.directive, source.ext), source.text);
-  const text = await readFile(own.file, 'utf8');
-  const hash = contentHash(text);
-  if (hash !== source.hash)
+    return copies.verifiedText(
+      loader.fileOf(source.directive, source.ext),
+      source.text,
+      source.hash,
+    );
+  if (own.hash !== source.hash)
     throw DirigentError.fatal(
       ErrorCode.DIRECTIVE_MISMATCH,
-      `This worker's copy of directive "${source.directive}" (${own.file}) differs from the one the run was started with (content ${hash.slice(0, 12)}… here, ${source.hash.slice(0, 12)}… there); it runs nothing else.`,
+      `This worker's copy of directive "${source.directive}" (${own.file}) differs from the one the run was started with (content ${own.hash.slice(0, 12)}… here, ${source.hash.slice(0, 12)}… there); it runs nothing else.`,
       {
         hint: 'Deploy the same project to every worker and to whatever starts runs (the CLI, the API), then start the run again.',
         details: {
           directive: source.directive,
           file: own.file,
           expected: source.hash,
-          found: hash,
+          found: own.hash,
         },
       },
     );
-  return loader.verified(own.file, text);
+  return own.loaded;
 }
+
+/** Each project loader's copies of directives (see `directive-copies.ts`). */
+const copiesByLoader = new WeakMap<DirectiveLoader, DirectiveCopies>();
 
 /**
  * Refuses a tool call whose tool this worker has in another version than the run's submitter
