@@ -1,20 +1,7 @@
 /**
  * Runs in Redis, behind the {@link RunStore} port, for the distributed engine.
  *
- * Layout, under a prefix (default `dirigent`):
- *
- * - `<prefix>:run:<id>`: a hash per run with the fields `record` (the run record, its `steps`
- *   list left empty), `entry:<i>` per entry of that list, `snapshot`, `counters`, `children` and
- *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
- *   per step record (all JSON), `version` (incremented by every save), and the plain `status`,
- *   `directive` and `etag` (the identity of the last write) that the scripts read, and, for runs
- *   written by workers, `epoch` (how many times the run was claimed) and `owner` (the lease name of
- *   the worker that holds it, cleared when it lets the run go): see `run-claims.ts`.
- * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
- *   sets of run ids scored by `startedAt`, moved atomically with every save.
- * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms) and
- *   `<prefix>:runs:directive-of` (hash run id → directive): what index cleanup needs once a run's
- *   hash has expired.
+ * The keys and fields it keeps are described in `run-hash.ts`.
  *
  * Every write is one Lua script (EVALSHA through ioredis `defineCommand`). The scripts also reach
  * keys they derive from the prefix (other runs' index entries), so for Redis Cluster give a
@@ -32,7 +19,7 @@ import {
   type RedisRunStoreOptions,
   type SaveRunOptions,
 } from './redis-run-store-options.js';
-import { runBusy, runConflict, runTakenOver, type RunClaim } from './run-claims.js';
+import { runBusy, runConflict, RunClaims, runTakenOver, type RunClaim } from './run-claims.js';
 import {
   changes,
   fieldsOf,
@@ -44,7 +31,13 @@ import {
   type VersionedRun,
 } from './run-hash.js';
 import { WrittenRuns } from './written-runs.js';
-import { defineRunStoreCommands, type Args, type RunStoreCommands } from './run-store-scripts.js';
+import {
+  defineRunStoreCommands,
+  RUN_STATUSES,
+  saveRunArgs,
+  type RunStoreCommands,
+  type SaveMode,
+} from './run-store-scripts.js';
 import { workersKey } from './worker-lease.js';
 
 export type { RunCursor, RunListFilter } from './list-stored-runs.js';
@@ -55,7 +48,6 @@ export {
   type SaveRunOptions,
 } from './redis-run-store-options.js';
 
-const STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
 const ENDED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 /**
@@ -88,10 +80,8 @@ export class RedisRunStore implements RunStore {
   /** The lease name of the worker writing through this store, if it is fenced. */
   readonly owner: string | undefined;
   private readonly written: WrittenRuns;
-  /** The epoch of each run this (fenced) store created or claimed: its writes carry it. */
-  private readonly epochs = new Map<string, string>();
-  /** Runs claimed and read by {@link claim}, for the next {@link load} of each (no second read). */
-  private readonly claimed = new Map<string, VersionedRun>();
+  /** The claims of a fenced store (see `run-claims.ts`). */
+  private readonly claims: RunClaims | undefined;
 
   constructor(redis: Redis, options: RedisRunStoreOptions = {}) {
     this.prefix = options.prefix ?? 'dirigent';
@@ -105,6 +95,10 @@ export class RedisRunStore implements RunStore {
     this.written = new WrittenRuns(Math.max(0, options.cachedRuns ?? 1000));
     this.owner = options.owner;
     this.redis = defineRunStoreCommands(redis);
+    this.claims =
+      options.owner === undefined
+        ? undefined
+        : new RunClaims(this.redis, workersKey(this.prefix), options.owner);
   }
 
   /** The key of a run's hash. */
@@ -132,7 +126,7 @@ export class RedisRunStore implements RunStore {
   /** {@link save}, resolving with the run's new version. */
   async saveVersioned(run: StoredRun, options: SaveRunOptions = {}): Promise<number> {
     const { record } = run;
-    if (!STATUSES.includes(record.status))
+    if (!RUN_STATUSES.includes(record.status))
       throw DirigentError.fatal(ErrorCode.INTERNAL, `Unknown run status "${record.status}".`);
     const before = this.written.get(record.runId);
     const meta = metaOf(run);
@@ -199,11 +193,11 @@ export class RedisRunStore implements RunStore {
    * (retryable) while another live worker holds it.
    */
   async load(runId: string): Promise<VersionedRun | undefined> {
-    if (this.owner !== undefined) {
+    if (this.claims !== undefined) {
       const claim = await this.claim(runId);
       if (claim.status === 'busy') throw runBusy(runId, claim.owner);
       if (claim.status === 'missing') return undefined;
-      this.claimed.delete(runId);
+      this.claims.take(runId);
       return claim.run;
     }
     const read = storedRunOf(await this.redis.hgetall(this.runKey(runId)));
@@ -217,29 +211,14 @@ export class RedisRunStore implements RunStore {
    * whose lease is live holds it, `missing` when it is not stored. A claim fences off every later
    * write of the run's previous holder; `takenOverFrom` names that holder when it had not let
    * the run go (its lease lapsed: it died, or was cut off). The run read is also what the next
-   * {@link load} of it answers, without reading it again.
+   * {@link load} of it answers, without reading it again. An ended run is read, not claimed.
    */
   async claim(runId: string): Promise<RunClaim> {
-    const owner = this.owner;
-    if (owner === undefined)
+    if (this.claims === undefined)
       throw DirigentError.fatal(ErrorCode.INTERNAL, 'Only a store with an owner claims runs.');
-    const pending = this.claimed.get(runId);
-    if (pending !== undefined) return { status: 'claimed', run: pending };
-    const reply = await this.redis.dirigentClaimRun(
-      this.runKey(runId),
-      workersKey(this.prefix),
-      owner,
-    );
-    if (reply[0] === 'missing') return { status: 'missing' };
-    if (reply[0] === 'busy') return { status: 'busy', owner: reply[1]! };
-    const hash: Record<string, string> = {};
-    for (let i = 3; i < reply.length; i += 2) hash[reply[i]!] = reply[i + 1]!;
-    const read = storedRunOf(hash);
-    if (read === undefined) return { status: 'missing' };
-    this.epochs.set(runId, reply[1]!);
-    this.rememberRead(runId, read);
-    this.claimed.set(runId, read.run);
-    return { status: 'claimed', run: read.run, ...(reply[2] && { takenOverFrom: reply[2] }) };
+    const { claim, read } = await this.claims.claim(this.runKey(runId), runId);
+    if (read !== undefined) this.rememberRead(runId, read);
+    return claim;
   }
 
   /**
@@ -247,15 +226,12 @@ export class RedisRunStore implements RunStore {
    * claims it again).
    */
   async release(runId: string): Promise<void> {
-    this.forgetClaim(runId);
-    if (this.owner !== undefined)
-      await this.redis.dirigentReleaseRun(this.runKey(runId), this.owner);
+    await this.claims?.release(this.runKey(runId), runId);
   }
 
   /** Forgets this store's claim of a run without a word to Redis (an ended run has no owner). */
   forgetClaim(runId: string): void {
-    this.epochs.delete(runId);
-    this.claimed.delete(runId);
+    this.claims?.forget(runId);
   }
 
   /**
@@ -292,7 +268,7 @@ export class RedisRunStore implements RunStore {
   // ---- internals ----
 
   private runSave(
-    mode: 'full' | 'diff' | 'steps',
+    mode: SaveMode,
     record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>,
     options: SaveRunOptions,
     baseEtag: string,
@@ -300,31 +276,15 @@ export class RedisRunStore implements RunStore {
     removed: string[],
     set: Map<string, string>,
   ): Promise<[string, number, string?]> {
-    const expect = options.expectVersion;
-    const retention = Number.isFinite(this.retentionSeconds) ? Math.ceil(this.retentionSeconds) : 0;
-    const args: Args = [
-      this.runKey(record.runId),
-      this.indexKey(),
-      ...STATUSES.map((status) => this.indexKey({ status })),
-      this.indexKey({ directive: record.directive }),
-      `${this.prefix}:runs:expiring`,
-      `${this.prefix}:runs:directive-of`,
-      this.prefix,
-      mode,
-      expect === undefined ? '' : expect,
+    const args = saveRunArgs(this, mode, record, {
+      expectVersion: options.expectVersion,
       baseEtag,
       etag,
-      record.runId,
-      record.status,
-      record.directive,
-      record.startedAt,
-      retention,
-      this.owner === undefined ? '' : (this.epochs.get(record.runId) ?? '0'),
-      this.owner ?? '',
-      removed.length,
-      ...removed,
-    ];
-    for (const [field, json] of set) args.push(field, json);
+      fence: this.claims?.fence(record.runId) ?? '',
+      owner: this.owner ?? '',
+      removed,
+      set,
+    });
     return this.redis.dirigentSaveRun(...args);
   }
 
@@ -345,8 +305,7 @@ export class RedisRunStore implements RunStore {
       throw runTakenOver(runId, this.owner ?? '', holder ?? '');
     }
     if (outcome !== 'conflict') {
-      // A fenced store's first write of a run created it with epoch 1.
-      if (this.owner !== undefined && !this.epochs.has(runId)) this.epochs.set(runId, '1');
+      this.claims?.wrote(runId); // a fenced store's first write of a run created it: epoch 1
       return version;
     }
     this.written.forget(runId);

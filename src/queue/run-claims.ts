@@ -11,7 +11,9 @@
  */
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { VersionedRun } from './run-hash.js';
+import { storedRunOf, type StoredHash, type VersionedRun } from './run-hash.js';
+import type { RunStoreCommands } from './run-store-scripts.js';
+import type { Redis } from 'ioredis';
 
 /** What claiming a run found. */
 export type RunClaim =
@@ -62,4 +64,71 @@ export function runConflict(
       details: { runId, expectedVersion: expected, actualVersion: actual },
     },
   );
+}
+
+/**
+ * The claims of one worker's store: the epoch of each run it created or claimed (its writes carry
+ * it), and the runs it claimed and read but has not loaded yet.
+ */
+export class RunClaims {
+  private readonly epochs = new Map<string, string>();
+  private readonly claimed = new Map<string, VersionedRun>();
+
+  /** `owner`: the worker's lease name. */
+  constructor(
+    private readonly redis: Redis & RunStoreCommands,
+    private readonly workersKey: string,
+    readonly owner: string,
+  ) {}
+
+  /** The fence a write of the run carries: its claimed epoch, or '0' (create it). */
+  fence(runId: string): string {
+    return this.epochs.get(runId) ?? '0';
+  }
+
+  /** A write went through: a run this worker created has epoch 1. */
+  wrote(runId: string): void {
+    if (!this.epochs.has(runId)) this.epochs.set(runId, '1');
+  }
+
+  /**
+   * Claims the run whose hash is `runKey` and reads it, in one script; a run claimed and not yet
+   * loaded answers from memory. `read` is the hash read, when one was.
+   */
+  async claim(runKey: string, runId: string): Promise<{ claim: RunClaim; read?: StoredHash }> {
+    const pending = this.claimed.get(runId);
+    if (pending !== undefined) return { claim: { status: 'claimed', run: pending } };
+    const reply = await this.redis.dirigentClaimRun(runKey, this.workersKey, this.owner);
+    if (reply[0] === 'missing') return { claim: { status: 'missing' } };
+    if (reply[0] === 'busy') return { claim: { status: 'busy', owner: reply[1]! } };
+    const hash: Record<string, string> = {};
+    for (let i = 3; i < reply.length; i += 2) hash[reply[i]!] = reply[i + 1]!;
+    const read = storedRunOf(hash);
+    if (read === undefined) return { claim: { status: 'missing' } };
+    if (reply[1] !== '') this.epochs.set(runId, reply[1]!); // '': an ended run, read only
+    this.claimed.set(runId, read.run);
+    const claim: RunClaim = {
+      status: 'claimed',
+      run: read.run,
+      ...(reply[2] && { takenOverFrom: reply[2] }),
+    };
+    return { claim, read };
+  }
+
+  /** The run claimed and read, once: the first load after a claim takes it. */
+  take(runId: string): void {
+    this.claimed.delete(runId);
+  }
+
+  /** Lets the run go in Redis (if this worker holds it) and forgets the claim. */
+  async release(runKey: string, runId: string): Promise<void> {
+    this.forget(runId);
+    await this.redis.dirigentReleaseRun(runKey, this.owner);
+  }
+
+  /** Forgets the claim without a word to Redis. */
+  forget(runId: string): void {
+    this.epochs.delete(runId);
+    this.claimed.delete(runId);
+  }
 }

@@ -1,5 +1,20 @@
 /**
- * A run as the fields of its Redis hash, and back (see `redis-run-store.ts` for the layout).
+ * A run as the fields of its Redis hash, and back. The run store's keys (see `redis-run-store.ts`).
+ *
+ * Layout, under a prefix (default `dirigent`):
+ *
+ * - `<prefix>:run:<id>`: a hash per run with the fields `record` (the run record, its `steps`
+ *   list left empty), `entry:<i>` per entry of that list, `snapshot`, `counters`, `children` and
+ *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
+ *   per step record (all JSON), `version` (incremented by every save), and the plain `status`,
+ *   `directive` and `etag` (the identity of the last write) that the scripts read, and, for runs
+ *   written by workers, `epoch` (how many times the run was claimed) and `owner` (the lease name of
+ *   the worker that holds it, cleared when it lets the run go): see `run-claims.ts`.
+ * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
+ *   sets of run ids scored by `startedAt`, moved atomically with every save.
+ * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms) and
+ *   `<prefix>:runs:directive-of` (hash run id → directive): what index cleanup needs once a run's
+ *   hash has expired.
  */
 import type { StepRecord } from '../compiler/run-context.js';
 import type { RunRecord } from '../engine/run-record.js';

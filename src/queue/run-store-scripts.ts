@@ -3,6 +3,7 @@
  * write of a run is one of them, run through ioredis `defineCommand` (EVALSHA).
  */
 import type { Redis } from 'ioredis';
+import type { RunRecord, RunStatus } from '../engine/run-record.js';
 
 /** Lua shared by the scripts: forgetting a run, and retiring the index entries of expired ones. */
 const LUA_LIBRARY = `
@@ -154,11 +155,17 @@ return sweep(ARGV[1], nowMs(), tonumber(ARGV[2]))
  * `{'busy', owner}` while another worker whose lease is live holds it, else
  * `{'ok', epoch, previous owner or '', field, value, …}` with the run's hash: the run's `owner`
  * becomes the claimer and its `epoch` grows (unless the claimer held it already), which fences
- * off every later write of the previous holder.
+ * off every later write of the previous holder. An ended run is read, not claimed (epoch '').
  */
 const CLAIM_SCRIPT = `${LUA_LIBRARY}
 local hash, me = KEYS[1], ARGV[1]
 if redis.call('EXISTS', hash) == 0 then return {'missing'} end
+local out = {'ok', '', ''}
+local status = redis.call('HGET', hash, 'status')
+if status == 'completed' or status == 'failed' or status == 'cancelled' then
+  for _, v in ipairs(redis.call('HGETALL', hash)) do out[#out + 1] = v end
+  return out
+end
 local owner = redis.call('HGET', hash, 'owner')
 local previous = ''
 if owner and owner ~= me then
@@ -171,7 +178,7 @@ if owner ~= me or not epoch then
   epoch = redis.call('HINCRBY', hash, 'epoch', 1)
   redis.call('HSET', hash, 'owner', me)
 end
-local out = {'ok', tostring(epoch), previous}
+out = {'ok', tostring(epoch), previous}
 for _, v in ipairs(redis.call('HGETALL', hash)) do out[#out + 1] = v end
 return out
 `;
@@ -206,3 +213,62 @@ export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
   }
   return redis as Redis & RunStoreCommands;
 }
+
+/** How a save writes (see the save script). */
+export type SaveMode = 'full' | 'diff' | 'steps';
+
+/** The keys and arguments of one save of a run, in the order the save script reads them. */
+export function saveRunArgs(
+  store: {
+    prefix: string;
+    retentionSeconds: number;
+    runKey(runId: string): string;
+    indexKey(by?: { status: RunStatus } | { directive: string }): string;
+  },
+  mode: SaveMode,
+  record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>,
+  write: {
+    expectVersion: number | undefined;
+    baseEtag: string;
+    etag: string;
+    fence: string;
+    owner: string;
+    removed: string[];
+    set: Map<string, string>;
+  },
+): Args {
+  const retention = Number.isFinite(store.retentionSeconds) ? Math.ceil(store.retentionSeconds) : 0;
+  const args: Args = [
+    store.runKey(record.runId),
+    store.indexKey(),
+    ...RUN_STATUSES.map((status) => store.indexKey({ status })),
+    store.indexKey({ directive: record.directive }),
+    `${store.prefix}:runs:expiring`,
+    `${store.prefix}:runs:directive-of`,
+    store.prefix,
+    mode,
+    write.expectVersion === undefined ? '' : write.expectVersion,
+    write.baseEtag,
+    write.etag,
+    record.runId,
+    record.status,
+    record.directive,
+    record.startedAt,
+    retention,
+    write.fence,
+    write.owner,
+    write.removed.length,
+    ...write.removed,
+  ];
+  for (const [field, json] of write.set) args.push(field, json);
+  return args;
+}
+
+/** The statuses of runs, in the order the save script's keys list their indexes. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+];

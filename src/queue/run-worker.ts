@@ -29,6 +29,7 @@ import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
 import { takeOverDeadWorkers } from './reap-dead-worker.js';
+import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
 import { performRunJob } from './perform-run-job.js';
 import { RedisRunStore } from './redis-run-store.js';
 import { ResultInbox } from './result-inbox.js';
@@ -39,14 +40,6 @@ import { leaseName, WorkerLease } from './worker-lease.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
 export { PARK_AFTER_MS } from './drive-to-rest.js';
-
-/** How many times a run job may come back (its run busy elsewhere, Redis away) before it fails. */
-const MAX_COMEBACKS = 200;
-
-/** Whether an error is Redis (or the network) failing for a while, not the job's own fault. */
-function transient(err: unknown): boolean {
-  return !(err instanceof DirigentError) || (err.retryable && err.code !== ErrorCode.INTERNAL);
-}
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
@@ -188,7 +181,7 @@ export class RunWorker {
   ): Promise<RunRecord> {
     const data = job.data;
     const watch = 'watch' in data && data.watch === true;
-    if (this.held.has(data.runId)) return this.comeBack(job, token); // another job of it, here
+    if (this.held.has(data.runId)) return comeBackLater(job, token); // another job of it, here
     this.held.add(data.runId);
     if (watch) this.watched.add(data.runId);
     try {
@@ -204,7 +197,7 @@ export class RunWorker {
       // A start taken up for the first time has nothing stored yet: nothing to claim.
       const claim =
         data.kind === 'start' && !redelivered ? undefined : await this.store.claim(data.runId);
-      if (claim?.status === 'busy') return await this.comeBack(job, token);
+      if (claim?.status === 'busy') return await comeBackLater(job, token);
       const stored = claim?.status === 'claimed' ? claim.run : undefined;
       const takenUp: TakenUp =
         claim?.status === 'claimed' && claim.takenOverFrom !== undefined
@@ -226,12 +219,12 @@ export class RunWorker {
       if (err instanceof WaitingError || err instanceof DelayedError) throw err;
       await this.letGo(data.runId).catch(() => undefined);
       // Redis went away mid-job (restarting, say): the run is as last stored; the job comes back.
-      if (transient(err) && job.attemptsStarted < MAX_COMEBACKS) {
+      if (transient(err) && mayComeBack(job)) {
         this.log.warn(
           { run_id: data.runId, err: String(err) },
           `run job of ${data.runId} comes back later: ${String(err)}`,
         );
-        return await this.comeBack(job, token);
+        return await comeBackLater(job, token);
       }
       throw toJobError(err);
     } finally {
@@ -251,19 +244,6 @@ export class RunWorker {
     if (record !== undefined && !['running', 'waiting'].includes(record.status))
       for (const id of tree) this.store.forgetClaim(id);
     else await Promise.all(tree.map((id) => this.store.release(id)));
-  }
-
-  /**
-   * Another worker (or another job here) drives the run: this job comes back shortly, holding no
-   * slot meanwhile.
-   */
-  private async comeBack(
-    job: Job<RunJobData, RunRecord>,
-    token: string | undefined,
-  ): Promise<never> {
-    const delay = Math.min(2000, 50 * 2 ** Math.min(6, Math.max(0, job.attemptsStarted - 1)));
-    await job.moveToDelayed(Date.now() + delay, token);
-    throw new DelayedError();
   }
 
   /** This worker's lease lapsed: another worker may hold its runs now, so it stops driving them. */

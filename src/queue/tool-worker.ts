@@ -8,11 +8,9 @@ import { loadProjectPolicy } from '../policy/project-policy.js';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces } from '../items/space.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
-import { deferDelay } from '../locks/defer-delay.js';
 import type { LockSlot } from '../locks/keyed-semaphore.js';
 import { fromJobError, toJobError } from './job-error.js';
 import { ResultInbox, type JobOutcome } from './result-inbox.js';
@@ -20,6 +18,7 @@ import { replyToCaller, type ToolOutcome } from './reply-to-caller.js';
 import { takeOverDeadWorkers, workerLost } from './reap-dead-worker.js';
 import { leaseName, WorkerLease } from './worker-lease.js';
 import { passGate } from './tool-gate.js';
+import { cancelled, deferJob, remember, stopAt } from './tool-job-stops.js';
 import { checkToolHash } from './run-source.js';
 import { resolve } from 'node:path';
 import { queueOptions } from './queue-options.js';
@@ -31,19 +30,6 @@ import { recordLockWait, ToolJobSpan } from './job-spans.js';
 import { failureOutcome } from '../telemetry/failure-outcome.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
 import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
-
-/**
- * Job ids a worker remembers per kind (cancellations: a job is taken up within moments of its
- * cancel, or never; outcomes handed over: forgotten when BullMQ reports the job, which a lost lock
- * can prevent).
- */
-const REMEMBERED = 10_000;
-
-/** Adds `id` to `ids`, forgetting the oldest beyond {@link REMEMBERED}. */
-function remember(ids: Set<string>, id: string): void {
-  ids.add(id);
-  if (ids.size > REMEMBERED) ids.delete(ids.values().next().value!);
-}
 
 /** What a tool worker needs. */
 export interface ToolWorkerOptions {
@@ -236,7 +222,7 @@ export class ToolWorker {
       }
       if ('blockedBy' in gate) {
         span?.finish('deferred');
-        return await this.defer(job, token, gate.retryAfterMs);
+        return await deferJob(job, token, gate.retryAfterMs);
       }
       slots = gate.slots;
       const signal =
@@ -269,24 +255,6 @@ export class ToolWorker {
     }
   }
 
-  /** Puts a job that could not pass its gate back in the delayed set, freeing this slot. */
-  private async defer(
-    job: Job<ToolJobData>,
-    token: string | undefined,
-    retryAfterMs: number | undefined,
-  ): Promise<never> {
-    const deferrals = job.data.deferrals ?? 0;
-    const firstDeferredAt = job.data.firstDeferredAt ?? Date.now();
-    const delay = deferDelay({
-      deferrals,
-      waitedMs: Date.now() - firstDeferredAt,
-      ...(retryAfterMs !== undefined && { retryAfterMs }),
-    });
-    await job.updateData({ ...job.data, deferrals: deferrals + 1, firstDeferredAt });
-    await job.moveToDelayed(Date.now() + delay, token);
-    throw new DelayedError();
-  }
-
   private stop(jobId: string): void {
     remember(this.cancelled, jobId);
     this.running.get(jobId)?.controller.abort(cancelled(jobId));
@@ -302,23 +270,4 @@ export class ToolWorker {
     );
     return this.projectDispatcher;
   }
-}
-
-/**
- * Aborts the call at its deadline (at once if that has passed) with the step's timeout error:
- * the tool stops on time even when the process that made the call is gone.
- */
-function stopAt(deadline: number, controller: AbortController, step: string): NodeJS.Timeout {
-  const timeout = () =>
-    controller.abort(
-      DirigentError.retryable(
-        ErrorCode.STEP_TIMEOUT,
-        `Step "${step}" ran past the deadline of its <timeout>, and the worker running its tool stopped it; raise <timeout seconds="…"> if the tool needs longer.`,
-      ),
-    );
-  return setTimeout(timeout, Math.max(0, deadline - Date.now()));
-}
-
-function cancelled(jobId: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.CANCELLED, `Tool job ${jobId} was cancelled.`);
 }
