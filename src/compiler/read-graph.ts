@@ -3,7 +3,7 @@
  * directives produce, so graphs compile into the same machine and run with the same semantics.
  */
 import { basename, extname } from 'node:path';
-import { parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import { locateYamlKey } from '../directive/yaml-location.js';
 import {
   COMPARE_OPS,
@@ -31,6 +31,10 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { hasTemplate } from '../expr/template.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** The YAML reader, loaded by the first YAML graph read. */
+const yaml = lazyPackage<typeof Yaml>('yaml');
 
 type Obj = Record<string, unknown>;
 const NODE_KEYS = [
@@ -56,7 +60,7 @@ export function readGraph(
   checks: DirectiveChecks = DEFAULT_CHECKS,
 ): Directive {
   const lines = new LineIndex(file, text);
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw DirigentError.fatal(

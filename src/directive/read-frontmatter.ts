@@ -5,7 +5,7 @@
  * whoever answers the instruction does the work.
  */
 import { basename, extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import {
@@ -19,6 +19,10 @@ import { coerceValue } from './coerce-value.js';
 import { Diagnostics } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
 import { emptyLimits } from './read-metadata.js';
+import { lazyPackage } from './lazy-package.js';
+
+/** The YAML reader, loaded by the first front-matter directive read. */
+const yaml = lazyPackage<typeof Yaml>('yaml');
 
 type Obj = Record<string, unknown>;
 const SIGNATURE = /^<!--\s*[\w-]+:(?:signed|validated):.*-->\s*$/;
@@ -46,7 +50,7 @@ export function readFrontMatterDirective(text: string, file: string, hash: strin
   const loc = lines.at(front.offset);
   let meta: Obj;
   try {
-    meta = (parseYaml(front.yaml) ?? {}) as Obj;
+    meta = (yaml().parse(front.yaml) ?? {}) as Obj;
   } catch (err) {
     throw DirigentError.fatal(
       ErrorCode.XML_SYNTAX,

@@ -4,12 +4,16 @@
  * `<metadata>`. Read here with located errors; registered by the workers (schedules) and matched
  * by `emit` (events).
  */
-import { CronExpressionParser } from 'cron-parser';
+import type * as CronParser from 'cron-parser';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import { elementsOf, textOf, type XmlElement } from './xml-element.js';
+import { lazyPackage } from './lazy-package.js';
+
+/** cron-parser (and luxon under it), loaded by the first `<schedule>` read. */
+const cronParser = lazyPackage<typeof CronParser>('cron-parser');
 
 /** What an event name may be: dotted words, as `order.created`. */
 export const EVENT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
@@ -78,7 +82,7 @@ export function cronProblem(
       hint: 'Write an IANA time zone such as Europe/Berlin or America/New_York (default UTC).',
     };
   try {
-    CronExpressionParser.parse(cron, timezone === undefined ? {} : { tz: timezone });
+    cronParser().CronExpressionParser.parse(cron, timezone === undefined ? {} : { tz: timezone });
     return undefined;
   } catch (err) {
     return {

@@ -5,7 +5,8 @@
  * read when the one-pass reader (`read-fence-xml.ts`) does not take it, so that every error keeps
  * the message, line and column it has always had.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type * as FastXmlParser from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
@@ -16,6 +17,7 @@ import type { XmlChild } from './xml-element.js';
 import { repairOffset, syntaxError } from './xml-syntax.js';
 import { checkXmlShape } from './xml-shape.js';
 import { decodeEntities } from './xml-entities.js';
+import { lazyPackage } from './lazy-package.js';
 
 /** A repair made to text that was not well-formed XML (lenient mode only). */
 export interface XmlRepair {
@@ -42,9 +44,19 @@ export const XML_PARSER_OPTIONS = {
   processEntities: false,
 } as const;
 
-const parser = new XMLParser({ ...XML_PARSER_OPTIONS, captureMetaData: true });
-// fast-xml-parser types the key as `Symbol` (the wrapper type); it is a symbol.
-const META = XMLParser.getMetaDataSymbol() as unknown as symbol;
+/** fast-xml-parser, loaded by the first fragment the one-pass reader does not take. */
+const fastXmlParser = lazyPackage<typeof FastXmlParser>('fast-xml-parser');
+let reader: { parser: XMLParser; meta: symbol } | undefined;
+
+/** The parser (made on first use) and the key under which it records where elements start. */
+function xmlReader(): { parser: XMLParser; meta: symbol } {
+  if (reader !== undefined) return reader;
+  const { XMLParser: Parser } = fastXmlParser();
+  // fast-xml-parser types the key as `Symbol` (the wrapper type); it is a symbol.
+  const meta = Parser.getMetaDataSymbol() as unknown as symbol;
+  reader = { parser: new Parser({ ...XML_PARSER_OPTIONS, captureMetaData: true }), meta };
+  return reader;
+}
 
 /**
  * Parses `fragment` (a slice of the file starting at `fragmentOffset`) with fast-xml-parser's
@@ -61,6 +73,7 @@ export function readValidatedXml(
   // Offsets below are in the wrapped text, so the file offset is `baseOffset + local`.
   const text = lenient ? WRAP_OPEN + fragment + WRAP_CLOSE : fragment;
   const baseOffset = lenient ? fragmentOffset - WRAP_OPEN.length : fragmentOffset;
+  const { XMLValidator } = fastXmlParser();
   const opaque = maskOpaque(text);
   checkXmlShape(opaque, baseOffset, lines);
   const repairs: XmlRepair[] = [];
@@ -104,7 +117,7 @@ type RawNode = Record<string | symbol, unknown>;
 /** fast-xml-parser's tree; its own nesting limit (which the shape check should meet first) located. */
 function parseTree(text: string, base: number, lines: LineIndex): RawNode[] {
   try {
-    return parser.parse(text) as RawNode[];
+    return xmlReader().parser.parse(text) as RawNode[];
   } catch (err) {
     throw DirigentError.fatal(
       ErrorCode.XML_TOO_DEEP,
@@ -138,7 +151,7 @@ function convert(node: RawNode, src: Source, parent: SourceLocation | undefined)
     }
   }
   // The offset of the element's `<` in `src.text`, as fast-xml-parser records it.
-  const start = (node[META] as { startIndex: number }).startIndex;
+  const start = (node[xmlReader().meta] as { startIndex: number }).startIndex;
   const loc = src.lines.at(Math.max(0, src.base + start));
   for (const [name, value] of Object.entries(raw))
     attrs[name] = unmask(decodeEntities(String(value), loc));

@@ -1,6 +1,11 @@
-import { isMap, isScalar, type Document, type Node as YamlNode } from 'yaml';
+import type { Document, Node as YamlNode } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { SourceLocation } from '../errors/source-location.js';
 import type { LineIndex } from './line-index.js';
+import { lazyPackage } from './lazy-package.js';
+
+/** The YAML package (the caller that holds a `Document` has loaded it already). */
+const yaml = lazyPackage<typeof Yaml>('yaml');
 
 /**
  * Where the key at `path` is written in a YAML document (`['config', 'nodes', 'a']`), or the
@@ -11,6 +16,7 @@ export function locateYamlKey(
   path: readonly string[],
   lines: LineIndex,
 ): SourceLocation {
+  const { isMap, isScalar } = yaml();
   let node: unknown = doc.contents;
   let offset = 0;
   for (const key of path) {

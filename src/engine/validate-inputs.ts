@@ -1,18 +1,22 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type * as AjvPackage from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Directive } from '../directive/ast.js';
 import { coerceValue } from '../directive/coerce-value.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
+import { lazyPackage } from '../directive/lazy-package.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
+let ajv: Ajv | undefined;
 const validators = new WeakMap<Directive, ValidateFunction>();
 
 function validatorOf(d: Directive): ValidateFunction {
   let v = validators.get(d);
   if (v === undefined) {
     const properties = Object.fromEntries(d.inputs.map((i) => [i.name, { type: i.type }]));
+    ajv ??= new (ajvPackage().Ajv)({ allErrors: true, strict: false });
     v = ajv.compile({
       type: 'object',
       properties,

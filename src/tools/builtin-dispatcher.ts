@@ -1,4 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type * as AjvPackage from 'ajv';
+import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
+import { lazyPackage } from '../directive/lazy-package.js';
 import type { RetryPolicy } from '../directive/ast.js';
 import { closest, DirigentError, ErrorCode } from '../errors/index.js';
 import { BUILTIN_TOOLS } from './builtin/index.js';
@@ -11,11 +13,15 @@ import { abortError } from './abort-error.js';
 import { type ToolDefinition } from './tool-definition.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 
+/** ajv, loaded by the first schema a dispatcher compiles. */
+const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
+
 /** Everything a call needs, prepared once per tool so that dispatch allocates nothing of its own. */
 interface Entry {
   definition: ToolDefinition;
   description: ToolDescription;
-  validate: ValidateFunction;
+  /** The compiled params schema, once the first call (or an eager check) has compiled it. */
+  validate: ValidateFunction | undefined;
   /** Turns a rejection of the tool into a `DirigentError`; bound once, reused by every call. */
   fail: (err: unknown) => never;
 }
@@ -26,6 +32,12 @@ export interface BuiltinDispatcherOptions {
   secretsFile?: string;
   /** The environment secrets are read from (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /**
+   * Compile every params schema at construction, so that an invalid one is refused there (default:
+   * when `tools` are not the built-ins, whose schemas a unit test compiles; these are compiled on
+   * their first call, so that a run pays only for the tools it calls).
+   */
+  compileEagerly?: boolean;
 }
 
 /**
@@ -36,30 +48,18 @@ export interface BuiltinDispatcherOptions {
  */
 export class BuiltinDispatcher implements ToolDispatcher {
   private readonly entries = new Map<string, Entry>();
+  private ajv: AjvInstance | undefined;
 
   /** @throws DirigentError `INTERNAL` on a duplicate item id or an invalid params schema. */
   constructor(
     tools: readonly ToolDefinition[] = BUILTIN_TOOLS,
     private readonly options: BuiltinDispatcherOptions = {},
   ) {
-    // One ajv per dispatcher: compiled validators are cached per instance, and each schema is
-    // compiled exactly once, here, not per call.
-    const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
-    ajv.addKeyword(SYNTAX_KEYWORD);
+    const eager = options.compileEagerly ?? tools !== BUILTIN_TOOLS;
     for (const definition of tools) {
       const id = definition.itemId;
       if (this.entries.has(id)) {
         throw DirigentError.fatal(ErrorCode.INTERNAL, `tool ${id} is defined twice`);
-      }
-      let validate: ValidateFunction;
-      try {
-        validate = ajv.compile(definition.paramsSchema);
-      } catch (err) {
-        throw DirigentError.fatal(
-          ErrorCode.INTERNAL,
-          `params schema of tool ${id} is invalid: ${(err as Error).message}`,
-          { cause: err },
-        );
       }
       const description: ToolDescription = Object.freeze({
         itemId: id,
@@ -70,8 +70,36 @@ export class BuiltinDispatcher implements ToolDispatcher {
       const fail = (err: unknown): never => {
         throw toToolError(id, err);
       };
-      this.entries.set(id, { definition, description, validate, fail });
+      const entry: Entry = { definition, description, validate: undefined, fail };
+      if (eager) this.validatorOf(entry);
+      this.entries.set(id, entry);
     }
+  }
+
+  /**
+   * The params validator of `entry`, compiled on first use by this dispatcher's ajv (created on
+   * first use too: a dispatcher whose tools are never called loads no ajv).
+   *
+   * @throws DirigentError `INTERNAL` when the tool's params schema is invalid.
+   */
+  private validatorOf(entry: Entry): ValidateFunction {
+    if (entry.validate !== undefined) return entry.validate;
+    // One ajv per dispatcher: compiled validators are cached per instance, and each schema is
+    // compiled exactly once, not per call.
+    if (this.ajv === undefined) {
+      this.ajv = new (ajvPackage().Ajv)({ coerceTypes: true, useDefaults: true, allErrors: true });
+      this.ajv.addKeyword(SYNTAX_KEYWORD);
+    }
+    try {
+      entry.validate = this.ajv.compile(entry.definition.paramsSchema);
+    } catch (err) {
+      throw DirigentError.fatal(
+        ErrorCode.INTERNAL,
+        `params schema of tool ${entry.definition.itemId} is invalid: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    return entry.validate;
   }
 
   describe(itemId: string): ToolDescription | undefined {
@@ -111,13 +139,15 @@ export class BuiltinDispatcher implements ToolDispatcher {
   }
 
   private run(call: ToolCall & { vars?: Record<string, string> }, entry: Entry): Promise<unknown> {
-    if (!entry.validate(call.params)) {
+    let validate: ValidateFunction;
+    try {
+      validate = this.validatorOf(entry);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    if (!validate(call.params)) {
       return Promise.reject(
-        describeInvalidParams(
-          call.itemId,
-          entry.validate.errors ?? [],
-          entry.description.paramsSchema,
-        ),
+        describeInvalidParams(call.itemId, validate.errors ?? [], entry.description.paramsSchema),
       );
     }
     if (call.signal.aborted) return Promise.reject(abortError(call.signal, `tool ${call.itemId}`));

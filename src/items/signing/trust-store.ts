@@ -5,8 +5,12 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
+import type * as SmolToml from 'smol-toml';
+import { lazyPackage } from '../../directive/lazy-package.js';
 import type { Space, SpaceName } from '../space.js';
+
+/** The TOML reader, loaded by the first key file read (a run with no key to check loads none). */
+const smolToml = lazyPackage<typeof SmolToml>('smol-toml');
 
 /** A key found in the trust store. */
 export interface TrustedKey {
@@ -240,7 +244,7 @@ export async function readTrustedKeyFile(
 export function readTrustedKeyText(text: string): Omit<KeyFile, 'file'> | { reason: string } {
   let data: Record<string, unknown>;
   try {
-    data = parseToml(text) as Record<string, unknown>;
+    data = smolToml().parse(text) as Record<string, unknown>;
   } catch (err) {
     return { reason: `is not valid TOML: ${(err as Error).message.split('\n')[0]}` };
   }
