@@ -7,9 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMap, LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** The YAML reader, loaded by the first YAML text read. */
+const yaml = lazyPackage<typeof Yaml>('yaml');
 
 /** Size limits on what comes in, in bytes (nesting depth in levels). */
 export interface InputLimits {
@@ -124,8 +128,8 @@ export function signaturesRequiredByEnv(
 
 /** Reads the text of a configuration file (see {@link loadProjectPolicy}). Pure. */
 export function parsePolicy(text: string, file: string): ProjectPolicy {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const lines = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const fail = (message: string, offset: number | undefined, hint: string): never => {
     const at = offset === undefined ? undefined : lines.linePos(offset);
     throw DirigentError.fatal(ErrorCode.INVALID_CONFIG, `${file}: ${message}`, {
@@ -137,7 +141,7 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
   if (first !== undefined) fail(first.message, first.pos[0], 'Fix the YAML syntax.');
   const root = doc.contents;
   if (root === null) return DEFAULT_POLICY;
-  if (!isMap(root)) fail('must be a mapping of settings.', root.range?.[0], EXAMPLE);
+  if (!yaml().isMap(root)) fail('must be a mapping of settings.', root.range?.[0], EXAMPLE);
   let strict = false;
   let requireSignatures = false;
   const envAllow = new Set(ALWAYS_ALLOWED_ENV);
