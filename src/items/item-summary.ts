@@ -5,9 +5,13 @@
  * by their language). Pure: no I/O.
  */
 import { basename, extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { ItemKind } from './item-kind.js';
 import { parseKnowledge } from './knowledge-item.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** The YAML reader, loaded by the first YAML text read. */
+const yamlPackage = lazyPackage<typeof Yaml>('yaml');
 
 /** An item's descriptive fields. */
 export interface ItemFields {
@@ -76,7 +80,7 @@ export function summarizeItem(
 
 function yamlMapping(text: string): Record<string, unknown> {
   try {
-    const value: unknown = parseYaml(text);
+    const value: unknown = yamlPackage().parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : {};
