@@ -5,11 +5,15 @@
  * metadata alone, with the content under `content`. Pure: no I/O.
  */
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { normalizeLineEndings } from './signing/content-hash.js';
 import { removeSignatureLine, signatureStyleFor } from './signing/signature-line.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** The YAML reader, loaded by the first YAML text read. */
+const yamlPackage = lazyPackage<typeof Yaml>('yaml');
 
 /** A knowledge entry, read. */
 export interface KnowledgeItem {
@@ -55,7 +59,7 @@ export function parseKnowledge(text: string, file: string): KnowledgeItem {
 function readMapping(yaml: string, file: string, line: number): Record<string, unknown> {
   let value: unknown;
   try {
-    value = parseYaml(yaml);
+    value = yamlPackage().parse(yaml);
   } catch (err) {
     throw invalid(
       file,
