@@ -6,7 +6,7 @@
  * are YAML items of the same shape.
  */
 import { readFile } from 'node:fs/promises';
-import { parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import { parseBootstrapSpec } from '../bootstrap/bootstrap-spec.js';
 import { LineIndex } from '../directive/line-index.js';
 import { locateYamlKey } from '../directive/yaml-location.js';
@@ -14,6 +14,10 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { parseConcurrencySpec, parseRateLimitSpec } from '../locks/lock-spec.js';
 import type { EnvConfig, ToolItem } from './tool-item.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** The YAML reader, loaded by the first YAML text read. */
+const yaml = lazyPackage<typeof Yaml>('yaml');
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,7 +37,7 @@ export async function readYamlTool(file: string): Promise<ToolItem> {
 /** Parses YAML tool text; see {@link readYamlTool}. */
 export function parseYamlTool(text: string, file: string): ToolItem {
   const lines = new LineIndex(file, text);
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   const fail = (message: string, path: string[], hint: string): never => {
     throw DirigentError.fatal(ErrorCode.INVALID_TOOL, `${file}: ${message}`, {
       location: locateYamlKey(doc, path, lines),
