@@ -234,7 +234,7 @@ export class ActiveRun extends StepWork {
       this.end(snap.value as unknown as string, snap.context);
       return;
     }
-    if (this.host.durable && this.record.status === 'running') this.checkpoint();
+    if (this.host.durable && this.record.status === 'running') this.checkpointSoon();
     if (this.waiting.size > 0 || this.hasChildren) this.queueIdleCheck();
   }
 
@@ -274,6 +274,7 @@ export class ActiveRun extends StepWork {
    * another attempt here.
    */
   release(): void {
+    this.flushSoon(); // what it did up to now is stored (a write another worker fenced is refused)
     this.released = true;
     this.heldSnapshot = this.actor.getPersistedSnapshot();
     if (this.runTimer) clearTimeout(this.runTimer);

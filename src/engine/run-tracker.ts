@@ -10,6 +10,9 @@ import type { RunRecord, WaitingStep } from './run-record.js';
 
 type Waiter = (record: RunRecord) => void;
 
+/** How long the transitions of a durable run are gathered before they are stored in one write. */
+export const CHECKPOINT_AFTER_MS = 20;
+
 /** A run record's life cycle; subclasses supply the work, the outputs and the store. */
 export abstract class RunTracker {
   private waiters: Waiter[] = [];
@@ -17,6 +20,8 @@ export abstract class RunTracker {
   /** The latest store write; settled() resolves only after it. */
   private stored: Promise<void> = Promise.resolve();
   private idleCheckQueued = false;
+  /** A checkpoint due soon (see {@link checkpointSoon}). */
+  private soon: NodeJS.Timeout | undefined;
 
   protected constructor(
     readonly host: RunHost,
@@ -38,8 +43,9 @@ export abstract class RunTracker {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Resolves once every store write made so far has completed. */
+  /** Resolves once every store write made so far (and one due soon) has completed. */
   persisted(): Promise<void> {
+    this.flushSoon();
     return this.stored;
   }
 
@@ -123,6 +129,7 @@ export abstract class RunTracker {
    * Writes are chained, so a store sees them in the order they were made.
    */
   private save(): void {
+    this.cancelSoon();
     this.stored = this.stored
       .then(() => this.persist())
       .then(
@@ -134,8 +141,36 @@ export abstract class RunTracker {
       );
   }
 
-  /** Stores the run as it is now (a durable engine does after every transition), telling no one. */
+  /**
+   * Stores the run within {@link CHECKPOINT_AFTER_MS}, in one write for every transition made
+   * meanwhile (a durable engine does after each): a run whose steps end faster than that is written
+   * a few times rather than once per step, and a one-step run once, when it ends. What a lost write
+   * leaves out is not lost: the run, resumed from its previous write, makes the same calls again and
+   * finds their jobs and outcomes (see `queue/queue-dispatcher.ts`).
+   */
+  protected checkpointSoon(): void {
+    if (this.soon !== undefined) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.checkpoint();
+    }, CHECKPOINT_AFTER_MS);
+    this.soon.unref();
+  }
+
+  /** Stores now what {@link checkpointSoon} would have stored soon, if anything. */
+  protected flushSoon(): void {
+    if (this.soon !== undefined) this.checkpoint();
+  }
+
+  private cancelSoon(): void {
+    if (this.soon === undefined) return;
+    clearTimeout(this.soon);
+    this.soon = undefined;
+  }
+
+  /** Stores the run as it is now, telling no one (what a resumed run needs at once: a deadline). */
   protected checkpoint(): void {
+    this.cancelSoon();
     this.stored = this.stored
       .then(() => this.persist())
       .catch((err: unknown) =>
