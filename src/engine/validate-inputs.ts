@@ -1,6 +1,6 @@
 import type * as AjvPackage from 'ajv';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import type { Directive } from '../directive/ast.js';
+import type { Directive, InputType } from '../directive/ast.js';
 import { coerceValue } from '../directive/coerce-value.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -62,8 +62,10 @@ export function validateInputs(
   for (const decl of d.inputs)
     if (!(decl.name in inputs) && decl.hasDefault)
       inputs[decl.name] = structuredClone(decl.default);
-  const validate = validatorOf(d);
-  if (!validate(inputs)) {
+  // Inputs that surely match their declarations need no ajv (nor loading it); others are checked
+  // by ajv, which says what is wrong.
+  const validate = plainlyValid(d, inputs) ? undefined : validatorOf(d);
+  if (validate !== undefined && !validate(inputs)) {
     for (const e of validate.errors ?? [])
       if (!bad.has(e.instancePath.split('/')[1] ?? '')) problems.push(describe(e, d));
   }
@@ -83,6 +85,35 @@ export function validateInputs(
     );
   }
   return inputs;
+}
+
+/**
+ * Whether `inputs` surely pass the schema `validatorOf(d)` compiles: each declared, of its type, and
+ * every required one given. `false` means "ask ajv", not "invalid".
+ */
+function plainlyValid(d: Directive, inputs: Record<string, unknown>): boolean {
+  if (d.inputs.length === 0 && d.source.format === 'graph') return false;
+  for (const [name, value] of Object.entries(inputs)) {
+    const decl = d.inputs.find((i) => i.name === name);
+    if (decl === undefined || !ofType(decl.type, value)) return false;
+  }
+  return d.inputs.every((i) => !i.required || i.hasDefault || inputs[i.name] !== undefined);
+}
+
+function ofType(type: InputType, value: unknown): boolean {
+  switch (type) {
+    case 'string':
+    case 'boolean':
+      return typeof value === type;
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'number':
+      return Number.isFinite(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
 }
 
 function describe(e: ErrorObject, d: Directive): string {

@@ -10,6 +10,7 @@ import { redactSecrets, resolveSecrets } from '../runtimes/secrets.js';
 import { bindParams } from './bind-params.js';
 import type { ToolCall } from './tool-call.js';
 import { abortError } from './abort-error.js';
+import { acceptSimpleParams } from './accept-simple-params.js';
 import { type ToolDefinition } from './tool-definition.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 
@@ -139,16 +140,17 @@ export class BuiltinDispatcher implements ToolDispatcher {
   }
 
   private run(call: ToolCall & { vars?: Record<string, string> }, entry: Entry): Promise<unknown> {
-    let validate: ValidateFunction;
-    try {
-      validate = this.validatorOf(entry);
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    if (!validate(call.params)) {
-      return Promise.reject(
-        describeInvalidParams(call.itemId, validate.errors ?? [], entry.description.paramsSchema),
-      );
+    const schema = entry.description.paramsSchema;
+    // Plain parameters of a plain schema are taken as they are (defaults filled); others by ajv.
+    if (!acceptSimpleParams(schema, call.params)) {
+      let validate: ValidateFunction;
+      try {
+        validate = this.validatorOf(entry);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+      if (!validate(call.params))
+        return Promise.reject(describeInvalidParams(call.itemId, validate.errors ?? [], schema));
     }
     if (call.signal.aborted) return Promise.reject(abortError(call.signal, `tool ${call.itemId}`));
     let result: unknown;

@@ -150,6 +150,12 @@ describe('BuiltinDispatcher', () => {
     );
   });
 
+  it("compiles the built-ins' params schemas on their first call; each one compiles", () => {
+    const bad = [{ ...BUILTIN_TOOLS[0]!, paramsSchema: { type: 'nonsense' } }];
+    expect(() => new BuiltinDispatcher(bad, { compileEagerly: false })).not.toThrow();
+    expect(() => new BuiltinDispatcher(BUILTIN_TOOLS, { compileEagerly: true })).not.toThrow();
+  });
+
   it('keeps up with the engine benchmark (well over 50,000 echo calls per second)', async () => {
     const params = { x: 1 };
     const call = makeCall('dirigent/util/echo', params);
