@@ -2,19 +2,19 @@
  * The JSON Schemas of tools, compiled once each (by schema object) and applied to each call: the
  * parameters (coerced, defaults filled) and the result.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type * as AjvPackage from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
+import { lazyPackage } from '../directive/lazy-package.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 
+/** ajv, loaded by the first schema compiled (a run that calls no item tool loads none). */
+const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
+
 /** The compiled schemas of the tools one dispatcher runs. */
 export class ToolSchemas {
-  private readonly ajv = new Ajv({
-    coerceTypes: true,
-    useDefaults: true,
-    allErrors: true,
-    strict: false,
-  });
-  private readonly outputAjv = new Ajv({ allErrors: true, strict: false });
+  private ajv: Ajv | undefined;
+  private outputAjv: Ajv | undefined;
   private readonly validators = new WeakMap<object, ValidateFunction>();
   private readonly outputValidators = new WeakMap<object, ValidateFunction>();
 
@@ -24,6 +24,12 @@ export class ToolSchemas {
    * @throws DirigentError `INVALID_TOOL` when `schema` is not valid JSON Schema.
    */
   params(schema: object): ValidateFunction {
+    this.ajv ??= new (ajvPackage().Ajv)({
+      coerceTypes: true,
+      useDefaults: true,
+      allErrors: true,
+      strict: false,
+    });
     return compile(this.ajv, this.validators, schema);
   }
 
@@ -33,6 +39,7 @@ export class ToolSchemas {
    * @throws DirigentError `INVALID_OUTPUT` when it does not match.
    */
   checkOutput(itemId: string, schema: Record<string, unknown>, result: unknown): void {
+    this.outputAjv ??= new (ajvPackage().Ajv)({ allErrors: true, strict: false });
     const validate = compile(this.outputAjv, this.outputValidators, schema);
     if (validate(result)) return;
     const problems = (validate.errors ?? []).map(
