@@ -27,7 +27,15 @@ export function mayComeBack(job: Job<RunJobData, RunRecord>): boolean {
   return job.attemptsStarted < MAX_TAKEN_UP;
 }
 
+/** What Redis and ioredis say while Redis is away, restarting or still loading its data. */
+const REDIS_AWAY =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|Stream isn't writeable|MaxRetriesPerRequest|^LOADING|^READONLY|^TRYAGAIN/;
+
 /** Whether an error is Redis (or the network) failing for a while, not the job's own fault. */
 export function transient(err: unknown): boolean {
-  return !(err instanceof DirigentError) || (err.retryable && err.code !== ErrorCode.INTERNAL);
+  if (err instanceof DirigentError) {
+    if (err.code !== ErrorCode.INTERNAL) return err.retryable;
+    return err.cause instanceof Error && REDIS_AWAY.test(err.cause.message);
+  }
+  return err instanceof Error && (REDIS_AWAY.test(err.message) || REDIS_AWAY.test(err.name));
 }
