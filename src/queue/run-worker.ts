@@ -199,18 +199,17 @@ export class RunWorker {
         data.kind === 'start' && !redelivered ? undefined : await this.store.claim(data.runId);
       if (claim?.status === 'busy') return await comeBackLater(job, token);
       const stored = claim?.status === 'claimed' ? claim.run : undefined;
+      const from = claim?.status === 'claimed' ? claim.takenOverFrom : undefined;
       const takenUp: TakenUp =
-        claim?.status === 'claimed' && claim.takenOverFrom !== undefined
+        from !== undefined || job.stalledCounter > 0
           ? 'takeover'
-          : job.stalledCounter > 0
-            ? 'takeover'
-            : redelivered
-              ? 'resume'
-              : data.kind;
+          : redelivered
+            ? 'resume'
+            : data.kind;
       if (takenUp === 'takeover' && stored)
         this.log.info(
           { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
-          `took over run ${data.runId}: the worker that drove it (${claim?.status === 'claimed' ? (claim.takenOverFrom ?? 'unknown') : 'unknown'}) stopped`,
+          `took over run ${data.runId}: the worker that drove it (${from ?? 'unknown'}) stopped`,
         );
       const record = await performRunJob(this.context(), data, stored, job, token, takenUp);
       await this.letGo(data.runId, record);
