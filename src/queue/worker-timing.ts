@@ -1,8 +1,9 @@
 /**
- * How fast a dead worker's work is taken over. A job's lock lasts `lockMs` and is renewed at half
- * of it while the worker lives; every `lockMs` workers look for jobs whose lock lapsed (stalled:
- * their worker died) and take them up again. The per-run lock has the same lease. Shorter means a
- * quicker takeover and more Redis traffic; `$DIRIGENT_LOCK_MS` sets it (default 30 s, BullMQ's).
+ * BullMQ's job locks: a job's lock lasts `lockMs` and is renewed at half of it while the worker
+ * lives; every `lockMs` workers look for jobs whose lock lapsed (stalled) and take them up again.
+ * Workers' leases (`worker-lease.ts`) take a dead worker's jobs over within seconds; these locks
+ * are the backstop when no worker is left to notice. `$DIRIGENT_LOCK_MS` sets it (default 30 s,
+ * BullMQ's).
  */
 export interface WorkerTiming {
   lockMs: number;
