@@ -1,7 +1,8 @@
 /**
  * A worker process for distributed runs: `node dist/workers/worker.js`, configured by the
  * environment alone (for process managers and containers): `REDIS_URL`, `DIRIGENT_PREFIX`,
- * `DIRIGENT_QUEUES` (`runs,tools,triggers` by default), `DIRIGENT_CONCURRENCY`, `DIRIGENT_LOCK_MS`,
+ * `DIRIGENT_QUEUES` (`runs,tools,triggers` by default), `DIRIGENT_CONCURRENCY`,
+ * `DIRIGENT_WORKER_LEASE_MS`, `DIRIGENT_LOCK_MS`,
  * `DIRIGENT_METRICS_PORT` and `DIRIGENT_METRICS_HOST` (Prometheus), and the `OTEL_*` variables.
  * Same behaviour as `dirigent worker`: telemetry starts first, SIGTERM drains, then the process
  * flushes its telemetry and exits.
