@@ -4,10 +4,14 @@
  * here; the engine supplies them with `machine.provide()`, so one compiled machine serves
  * embedded and distributed runs alike.
  */
-import { assign, setup } from 'xstate';
+import type * as Xstate from 'xstate';
 import type { SerializedError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunContext, RunEvent, RunInput } from './run-context.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+// Required, not imported: an import of xstate's CommonJS build scans its text for exports first.
+const { assign, setup } = lazyPackage<typeof Xstate>('xstate')();
 
 /** Params of actions that concern one node. */
 export interface NodeParams {
