@@ -3,9 +3,13 @@
  * `{inputs, state, steps, result, error, ...vars}` and time-boxed, so that a runaway expression
  * fails its step instead of blocking the process.
  */
-import jsonata from 'jsonata';
+import type jsonata from 'jsonata';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import { scopeData, type Scope } from './scope.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** JSONata, loaded by the first expression compiled (required: its CommonJS text is not scanned for ES exports). */
+const jsonataPackage = lazyPackage<typeof jsonata>('jsonata');
 
 /** Limits of one evaluation. */
 export interface ExpressionOptions {
@@ -86,7 +90,7 @@ function build(source: string): CompiledExpression {
   }
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(source);
+    expression = jsonataPackage()(source);
   } catch (err) {
     const { message, code, position } = jsonataError(err);
     throw DirigentError.fatal(
