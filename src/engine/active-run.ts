@@ -8,7 +8,8 @@
  * ({@link StepBook}) and `startStep` starts the next. The record's life (running, waiting,
  * ended, stored) is {@link RunTracker}'s.
  */
-import { createActor, type Actor } from 'xstate';
+import type * as Xstate from 'xstate';
+import type { Actor } from 'xstate';
 import type { RunMachine } from '../compiler/machine-logic.js';
 import type { RunContext, RunEvent } from '../compiler/run-context.js';
 import { scopeOf, settleSkipped } from '../compiler/settle.js';
@@ -28,6 +29,10 @@ import { RunSpans } from './run-spans.js';
 import type { RunStart } from './run-start.js';
 import { secretNames } from './secret-names.js';
 import { StepWork } from './step-work.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+// Required, not imported: an import of xstate's CommonJS build scans its text for exports first.
+const { createActor } = lazyPackage<typeof Xstate>('xstate')();
 
 export type { RunLineage } from './run-lineage.js';
 export type { RunStart } from './run-start.js';
