@@ -1,7 +1,8 @@
 /**
  * The CLI starts fast: `dirigent --version` and `--help` load commander and the commands'
  * registrations only, and an embedded `dirigent run` loads what running needs and none of the
- * Redis, HTTP, MCP, telemetry, search, Python host or Deno code. Each test spawns the built CLI
+ * Redis, HTTP, MCP, telemetry, search, Python host or Deno code, nor the packages only some
+ * directives need (`ON_DEMAND`), which the directives that need them load. Each test spawns the built CLI
  * with `--import` of a small hook (written to a temporary folder) that lists every module the
  * process loaded: ES modules through a loader hook, CommonJS ones from the require cache at exit.
  */
@@ -37,6 +38,40 @@ export async function load(url, context, next) {
 /** Packages no start-up of these commands may load. */
 const NEVER = ['bullmq', 'ioredis', 'fastify', '@modelcontextprotocol', '@opentelemetry', 'pino'];
 
+/**
+ * Packages loaded only by what needs them: a `<schedule>` (cron-parser, luxon), YAML (front
+ * matter, graphs, configuration), a key file (smol-toml), a fence the one-pass reader does not
+ * take (fast-xml-parser), parameters or inputs a plain check does not accept (ajv).
+ */
+const ON_DEMAND = ['cron-parser', 'luxon', 'yaml', 'smol-toml', 'fast-xml-parser', 'ajv'];
+
+/** A directive with a `<schedule>`, run by hand. */
+const SCHEDULED = `# Scheduled
+
+\`\`\`xml
+<directive name="scheduled" version="1.0.0">
+  <metadata>
+    <description>Runs at 03:00 in Berlin.</description>
+    <schedule cron="0 3 * * *" timezone="Europe/Berlin"/>
+  </metadata>
+  <process>
+    <step name="say">
+      <execute item_type="tool" item_id="dirigent/util/echo">
+        <param name="message" value="hi"/>
+      </execute>
+    </step>
+  </process>
+</directive>
+\`\`\`
+`;
+
+/** A directive in YAML front matter, with no instructions (so no step). */
+const FRONT_MATTER = '---\nname: front\nversion: 1.0.0\ndescription: Front matter only.\n---\n';
+
+/** hello.md with a CDATA section, which only fast-xml-parser reads. */
+const CDATA = (hello: string): string =>
+  hello.replace('<category>examples</category>', '<category><![CDATA[examples]]></category>');
+
 let root: string;
 let project: string;
 let hook: string;
@@ -47,6 +82,12 @@ beforeAll(() => {
   mkdirSync(project);
   mkdirSync(join(root, 'user'));
   copyFileSync(join(DIRECTIVES, 'hello.md'), join(project, 'hello.md'));
+  writeFileSync(join(project, 'scheduled.md'), SCHEDULED);
+  writeFileSync(join(project, 'front.md'), FRONT_MATTER);
+  writeFileSync(
+    join(project, 'cdata.md'),
+    CDATA(readFileSync(join(DIRECTIVES, 'hello.md'), 'utf8')),
+  );
   writeFileSync(join(root, 'hook.mjs'), HOOK);
   writeFileSync(join(root, 'loader.mjs'), LOADER);
   hook = pathToFileURL(join(root, 'hook.mjs')).href;
@@ -121,15 +162,52 @@ describe('start-up', () => {
     });
     const packages = packagesOf(r.loaded);
     // What a run needs is seen, ES modules and CommonJS alike: the hook misses nothing.
-    expect(packages).toEqual(expect.arrayContaining(['xstate', 'ajv', 'commander']));
+    expect(packages).toEqual(expect.arrayContaining(['xstate', 'jsonata', 're2js', 'commander']));
     expect(ownModules(r.loaded)).toContain('engine/engine.js');
     for (const p of NEVER) expect(packages).not.toContain(p);
+    for (const p of ON_DEMAND) expect(packages).not.toContain(p);
     // Of the queue's modules, only the one that reads a Redis URL from the options or REDIS_URL.
     expect(
       ownModules(r.loaded).filter((m) =>
         /^(queue|api|mcp|search|workers)\/|deno|python-host/.test(m),
       ),
     ).toEqual(['queue/redis-url.js']);
+  });
+
+  it('a directive with a <schedule> loads cron-parser, and runs', () => {
+    const r = cli('run', 'scheduled.md', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', directive: 'scheduled' });
+    expect(packagesOf(r.loaded)).toEqual(expect.arrayContaining(['cron-parser', 'luxon']));
+    expect(packagesOf(r.loaded)).not.toContain('yaml');
+  });
+
+  it('a front-matter directive loads yaml, and runs', () => {
+    const r = cli('run', 'front.md', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', directive: 'front' });
+    expect(packagesOf(r.loaded)).toContain('yaml');
+    expect(packagesOf(r.loaded)).not.toContain('cron-parser');
+  });
+
+  it('a fence the one-pass reader does not take is read by fast-xml-parser, and runs', () => {
+    const r = cli('run', 'cdata.md', '--json');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'completed',
+      outputs: { greeting: 'Hello, world!' },
+    });
+    expect(packagesOf(r.loaded)).toContain('fast-xml-parser');
+  });
+
+  it('inputs a plain check does not take are checked by ajv, which says what is wrong', () => {
+    const r = cli('run', 'hello.md', '--json', '--input', 'nme=x');
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'invalid',
+      error: { code: 'INVALID_INPUTS', message: expect.stringContaining('unknown input "nme"') },
+    });
+    expect(packagesOf(r.loaded)).toContain('ajv');
   });
 
   it('search loads the search index only when it is asked for', () => {
