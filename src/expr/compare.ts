@@ -6,10 +6,15 @@
  * a newline (`"42\n"`). So equality and ordering coerce between numbers, booleans and their
  * text, ignoring surrounding whitespace; otherwise `${result.stdout} eq 42` could never hold.
  */
-import { RE2JS } from 're2js';
+import type * as Re2js from 're2js';
+import type { RE2JS } from 're2js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import type { CompareOp } from '../directive/ast.js';
 import { stringifyValue } from './template.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+
+/** re2js, loaded by the first pattern compiled (a run that matches none loads none). */
+const re2js = lazyPackage<typeof Re2js>('re2js');
 
 /** A decimal number, optionally signed, with optional fraction and exponent; no hex, no blanks. */
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -143,7 +148,7 @@ function regex(source: string): RE2JS {
   let compiled = regexes.get(source);
   if (compiled === undefined) {
     try {
-      compiled = RE2JS.compile(source);
+      compiled = re2js().RE2JS.compile(source);
     } catch (err) {
       throw DirigentError.fatal(
         ErrorCode.INVALID_CONDITION,
