@@ -85,6 +85,12 @@ export async function cliBench(options: { rounds: number }): Promise<BenchSectio
           'registrations; an embedded run loads the engine, the directive reader and the built-in ' +
           'tools, and none of BullMQ, ioredis, fastify, the MCP SDK, OpenTelemetry, the search ' +
           'index or the Deno sandbox (`test/e2e/cli-startup.test.ts` checks it).',
+        'Packages only some directives need load when one does: cron-parser and luxon for a ' +
+          '`<schedule>`, yaml for front matter, graphs and configuration, smol-toml for a key ' +
+          'file, fast-xml-parser for a fence the one-pass reader does not take, ajv for ' +
+          'parameters or inputs the plain check does not accept, re2js for a pattern. CommonJS ' +
+          'packages (xstate, jsonata) are required, not imported: an import scans their text for ' +
+          'exports first.',
       ],
     };
   } finally {
