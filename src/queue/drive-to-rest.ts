@@ -72,7 +72,10 @@ export class DrivenRun {
     this.rest({ kind: 'handover' });
   }
 
-  /** Stops driving the run and writes nothing more to it: another worker has it, or will. */
+  /**
+   * Stops driving the run: another worker has it, or will. What it still writes (the transitions
+   * it gathered) is refused once that worker has claimed the run.
+   */
   lose(error: DirigentError): void {
     if (this.done) return;
     this.ctx.engine.releaseRun(this.run.runId);
