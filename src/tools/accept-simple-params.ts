@@ -9,17 +9,21 @@
 
 type Schema = Record<string, unknown>;
 
-/** The keywords of a property this check understands; any other sends the call to ajv. */
-const PROPERTY_KEYWORDS = new Set([
-  'type',
-  'description',
-  'default',
+/** The keywords that bound a property's value. */
+const BOUND_KEYWORDS = [
   'minLength',
   'maxLength',
   'minimum',
   'maximum',
   'propertyNames',
   'additionalProperties',
+] as const;
+/** The keywords of a property this check understands; any other sends the call to ajv. */
+const PROPERTY_KEYWORDS = new Set<string>([
+  'type',
+  'description',
+  'default',
+  ...BOUND_KEYWORDS,
   'x-dirigent-syntax',
 ]);
 const OBJECT_KEYWORDS = new Set([
@@ -84,14 +88,7 @@ function matches(property: Schema, value: unknown): boolean {
 }
 
 function hasBounds(p: Schema): boolean {
-  return [
-    'minLength',
-    'maxLength',
-    'minimum',
-    'maximum',
-    'propertyNames',
-    'additionalProperties',
-  ].some((k) => k in p);
+  return BOUND_KEYWORDS.some((k) => k in p);
 }
 
 /**

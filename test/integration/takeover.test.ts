@@ -58,15 +58,24 @@ async function start(xml: string): Promise<string> {
   return (JSON.parse(r.stdout) as { runId: string }).runId;
 }
 
+/**
+ * A two-step run whose first step (6 s) is under way on worker `a`, and a second worker `b` that
+ * serves once it is: the store to read the run from, both workers and the run's id.
+ */
+async function slowRunOnFirstWorker() {
+  const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+  const a = await worker();
+  const runId = await start(
+    `<process>${bash('first', 'echo start >> steps.log; sleep 6; echo end >> steps.log')}${bash('second', 'echo second >> steps.log')}</process>`,
+  );
+  await until(() => lines('steps.log').includes('start'));
+  const b = await worker();
+  return { store, a, b, runId };
+}
+
 describe('takeover', { timeout: 60_000 }, () => {
   it('takes over the runs and tool calls of a worker killed with SIGKILL within 5 s', async () => {
-    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
-    const a = await worker();
-    const runId = await start(
-      `<process>${bash('first', 'echo start >> steps.log; sleep 6; echo end >> steps.log')}${bash('second', 'echo second >> steps.log')}</process>`,
-    );
-    await until(() => lines('steps.log').includes('start'));
-    const b = await worker();
+    const { store, a, b, runId } = await slowRunOnFirstWorker();
     const killedAt = Date.now();
     a.child.kill('SIGKILL');
     await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
@@ -102,13 +111,7 @@ describe('takeover', { timeout: 60_000 }, () => {
   });
 
   it('keeps a worker paused past its lease (SIGSTOP) from writing to the run another took over', async () => {
-    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
-    const a = await worker();
-    const runId = await start(
-      `<process>${bash('first', 'echo start >> steps.log; sleep 6; echo end >> steps.log')}${bash('second', 'echo second >> steps.log')}</process>`,
-    );
-    await until(() => lines('steps.log').includes('start'));
-    const b = await worker();
+    const { store, a, b, runId } = await slowRunOnFirstWorker();
     a.child.kill('SIGSTOP');
     try {
       await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
