@@ -207,18 +207,12 @@ export async function withDeployment<T>(
   redis: Redis,
   work: (d: Deployment, scope: Scope) => Promise<T>,
   telemetry?: TelemetryOptions,
+  eager = true,
 ): Promise<T> {
   return withPrefix(redis, [QueueName.RUNS, QueueName.TOOLS], async (scope) => {
     const { prefix } = scope;
     const connection = ownedConnection(redis, scope);
     const traced = telemetry && { telemetry };
-    const runWorker = new RunWorker({
-      redis: connection,
-      prefix,
-      concurrency: CONCURRENCY,
-      ...traced,
-    });
-    scope.defer(() => runWorker.close());
     const toolWorker = new ToolWorker({
       redis: connection,
       prefix,
@@ -226,6 +220,14 @@ export async function withDeployment<T>(
       ...traced,
     });
     scope.defer(() => toolWorker.close());
+    const runWorker = new RunWorker({
+      redis: connection,
+      prefix,
+      concurrency: CONCURRENCY,
+      ...(eager && { tools: toolWorker }),
+      ...traced,
+    });
+    scope.defer(() => runWorker.close());
     const client = new RunsClient(connection, prefix, telemetry);
     scope.defer(() => client.close());
     const finished = new Finished(runWorker.worker);
