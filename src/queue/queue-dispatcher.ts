@@ -75,14 +75,17 @@ export class QueueDispatcher implements ToolDispatcher {
     const label = `tool ${call.itemId}`;
     if (call.signal.aborted) throw abortError(call.signal, label);
     const jobId = toolJobId(call, randomUUID);
-    const open = this.opened(call.runId, jobId);
+    const open = this.opened(call.runId);
     try {
-      const here = this.runHere(call, jobId, open);
-      const ran = here && (await here);
-      if (ran !== undefined) {
-        if (ran.ok) return ran.value;
-        throw ran.error;
+      const here = this.runHere(call, jobId);
+      if (here !== undefined) {
+        open.here.set(jobId, here);
+        const ran = await here;
+        open.here.delete(jobId);
+        if (ran?.ok === true) return ran.value;
+        if (ran?.ok === false) throw ran.error;
       }
+      open.jobIds.add(jobId);
       await this.inbox.whenReady();
       const earlier = call.repeated ? await this.earlierJob(jobId) : undefined;
       if (earlier?.finishedOn !== undefined) {
@@ -129,33 +132,25 @@ export class QueueDispatcher implements ToolDispatcher {
     return jobIds;
   }
 
-  private opened(runId: string, jobId: string): OpenCalls {
+  /** The run's open calls, one more call made now. */
+  private opened(runId: string): OpenCalls {
     let open = this.open.get(runId);
     if (open === undefined) {
       open = { jobIds: new Set(), here: new Map(), lastAt: 0 };
       this.open.set(runId, open);
     }
-    open.jobIds.add(jobId);
     open.lastAt = Date.now();
     return open;
   }
 
   /**
-   * The call run in this process (see the module comment), or undefined when it goes to the
-   * queue: it was not offered, it is made again after a resume (its job may exist), the worker
-   * closes, or the local tool worker has no room for it.
+   * The call run in this process (see the module comment); undefined, or resolving undefined,
+   * when it goes to the queue: it was not offered, it is made again after a resume (its job may
+   * exist), the worker closes, or the local tool worker has no room for it or declines it.
    */
-  private runHere(
-    call: ToolCall,
-    jobId: string,
-    open: OpenCalls,
-  ): Promise<CallOutcome | undefined> | undefined {
+  private runHere(call: ToolCall, jobId: string): Promise<CallOutcome | undefined> | undefined {
     if (call.inProcess === undefined || call.repeated || this.closing) return undefined;
-    const here = this.local?.runHere(call, jobId);
-    if (here === undefined) return undefined;
-    open.jobIds.delete(jobId);
-    open.here.set(jobId, here);
-    return here;
+    return this.local?.runHere(call, jobId);
   }
 
   /**
