@@ -154,6 +154,24 @@ describe('eager calls', { timeout: 30_000 }, () => {
     expect(await jobsIn(q)).toBe(4);
   });
 
+  it('sends to the tools queue a call whose tool declares its own concurrency limit', async () => {
+    mkdirSync(join(project, '.ai', 'tools', 'gated'), { recursive: true });
+    writeFileSync(
+      join(project, '.ai', 'tools', 'gated', 'hi.yaml'),
+      'version: 1.0.0\ntool_type: yaml\nexecutor_id: rye/core/runtimes/bash_runtime\ndescription: Says hi.\nconcurrency: { key: hi, limit: 1 }\nconfig:\n  command: echo hi\nconfig_schema: { type: object }\n',
+    );
+    worker();
+    const c = client();
+    const runId = await start(
+      c,
+      'gated',
+      `<process><step name="hi"><execute item_type="tool" item_id="gated/hi"/></step></process>`,
+    );
+    const record = await c.wait(runId);
+    expect(record.status).toBe('completed');
+    expect(await jobsIn(toolsQueue())).toBe(1);
+  });
+
   it('sends a call to the queue when the tool worker has no free slot', async () => {
     worker(1);
     const c = client();
