@@ -112,6 +112,85 @@ describe('Engine.resume', () => {
     expect(before?.steps.try).toMatchObject({ status: 'running', attempts: 1 });
   });
 
+  it('counts a call that ran in the process that died as lost with its worker (WORKER_LOST), and tries the step again', async () => {
+    const file = writeDirective(
+      project,
+      'in-process',
+      `<process>${echo('a', 'one')}${echo('b', '${steps.a.result.v}-two')}</process><outputs><output name="v" value="\${steps.b.result.v}"/></outputs>`,
+    );
+    // b's call is taken in by the dispatcher (as a worker's own tool worker does), then hangs.
+    const first = engineWith({
+      describe: (id) => new BuiltinDispatcher().describe(id),
+      dispatch: (call) => {
+        if (call.step !== 'b') return new BuiltinDispatcher().dispatch(call);
+        call.inProcess?.('worker-1');
+        return new Promise(() => undefined);
+      },
+    });
+    const run = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 100));
+    await run.persisted();
+    first.release();
+    const stored = await new FileRunStore(project).load(run.runId);
+    expect(stored?.steps.a).toMatchObject({ status: 'completed' });
+    expect(stored?.steps.b).toMatchObject({ status: 'running', attempts: 1, runsOn: 'worker-1' });
+
+    const calls: ToolCall[] = [];
+    const second = engineWith({
+      describe: (id) => new BuiltinDispatcher().describe(id),
+      dispatch: (call) => {
+        calls.push(call);
+        return new BuiltinDispatcher().dispatch(call);
+      },
+    });
+    const record = await (await second.resume(run.runId)).settled();
+    expect(record.status).toBe('completed');
+    expect(record.outputs).toEqual({ v: 'one-two' });
+    // The lost call was attempt 1; the step went on with attempt 2, made like any repeated call.
+    expect(calls.map((c) => [c.step, c.attempt, c.repeated])).toEqual([['b', 2, true]]);
+    expect(record.steps).toMatchObject([
+      { name: 'a', attempts: 1 },
+      { name: 'b', status: 'completed', attempts: 2 },
+    ]);
+  });
+
+  it('fails a step whose only attempt ran in the process that died, with WORKER_LOST', async () => {
+    const file = writeDirective(
+      project,
+      'once',
+      `<process><step name="b"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
+    );
+    const first = engineWith({
+      describe: () => undefined,
+      dispatch: (call) => {
+        call.inProcess?.('worker-1');
+        return new Promise(() => undefined);
+      },
+    });
+    const run = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 50));
+    await run.persisted();
+    first.release();
+    const record = await (await engineWith(new Recorder()).resume(run.runId)).settled();
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'WORKER_LOST', step: 'b' } });
+    expect(record.error!.message).toContain('(worker-1)');
+  });
+
+  it('keeps the snapshot of a run that waits, and none of a run that ended', async () => {
+    const waits = writeDirective(
+      project,
+      'waits',
+      `<process><step name="w"><wait signal="go"/></step></process>`,
+    );
+    const ends = writeDirective(project, 'ends', `<process>${echo('a', 'x')}</process>`);
+    const engine = engineWith(new Recorder());
+    const waiting = await engine.run(await engine.loader.loadFile(waits), {});
+    const ended = await engine.run(await engine.loader.loadFile(ends), {});
+    const store = new FileRunStore(project);
+    expect((await store.load(waiting.runId))?.snapshot).toMatchObject({ status: 'active' });
+    expect((await store.load(ended.runId))?.snapshot).toBeNull();
+  });
+
   it('refuses to resume a run that has ended', async () => {
     const file = writeDirective(project, 'one', `<process>${echo('a', 'x')}</process>`);
     const engine = engineWith(new Recorder());
