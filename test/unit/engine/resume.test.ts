@@ -176,21 +176,6 @@ describe('Engine.resume', () => {
     expect(record.error!.message).toContain('(worker-1)');
   });
 
-  it('keeps the snapshot of a run that waits, and none of a run that ended', async () => {
-    const waits = writeDirective(
-      project,
-      'waits',
-      `<process><step name="w"><wait signal="go"/></step></process>`,
-    );
-    const ends = writeDirective(project, 'ends', `<process>${echo('a', 'x')}</process>`);
-    const engine = engineWith(new Recorder());
-    const waiting = await engine.run(await engine.loader.loadFile(waits), {});
-    const ended = await engine.run(await engine.loader.loadFile(ends), {});
-    const store = new FileRunStore(project);
-    expect((await store.load(waiting.runId))?.snapshot).toMatchObject({ status: 'active' });
-    expect((await store.load(ended.runId))?.snapshot).toBeNull();
-  });
-
   it('refuses to resume a run that has ended', async () => {
     const file = writeDirective(project, 'one', `<process>${echo('a', 'x')}</process>`);
     const engine = engineWith(new Recorder());
