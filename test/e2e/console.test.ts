@@ -42,12 +42,11 @@ beforeAll(async () => {
     DIRIGENT_PREFIX: prefix,
     DIRIGENT_API_TOKENS: TOKEN,
     DIRIGENT_TRACE_URL: 'http://127.0.0.1:16686/trace/{traceId}',
-    DIRIGENT_LOG_LEVEL: 'warn',
   };
   const [worker, served] = await Promise.all([
     spawnServer(env, [CLI_MAIN, 'worker', '--project', project], /jobs from/),
     spawnServer(
-      env,
+      { ...env, DIRIGENT_LOG_LEVEL: 'warn' },
       [CLI_MAIN, 'serve', '--port', '0', '--project', project, '--rate-limit', '0'],
       /listening on (http:\/\/\S+)/,
     ),

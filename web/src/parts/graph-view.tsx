@@ -5,7 +5,7 @@
  */
 import { useMemo } from 'preact/hooks';
 import type { DirectiveGraph, StepRecord } from '../types';
-import { layOut, type PlacedNode } from './graph-layout';
+import { layOut, type PlacedEdge, type PlacedNode } from './graph-layout';
 
 /** How the graph is drawn. */
 export interface GraphViewProps {
@@ -28,6 +28,7 @@ export function stateOf(n: PlacedNode | { kind: string; step?: string }, steps: 
 /** See the module comment. */
 export function GraphView({ graph, steps, runStatus, selected, onSelect }: GraphViewProps) {
   const laid = useMemo(() => layOut(graph), [graph]);
+  const byId = useMemo(() => new Map(laid.nodes.map((n) => [n.id, n])), [laid]);
   return (
     <div class="graph-scroll">
       <svg
@@ -46,17 +47,17 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
         </defs>
         {laid.clusters.map((c) => (
           <g class={`cluster ${c.kind} st-${(steps[c.step]?.status as string | undefined) ?? 'pending'}`}>
-            <rect x={c.x - c.width / 2} y={c.y - c.height / 2} width={c.width} height={c.height} rx={8} />
-            <text x={c.x - c.width / 2 + 8} y={c.y - c.height / 2 + 15}>
+            <rect x={c.x - c.width / 2} y={c.y - c.height / 2 - LABEL} width={c.width} height={c.height + LABEL} rx={8} />
+            <text x={c.x - c.width / 2 + 8} y={c.y - c.height / 2 - LABEL + 13}>
               {c.kind === 'branch' ? `branch ${c.label}` : c.label}
             </text>
           </g>
         ))}
         {laid.edges.map((e) => (
           <g class={`edge ${e.kind}`}>
-            <path d={e.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ')} marker-end="url(#arrow)" />
-            {e.label !== undefined && e.labelAt && (
-              <text x={e.labelAt.x} y={e.labelAt.y + 4} text-anchor="middle">
+            <path d={pathOf(e, byId)} marker-end="url(#arrow)" />
+            {e.label !== undefined && labelAt(e, byId) && (
+              <text x={labelAt(e, byId)!.x} y={labelAt(e, byId)!.y + 4} text-anchor={e.from === e.to ? 'start' : 'middle'}>
                 {e.label.length > 34 ? `${e.label.slice(0, 33)}…` : e.label}
               </text>
             )}
@@ -74,7 +75,8 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
               data-state={state}
               transform={`translate(${n.x - n.width / 2},${n.y - n.height / 2})`}
               {...(choose && {
-                tabIndex: 0,
+                // SVG's attribute is lower-case (setAttribute keeps the case on SVG elements).
+                tabindex: 0,
                 role: 'button',
                 'aria-label': `${n.kind === 'step' ? 'step' : n.kind} ${n.label}: ${state}`,
                 'aria-pressed': step === selected,
@@ -104,6 +106,26 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
       </svg>
     </div>
   );
+}
+
+/** Room above a frame's contents for its name. */
+const LABEL = 14;
+
+/** An edge's path: dagre's points, or a loop on the right of its node when it returns to it. */
+function pathOf(e: PlacedEdge, byId: Map<string, PlacedNode>): string {
+  const n = byId.get(e.from);
+  if (e.from === e.to && n) {
+    const x = n.x + n.width / 2;
+    return `M${x},${n.y - 8} C${x + 40},${n.y - 30} ${x + 40},${n.y + 30} ${x + 2},${n.y + 8}`;
+  }
+  return e.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
+}
+
+/** Where an edge's condition is written: dagre's place, or beside a loop back to its node. */
+function labelAt(e: PlacedEdge, byId: Map<string, PlacedNode>): { x: number; y: number } | undefined {
+  const n = byId.get(e.from);
+  if (e.from === e.to && n) return { x: n.x + n.width / 2 + 36, y: n.y };
+  return e.labelAt;
 }
 
 function clip(text: string, width: number): string {
