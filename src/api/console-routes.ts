@@ -72,7 +72,11 @@ export async function consoleRoutes(
         },
       },
     },
-    () => ({ mode: ctx.dirigent.mode, version: DIRIGENT_VERSION, traceUrl: options.traceUrl ?? null }),
+    () => ({
+      mode: ctx.dirigent.mode,
+      version: DIRIGENT_VERSION,
+      traceUrl: options.traceUrl ?? null,
+    }),
   );
 
   const servePage = (_request: unknown, reply: FastifyReply) => {

@@ -29,7 +29,8 @@ export const CONSOLE_SCHEMAS = [
   {
     $id: 'RunCounts',
     type: 'object',
-    description: 'How many runs match, in all and by status (runs still queued on Redis are not counted).',
+    description:
+      'How many runs match, in all and by status (runs still queued on Redis are not counted).',
     required: ['total', 'byStatus'],
     properties: {
       total: { type: 'integer' },

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from './api-context.js';
-import { errorResponses, ref } from './api-schemas.js';
+import { errorResponses } from './api-schemas.js';
 import { parseTime } from './parse-time.js';
 import { RUN_ID } from './run-routes.js';
 import { SseStream } from './sse-stream.js';

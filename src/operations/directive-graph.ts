@@ -74,7 +74,8 @@ export function directiveGraph(compiled: CompiledDirective): DirectiveGraph {
     const conditional = cn.routes.length > 1;
     for (const r of cn.routes) {
       const to = r.to === '$end' ? scopeEnd : entryOf(r.to);
-      if (r.when !== undefined) graph.edges.push({ from, to, kind: 'when', label: condition(r.when) });
+      if (r.when !== undefined)
+        graph.edges.push({ from, to, kind: 'when', label: condition(r.when) });
       else graph.edges.push({ from, to, kind: conditional ? 'otherwise' : 'next' });
     }
     if (cn.node.onError !== undefined)

@@ -52,7 +52,9 @@ export function runViewOf(
   if (source !== undefined)
     try {
       graph = directiveGraph(
-        current?.text === source.text ? current.compiled : compile(source.file, source.text).compiled,
+        current?.text === source.text
+          ? current.compiled
+          : compile(source.file, source.text).compiled,
       );
     } catch (err) {
       graphError = DirigentError.from(err).message;
@@ -84,5 +86,7 @@ function inputsOf(snapshot: unknown): Record<string, unknown> | null {
 /** A file as a page shows it: relative to the project when inside it, else as stored. */
 function shown(file: string, projectDir: string): string {
   const rel = relative(projectDir, file);
-  return rel === '' || rel.startsWith('..') || rel.startsWith(sep) ? file : rel.split(sep).join('/');
+  return rel === '' || rel.startsWith('..') || rel.startsWith(sep)
+    ? file
+    : rel.split(sep).join('/');
 }

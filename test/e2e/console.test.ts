@@ -85,7 +85,9 @@ describe('the console', { timeout: 60_000 }, () => {
     const page = await browser.open(url);
     await page.getByLabel('API token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not one this server accepts/);
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(/not one this server accepts/);
     await page.getByLabel('API token').fill(TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
@@ -103,13 +105,27 @@ describe('the console', { timeout: 60_000 }, () => {
   it('lists a run that starts after the page opened, with its status and counts', async () => {
     const page = await browser.open(url, { token: TOKEN });
     await page.getByText('live').waitFor();
-    const before = Number(await page.locator('.count', { hasText: 'completed' }).locator('strong').textContent().catch(() => '0'));
+    const before = Number(
+      await page
+        .locator('.count', { hasText: 'completed' })
+        .locator('strong')
+        .textContent()
+        .catch(() => '0'),
+    );
     const { runId } = await start('greet', { who: 'Ada' });
     const row = page.locator(`[data-run="${runId}"]`);
     await row.waitFor({ timeout: 10_000 });
-    await expect.poll(() => row.locator('.badge').textContent(), { timeout: 10_000 }).toBe('completed');
     await expect
-      .poll(async () => Number(await page.locator('.count', { hasText: 'completed' }).locator('strong').textContent()), { timeout: 10_000 })
+      .poll(() => row.locator('.badge').textContent(), { timeout: 10_000 })
+      .toBe('completed');
+    await expect
+      .poll(
+        async () =>
+          Number(
+            await page.locator('.count', { hasText: 'completed' }).locator('strong').textContent(),
+          ),
+        { timeout: 10_000 },
+      )
       .toBeGreaterThan(Number.isNaN(before) ? -1 : before);
     await page.close();
   });
@@ -120,8 +136,12 @@ describe('the console', { timeout: 60_000 }, () => {
     const page = await browser.open(`${url}/runs/${runId}`, { token: TOKEN });
     const broken = page.locator('[data-testid="graph"] [data-step="broken"]');
     await expect.poll(() => broken.getAttribute('data-state')).toBe('failed');
-    expect(await page.locator('[data-testid="graph"] [data-step="prepare"]').getAttribute('data-state')).toBe('completed');
-    expect(await page.locator('[data-testid="graph"] [data-step="never"]').getAttribute('data-state')).toBe('pending');
+    expect(
+      await page.locator('[data-testid="graph"] [data-step="prepare"]').getAttribute('data-state'),
+    ).toBe('completed');
+    expect(
+      await page.locator('[data-testid="graph"] [data-step="never"]').getAttribute('data-state'),
+    ).toBe('pending');
     const error = page.getByTestId('step-error');
     await expect.poll(() => error.textContent()).toMatch(/exit|3|boom/i);
     // The step's line is marked in the text shown beside it.
@@ -153,14 +173,18 @@ describe('the console', { timeout: 60_000 }, () => {
     const { runId } = await start('hold', {}, 0);
     const pidFile = join(project, 'hold.pid');
     let pid = 0;
-    await until(() => {
-      try {
-        pid = Number(readFileSync(pidFile, 'utf8'));
-      } catch {
-        return false;
-      }
-      return pid > 0;
-    }, 15_000, 'the shell tool to start');
+    await until(
+      () => {
+        try {
+          pid = Number(readFileSync(pidFile, 'utf8'));
+        } catch {
+          return false;
+        }
+        return pid > 0;
+      },
+      15_000,
+      'the shell tool to start',
+    );
     expect(alive(pid)).toBe(true);
     const page = await browser.open(`${url}/runs/${runId}`, { token: TOKEN });
     await expect.poll(() => status(page)).toBe('running');
@@ -185,7 +209,9 @@ describe('the console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Start run' }).click();
     await page.waitForURL(/\/runs\//);
     await expect.poll(() => status(page), { timeout: 15_000 }).toBe('completed');
-    expect((await client.get('/v1/runs?directive=greet&limit=1000')).body.runs.length).toBe(runs + 1);
+    expect((await client.get('/v1/runs?directive=greet&limit=1000')).body.runs.length).toBe(
+      runs + 1,
+    );
     await page.close();
   });
 
@@ -197,9 +223,13 @@ describe('the console', { timeout: 60_000 }, () => {
     const graph = page.getByTestId('graph');
     expect(await graph.locator('.cluster.parallel').count()).toBe(1);
     expect(await graph.locator('.cluster.branch').count()).toBe(2);
-    expect(await graph.locator('[data-step="count_up"]').getAttribute('data-state')).toBe('completed');
+    expect(await graph.locator('[data-step="count_up"]').getAttribute('data-state')).toBe(
+      'completed',
+    );
     expect(await graph.locator('.node.step .stack').count()).toBe(1);
-    expect(await page.getByTestId('timeline').locator('li', { hasText: 'count_up' }).count()).toBe(3);
+    expect(await page.getByTestId('timeline').locator('li', { hasText: 'count_up' }).count()).toBe(
+      3,
+    );
     await page.locator('[data-step="each_item"]').focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Step each_item/ }).waitFor();
@@ -211,9 +241,20 @@ describe('the console', { timeout: 60_000 }, () => {
     await list.screenshot({ path: join(SHOTS, 'runs.png') });
     await list.close();
 
-    const narrow = await browser.open(`${url}/runs/${runId}`, { token: TOKEN, width: 375, height: 740 });
+    const narrow = await browser.open(`${url}/runs/${runId}`, {
+      token: TOKEN,
+      width: 375,
+      height: 740,
+    });
     await narrow.getByTestId('graph').waitFor();
-    const overflow = await narrow.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await narrow.evaluate(() => {
+      // In the page: its document is wider than the screen when something overflows.
+      const page = globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number } };
+        innerWidth: number;
+      };
+      return page.document.documentElement.scrollWidth - page.innerWidth;
+    });
     expect(overflow).toBeLessThanOrEqual(0);
     await narrow.screenshot({ path: join(SHOTS, 'run-narrow.png') });
     await narrow.close();
@@ -225,7 +266,9 @@ describe('the console', { timeout: 60_000 }, () => {
     const list = await browser.open(url, { token: TOKEN });
     await list.locator('[data-run]').first().waitFor();
     const listMs = await list.evaluate(() => performance.now());
-    await expect.poll(() => list.locator('.count', { hasText: 'all' }).locator('strong').textContent()).toMatch(/^100\d\d$/);
+    await expect
+      .poll(() => list.locator('.count', { hasText: 'all' }).locator('strong').textContent())
+      .toMatch(/^100\d\d$/);
     // Scrolling far down loads further pages; only the rows in view are drawn.
     await list.getByTestId('run-list').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await expect.poll(() => list.locator('[data-run]').count()).toBeGreaterThan(0);

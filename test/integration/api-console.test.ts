@@ -41,7 +41,12 @@ for (const mode of ['redis', 'embedded'] as const) {
         's:hold',
         's:after',
       ]);
-      expect(view.timeline.map((r: { step: string; endedAt: number | null }) => [r.step, r.endedAt === null])).toEqual([
+      expect(
+        view.timeline.map((r: { step: string; endedAt: number | null }) => [
+          r.step,
+          r.endedAt === null,
+        ]),
+      ).toEqual([
         ['before', false],
         ['hold', true],
       ]);
@@ -95,14 +100,24 @@ for (const mode of ['redis', 'embedded'] as const) {
         expect(page.body).toContain('/console/app.js');
       }
       const script = await anonymous.get('/console/app.js');
-      expect([script.status, script.headers.get('content-type')]).toEqual([200, expect.stringMatching(/javascript/)]);
+      expect([script.status, script.headers.get('content-type')]).toEqual([
+        200,
+        expect.stringMatching(/javascript/),
+      ]);
       expect((await anonymous.get('/v1/info')).status).toBe(401);
       expect((await client.get('/v1/info')).body).toMatchObject({
         mode,
         traceUrl: 'http://traces.test/trace/{traceId}',
       });
       const doc = (await client.get('/openapi.json')).body;
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/runs/{runId}/view', '/v1/runs/counts', '/v1/runs/events', '/v1/info']));
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining([
+          '/v1/runs/{runId}/view',
+          '/v1/runs/counts',
+          '/v1/runs/events',
+          '/v1/info',
+        ]),
+      );
       expect(Object.keys(doc.paths)).not.toContain('/');
     });
   });

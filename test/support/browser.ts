@@ -57,7 +57,14 @@ export async function launchBrowser(): Promise<TestBrowser> {
           errors.push(`${page.url()}: console.error ${msg.text()}`);
       });
       if (options.token !== undefined)
-        await page.addInitScript((t) => sessionStorage.setItem('dirigent.token', t), options.token);
+        await page.addInitScript(
+          (t) =>
+            // In the page: what the sign-in form keeps.
+            (
+              globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }
+            ).sessionStorage.setItem('dirigent.token', t),
+          options.token,
+        );
       await page.goto(url);
       return page;
     },

@@ -69,7 +69,8 @@ export function consoleProject(): string {
   );
   const steps = Array.from(
     { length: 200 },
-    (_, i) => `<step name="s${String(i + 1).padStart(3, '0')}"><render>step ${i + 1}</render></step>`,
+    (_, i) =>
+      `<step name="s${String(i + 1).padStart(3, '0')}"><render>step ${i + 1}</render></step>`,
   );
   writeDirective(d, 'big', `<process>${steps.join('')}</process>`);
   return dir;
@@ -97,7 +98,8 @@ export async function seedRuns(
             status,
             outputs: null,
             steps: [],
-            error: status === 'failed' ? { code: 'TOOL_FAILED', message: 'seeded', step: null } : null,
+            error:
+              status === 'failed' ? { code: 'TOOL_FAILED', message: 'seeded', step: null } : null,
             startedAt: start + i * 1000,
             endedAt: start + i * 1000 + 500,
           },

@@ -64,8 +64,18 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (res.ok) return json as T;
   if (res.status === 401) signInNeeded.value = true;
-  const e = (json as { error?: { code: string; message: string; hint?: string; details?: Record<string, unknown> } } | null)?.error;
-  throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? res.statusText, e?.hint, e?.details);
+  const e = (
+    json as {
+      error?: { code: string; message: string; hint?: string; details?: Record<string, unknown> };
+    } | null
+  )?.error;
+  throw new ApiError(
+    res.status,
+    e?.code ?? `HTTP_${res.status}`,
+    e?.message ?? res.statusText,
+    e?.hint,
+    e?.details,
+  );
 }
 
 /** A query string of the defined values of `params`. */

@@ -23,7 +23,15 @@ window.addEventListener('popstate', () => {
 // Plain links to this server's pages are followed in the page (modifier keys open a new tab).
 document.addEventListener('click', (e) => {
   const a = (e.target as Element | null)?.closest?.('a');
-  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey)
+  if (
+    !a ||
+    e.defaultPrevented ||
+    e.button !== 0 ||
+    e.metaKey ||
+    e.ctrlKey ||
+    e.shiftKey ||
+    e.altKey
+  )
     return;
   const href = a.getAttribute('href');
   if (href === null || !href.startsWith('/') || href.startsWith('//') || a.target !== '') return;

@@ -16,7 +16,12 @@ export function SignIn() {
     try {
       const res = await fetch('/v1/info', { headers: { authorization: `Bearer ${candidate}` } });
       if (res.ok) setToken(candidate);
-      else setError(res.status === 401 ? 'That token is not one this server accepts.' : `The server answered ${res.status}.`);
+      else
+        setError(
+          res.status === 401
+            ? 'That token is not one this server accepts.'
+            : `The server answered ${res.status}.`,
+        );
     } catch (err) {
       setError(`The server did not answer: ${(err as Error).message}`);
     } finally {
@@ -27,7 +32,10 @@ export function SignIn() {
     <main class="sign-in" id="main">
       <form onSubmit={(e) => void submit(e)} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Dirigent</h1>
-        <p class="muted">This server asks for an API token (one of DIRIGENT_API_TOKENS or its --tokens-file). It is kept for this browser tab only.</p>
+        <p class="muted">
+          This server asks for an API token (one of DIRIGENT_API_TOKENS or its --tokens-file). It is
+          kept for this browser tab only.
+        </p>
         <label for="token">API token</label>
         <input
           id="token"

@@ -7,7 +7,9 @@ describe('SeenRuns', () => {
   it('takes the first look as the baseline, then tells new runs and status changes only', () => {
     const seen = new SeenRuns();
     expect(seen.update([run('a', 'running'), run('b', 'completed')])).toEqual([]);
-    expect(seen.update([run('a', 'running'), run('b', 'completed'), run('c', 'queued')])).toEqual(['c']);
+    expect(seen.update([run('a', 'running'), run('b', 'completed'), run('c', 'queued')])).toEqual([
+      'c',
+    ]);
     expect(seen.update([run('a', 'completed'), run('c', 'queued')])).toEqual(['a']);
     expect(seen.unended()).toEqual(['c']);
   });
@@ -18,7 +20,10 @@ describe('SeenRuns', () => {
     seen.update([{ runId: 'new', status: null, startedAt: 100 }]);
     seen.prune(50);
     // Seen again, each is news: nothing of them is remembered.
-    expect(seen.update([run('old', 'failed', 1), run('new', 'failed', 100)])).toEqual(['old', 'new']);
+    expect(seen.update([run('old', 'failed', 1), run('new', 'failed', 100)])).toEqual([
+      'old',
+      'new',
+    ]);
     expect(seen.unended()).toEqual(['live']);
   });
 });

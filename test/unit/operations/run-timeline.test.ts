@@ -46,7 +46,10 @@ describe('runTimeline', () => {
   it('places earlier passes of a looped step where the next pass began, marked estimated', () => {
     const rows = runTimeline(
       record([entry('loop', 100), entry('loop', 50), entry('done', 20)], { endedAt: 1500 }),
-      { loop: rec({ startedAt: 1300, endedAt: 1350 }), done: rec({ startedAt: 1400, endedAt: 1420 }) },
+      {
+        loop: rec({ startedAt: 1300, endedAt: 1350 }),
+        done: rec({ startedAt: 1400, endedAt: 1420 }),
+      },
     );
     expect(rows.map((r) => [r.step, r.startedAt, r.endedAt, r.estimated ?? false])).toEqual([
       ['loop', 1200, 1300, true],

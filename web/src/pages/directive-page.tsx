@@ -20,11 +20,24 @@ export function DirectivePage({ id }: { id: string }) {
       (d) => setInfo(d.directives.find((x) => x.directive === id) ?? null),
       (e: Error) => setError(e.message),
     );
-    api<RunPage>('GET', `/v1/runs?directive=${encodeURIComponent(id)}&limit=20`).then((p) => setRuns(p.runs), () => undefined);
+    api<RunPage>('GET', `/v1/runs?directive=${encodeURIComponent(id)}&limit=20`).then(
+      (p) => setRuns(p.runs),
+      () => undefined,
+    );
   }, [id]);
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (info === undefined) return <p class="muted">Loading…</p>;
-  if (info === null) return <p class="error" role="alert">The project has no directive {id}.</p>;
+  if (info === null)
+    return (
+      <p class="error" role="alert">
+        The project has no directive {id}.
+      </p>
+    );
   const start = async (inputs: Record<string, unknown>) => {
     const run = await api<RunRecord>('POST', '/v1/runs', { directive: id, inputs });
     navigate(`/runs/${run.runId}`);
@@ -32,8 +45,14 @@ export function DirectivePage({ id }: { id: string }) {
   return (
     <article aria-labelledby="directive-title">
       <div class="page-head">
-        <h1 id="directive-title" class="mono">{info.directive}</h1>
-        {info.valid ? <span class="badge st-completed">valid</span> : <span class="badge st-failed">invalid</span>}
+        <h1 id="directive-title" class="mono">
+          {info.directive}
+        </h1>
+        {info.valid ? (
+          <span class="badge st-completed">valid</span>
+        ) : (
+          <span class="badge st-failed">invalid</span>
+        )}
       </div>
       {info.title && <p>{info.title}</p>}
       {info.description && <p class="muted">{info.description}</p>}
@@ -47,7 +66,12 @@ export function DirectivePage({ id }: { id: string }) {
           {[...info.errors, ...info.warnings].map((d) => (
             <li class={d.severity}>
               <strong class="mono">{d.code}</strong> {d.message}
-              {d.loc && <span class="muted small mono"> ({d.loc.file.split('/').at(-1)}:{d.loc.line}:{d.loc.column})</span>}
+              {d.loc && (
+                <span class="muted small mono">
+                  {' '}
+                  ({d.loc.file.split('/').at(-1)}:{d.loc.line}:{d.loc.column})
+                </span>
+              )}
               {d.hint && <div class="muted small">{d.hint}</div>}
             </li>
           ))}
@@ -56,7 +80,11 @@ export function DirectivePage({ id }: { id: string }) {
       <div class="io-grid">
         <section class="card" aria-labelledby="start-title">
           <h2 id="start-title">Start a run</h2>
-          {info.valid ? <InputsForm inputs={info.inputs} submitLabel="Start run" onSubmit={start} /> : <p class="muted">Correct the errors above first.</p>}
+          {info.valid ? (
+            <InputsForm inputs={info.inputs} submitLabel="Start run" onSubmit={start} />
+          ) : (
+            <p class="muted">Correct the errors above first.</p>
+          )}
         </section>
         <section class="card" aria-labelledby="latest-title">
           <h2 id="latest-title">Latest runs</h2>
@@ -67,7 +95,8 @@ export function DirectivePage({ id }: { id: string }) {
               {runs.map((r) => (
                 <li>
                   <a href={`/runs/${r.runId}`}>
-                    <StatusBadge status={r.status} /> <span class="mono small">{r.runId.slice(0, 8)}</span>{' '}
+                    <StatusBadge status={r.status} />{' '}
+                    <span class="mono small">{r.runId.slice(0, 8)}</span>{' '}
                     <span class="muted small">
                       {when(r.startedAt)} · {duration((r.endedAt ?? Date.now()) - r.startedAt)}
                     </span>

@@ -15,20 +15,29 @@ export function DirectivesPage() {
       (d) => setList(d.directives),
       (e: Error) => setError(e.message),
     );
-    api<RunPage>('GET', '/v1/runs?limit=500').then((p) => {
-      const m = new Map<string, RunRecord>();
-      for (const r of p.runs) if (!m.has(r.directive)) m.set(r.directive, r);
-      setLatest(m);
-    }, () => undefined);
+    api<RunPage>('GET', '/v1/runs?limit=500').then(
+      (p) => {
+        const m = new Map<string, RunRecord>();
+        for (const r of p.runs) if (!m.has(r.directive)) m.set(r.directive, r);
+        setLatest(m);
+      },
+      () => undefined,
+    );
   }, []);
   return (
     <section aria-labelledby="directives-title">
       <div class="page-head">
         <h1 id="directives-title">Directives</h1>
       </div>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {list === undefined && !error && <p class="muted">Loading…</p>}
-      {list && list.length === 0 && <p class="muted">The project has no directives under .ai/directives/.</p>}
+      {list && list.length === 0 && (
+        <p class="muted">The project has no directives under .ai/directives/.</p>
+      )}
       {list && list.length > 0 && (
         <div class="table-wrap">
           <table class="directives">
@@ -46,20 +55,42 @@ export function DirectivesPage() {
                 return (
                   <tr>
                     <td>
-                      <a href={`/directives/${d.directive}`} class="mono">{d.directive}</a>
-                      {(d.title ?? d.description) && <div class="muted small">{d.title ?? d.description}</div>}
+                      <a href={`/directives/${d.directive}`} class="mono">
+                        {d.directive}
+                      </a>
+                      {(d.title ?? d.description) && (
+                        <div class="muted small">{d.title ?? d.description}</div>
+                      )}
                     </td>
                     <td class="small">
-                      {d.inputs.length === 0 ? <span class="muted">none</span> : d.inputs.map((i) => `${i.name}${i.required ? '' : '?'}: ${i.type}`).join(', ')}
+                      {d.inputs.length === 0 ? (
+                        <span class="muted">none</span>
+                      ) : (
+                        d.inputs
+                          .map((i) => `${i.name}${i.required ? '' : '?'}: ${i.type}`)
+                          .join(', ')
+                      )}
                     </td>
                     <td>
-                      {d.valid ? <span class="badge st-completed">valid</span> : <span class="badge st-failed" title={d.errors[0]?.message}>{d.errors.length} error{d.errors.length === 1 ? '' : 's'}</span>}
-                      {d.warnings.length > 0 && <span class="muted small"> {d.warnings.length} warning{d.warnings.length === 1 ? '' : 's'}</span>}
+                      {d.valid ? (
+                        <span class="badge st-completed">valid</span>
+                      ) : (
+                        <span class="badge st-failed" title={d.errors[0]?.message}>
+                          {d.errors.length} error{d.errors.length === 1 ? '' : 's'}
+                        </span>
+                      )}
+                      {d.warnings.length > 0 && (
+                        <span class="muted small">
+                          {' '}
+                          {d.warnings.length} warning{d.warnings.length === 1 ? '' : 's'}
+                        </span>
+                      )}
                     </td>
                     <td>
                       {run ? (
                         <a href={`/runs/${run.runId}`}>
-                          <StatusBadge status={run.status} /> <span class="muted small">{when(run.startedAt)}</span>
+                          <StatusBadge status={run.status} />{' '}
+                          <span class="muted small">{when(run.startedAt)}</span>
                         </a>
                       ) : (
                         <span class="muted">never</span>

@@ -67,11 +67,18 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
   const { view, error, reload } = useRunView(runId);
   const [chosen, setChosen] = useState<string | undefined>();
   if (view === undefined)
-    return error ? <p class="error" role="alert">{error}</p> : <p class="muted">Loading run {runId}…</p>;
+    return error ? (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    ) : (
+      <p class="muted">Loading run {runId}…</p>
+    );
   const r = view.record;
   const failedStep = r.error?.step ?? r.steps.find((s) => s.status === 'failed')?.name;
   const step = chosen ?? failedStep ?? r.waiting?.[0]?.step;
-  const traceLink = view.traceId && info?.traceUrl ? info.traceUrl.replace('{traceId}', view.traceId) : undefined;
+  const traceLink =
+    view.traceId && info?.traceUrl ? info.traceUrl.replace('{traceId}', view.traceId) : undefined;
   return (
     <article class="run" aria-labelledby="run-title" data-status={r.status}>
       <div class="page-head">
@@ -91,7 +98,9 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
           <>
             <dt>started by</dt>
             <dd>
-              <a class="mono" href={`/runs/${view.parentRunId}`}>{view.parentRunId}</a>
+              <a class="mono" href={`/runs/${view.parentRunId}`}>
+                {view.parentRunId}
+              </a>
             </dd>
           </>
         )}
@@ -99,7 +108,13 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
           <>
             <dt>trace</dt>
             <dd class="mono">
-              {traceLink ? <a href={traceLink} target="_blank" rel="noopener noreferrer">{view.traceId}</a> : view.traceId}
+              {traceLink ? (
+                <a href={traceLink} target="_blank" rel="noopener noreferrer">
+                  {view.traceId}
+                </a>
+              ) : (
+                view.traceId
+              )}
             </dd>
           </>
         )}
@@ -119,7 +134,13 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
         <section class="card" aria-labelledby="graph-title">
           <h2 id="graph-title">Graph</h2>
           {view.graph ? (
-            <GraphView graph={view.graph} steps={view.steps} runStatus={r.status} selected={step} onSelect={setChosen} />
+            <GraphView
+              graph={view.graph}
+              steps={view.steps}
+              runStatus={r.status}
+              selected={step}
+              onSelect={setChosen}
+            />
           ) : (
             <p class="muted">{view.graphError ?? 'No graph.'}</p>
           )}
@@ -131,7 +152,13 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
       </div>
       <section class="card" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
-        <TimelineView rows={view.timeline} startedAt={r.startedAt} endedAt={r.endedAt} selected={step} onSelect={setChosen} />
+        <TimelineView
+          rows={view.timeline}
+          startedAt={r.startedAt}
+          endedAt={r.endedAt}
+          selected={step}
+          onSelect={setChosen}
+        />
       </section>
       <div class="io-grid">
         <section class="card" aria-labelledby="inputs-title">
@@ -149,7 +176,10 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
           <ul>
             {view.children.map((c) => (
               <li>
-                <span class="mono">{c.step}</span> → <a class="mono" href={`/runs/${c.runId}`}>{c.runId}</a>
+                <span class="mono">{c.step}</span> →{' '}
+                <a class="mono" href={`/runs/${c.runId}`}>
+                  {c.runId}
+                </a>
               </li>
             ))}
           </ul>

@@ -66,24 +66,34 @@ export function RunsPage() {
         </span>
       </div>
       <div class="counts" role="group" aria-label="Runs by status">
-        <button type="button" class="count" aria-pressed={status === undefined} onClick={() => set('status', undefined)}>
+        <button
+          type="button"
+          class="count"
+          aria-pressed={status === undefined}
+          onClick={() => set('status', undefined)}
+        >
           all <strong>{list.counts?.total ?? '…'}</strong>
         </button>
-        {RUN_STATUSES.filter((s) => s !== 'queued' || (list.counts?.byStatus.queued ?? 0) > 0).map((s) => (
-          <button
-            type="button"
-            class={`count st-${s}`}
-            aria-pressed={status === s}
-            onClick={() => set('status', status === s ? undefined : s)}
-          >
-            {s} <strong>{list.counts?.byStatus[s] ?? '…'}</strong>
-          </button>
-        ))}
+        {RUN_STATUSES.filter((s) => s !== 'queued' || (list.counts?.byStatus.queued ?? 0) > 0).map(
+          (s) => (
+            <button
+              type="button"
+              class={`count st-${s}`}
+              aria-pressed={status === s}
+              onClick={() => set('status', status === s ? undefined : s)}
+            >
+              {s} <strong>{list.counts?.byStatus[s] ?? '…'}</strong>
+            </button>
+          ),
+        )}
       </div>
       <div class="filters">
         <label>
           Status
-          <select value={status ?? ''} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
+          <select
+            value={status ?? ''}
+            onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}
+          >
             <option value="">any</option>
             {RUN_STATUSES.map((s) => (
               <option value={s}>{s}</option>
@@ -93,7 +103,10 @@ export function RunsPage() {
         <DirectiveFilter value={directive} onChange={(v) => set('directive', v)} />
         <label>
           Started
-          <select value={period} onChange={(e) => set('period', (e.target as HTMLSelectElement).value)}>
+          <select
+            value={period}
+            onChange={(e) => set('period', (e.target as HTMLSelectElement).value)}
+          >
             <option value="">any time</option>
             <option value="1h">last hour</option>
             <option value="24h">last 24 hours</option>
@@ -118,14 +131,28 @@ export function RunsPage() {
           <button type="submit">Find</button>
         </form>
       </div>
-      {searchError && <p class="error" role="alert">{searchError}</p>}
-      {list.error && <p class="error" role="alert">{list.error}</p>}
+      {searchError && (
+        <p class="error" role="alert">
+          {searchError}
+        </p>
+      )}
+      {list.error && (
+        <p class="error" role="alert">
+          {list.error}
+        </p>
+      )}
       <RunRows rows={rows} loading={list.loading} onEnd={() => list.hasMore() && list.loadMore()} />
     </section>
   );
 }
 
-function DirectiveFilter({ value, onChange }: { value: string | undefined; onChange: (v: string) => void }) {
+function DirectiveFilter({
+  value,
+  onChange,
+}: {
+  value: string | undefined;
+  onChange: (v: string) => void;
+}) {
   const [ids, setIds] = useState<string[]>([]);
   useEffect(() => {
     api<{ directives: { directive: string }[] }>('GET', '/v1/directives').then(
@@ -150,7 +177,15 @@ function DirectiveFilter({ value, onChange }: { value: string | undefined; onCha
 const narrow = () => window.matchMedia('(max-width: 640px)').matches;
 
 /** The rows, virtualised; `onEnd` when the last rows come into view. */
-function RunRows({ rows, loading, onEnd }: { rows: RunSummary[]; loading: boolean; onEnd: () => void }) {
+function RunRows({
+  rows,
+  loading,
+  onEnd,
+}: {
+  rows: RunSummary[];
+  loading: boolean;
+  onEnd: () => void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const rowHeight = narrow() ? 64 : 40;
   const v = useVirtual(rows.length, rowHeight, scroller);
@@ -192,7 +227,9 @@ function RunRows({ rows, loading, onEnd }: { rows: RunSummary[]; loading: boolea
                 <span class="ellipsis">{r.directive}</span>
                 <span class="muted">{when(r.startedAt)}</span>
                 <span class="muted">{duration((r.endedAt ?? now) - r.startedAt)}</span>
-                <span class="ellipsis err-text">{r.error ? `${r.error.code}: ${r.error.message}` : ''}</span>
+                <span class="ellipsis err-text">
+                  {r.error ? `${r.error.code}: ${r.error.message}` : ''}
+                </span>
               </a>
             );
           })}

@@ -10,7 +10,10 @@ export type PlacedNode = GraphNode & { x: number; y: number; width: number; heig
 /** A box with its place: centre `x`, `y`. */
 export type PlacedCluster = GraphCluster & { x: number; y: number; width: number; height: number };
 /** An edge with its path and where its label goes. */
-export type PlacedEdge = GraphEdge & { points: { x: number; y: number }[]; labelAt?: { x: number; y: number } };
+export type PlacedEdge = GraphEdge & {
+  points: { x: number; y: number }[];
+  labelAt?: { x: number; y: number };
+};
 
 /** A laid-out graph and its size. */
 export interface Layout {
@@ -22,7 +25,14 @@ export interface Layout {
 }
 
 function sizeOf(n: GraphNode): { width: number; height: number } {
-  if (n.kind === 'step') return { width: Math.max(150, Math.min(260, 24 + 7 * Math.max(n.label.length, (n.detail ?? '').length * 0.85))), height: 46 };
+  if (n.kind === 'step')
+    return {
+      width: Math.max(
+        150,
+        Math.min(260, 24 + 7 * Math.max(n.label.length, (n.detail ?? '').length * 0.85)),
+      ),
+      height: 46,
+    };
   if (n.kind === 'fork' || n.kind === 'join') return { width: 110, height: 26 };
   return { width: 64, height: 28 };
 }
@@ -40,7 +50,10 @@ export function layOut(graph: DirectiveGraph): Layout {
     if (n.cluster !== undefined) g.setParent(n.id, n.cluster);
   }
   graph.edges.forEach((e, i) => {
-    const label = e.label === undefined ? {} : { width: Math.min(220, e.label.length * 6.2 + 8), height: 16, labelpos: 'c' as const };
+    const label =
+      e.label === undefined
+        ? {}
+        : { width: Math.min(220, e.label.length * 6.2 + 8), height: 16, labelpos: 'c' as const };
     g.setEdge(e.from, e.to, { ...label, minlen: 1 }, `e${i}`);
   });
   layout(g);
@@ -50,11 +63,16 @@ export function layOut(graph: DirectiveGraph): Layout {
     nodes: graph.nodes.map((n) => ({ ...n, ...pick(at(n.id)) })),
     clusters: graph.clusters.map((c) => ({ ...c, ...pick(at(c.id)) })),
     edges: graph.edges.map((e, i) => {
-      const placed = g.edge(e.from, e.to, `e${i}`) as { points?: { x: number; y: number }[]; x?: number; y?: number };
+      const placed = g.edge(e.from, e.to, `e${i}`) as {
+        points?: { x: number; y: number }[];
+        x?: number;
+        y?: number;
+      };
       return {
         ...e,
         points: placed.points ?? [],
-        ...(placed.x !== undefined && placed.y !== undefined && { labelAt: { x: placed.x, y: placed.y } }),
+        ...(placed.x !== undefined &&
+          placed.y !== undefined && { labelAt: { x: placed.x, y: placed.y } }),
       };
     }),
     width: size.width ?? 0,

@@ -19,7 +19,11 @@ export interface GraphViewProps {
 }
 
 /** A node's state: its step's, `pending` before it ran. */
-export function stateOf(n: PlacedNode | { kind: string; step?: string }, steps: Record<string, StepRecord>, runStatus: string): string {
+export function stateOf(
+  n: PlacedNode | { kind: string; step?: string },
+  steps: Record<string, StepRecord>,
+  runStatus: string,
+): string {
   if (n.kind === 'start') return 'completed';
   if (n.kind === 'end') return runStatus === 'completed' ? 'completed' : 'pending';
   return (n.step !== undefined && steps[n.step]?.status) || 'pending';
@@ -41,13 +45,29 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
         data-testid="graph"
       >
         <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+          <marker
+            id="arrow"
+            viewBox="0 0 10 10"
+            refX="9"
+            refY="5"
+            markerWidth="7"
+            markerHeight="7"
+            orient="auto-start-reverse"
+          >
             <path d="M 0 0 L 10 5 L 0 10 z" class="arrow" />
           </marker>
         </defs>
         {laid.clusters.map((c) => (
-          <g class={`cluster ${c.kind} st-${(steps[c.step]?.status as string | undefined) ?? 'pending'}`}>
-            <rect x={c.x - c.width / 2} y={c.y - c.height / 2 - LABEL} width={c.width} height={c.height + LABEL} rx={8} />
+          <g
+            class={`cluster ${c.kind} st-${(steps[c.step]?.status as string | undefined) ?? 'pending'}`}
+          >
+            <rect
+              x={c.x - c.width / 2}
+              y={c.y - c.height / 2 - LABEL}
+              width={c.width}
+              height={c.height + LABEL}
+              rx={8}
+            />
             <text x={c.x - c.width / 2 + 8} y={c.y - c.height / 2 - LABEL + 13}>
               {c.kind === 'branch' ? `branch ${c.label}` : c.label}
             </text>
@@ -57,7 +77,11 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
           <g class={`edge ${e.kind}`}>
             <path d={pathOf(e, byId)} marker-end="url(#arrow)" />
             {e.label !== undefined && labelAt(e, byId) && (
-              <text x={labelAt(e, byId)!.x} y={labelAt(e, byId)!.y + 4} text-anchor={e.from === e.to ? 'start' : 'middle'}>
+              <text
+                x={labelAt(e, byId)!.x}
+                y={labelAt(e, byId)!.y + 4}
+                text-anchor={e.from === e.to ? 'start' : 'middle'}
+              >
                 {e.label.length > 34 ? `${e.label.slice(0, 33)}…` : e.label}
               </text>
             )}
@@ -90,9 +114,16 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
               })}
             >
               <title>{`${n.label}${n.detail ? ` — ${n.detail}` : ''}: ${state}${attempts > 1 ? `, ${attempts} attempts` : ''}`}</title>
-              {n.action === 'foreach' && <rect class="stack" x={4} y={-4} width={n.width} height={n.height} rx={6} />}
+              {n.action === 'foreach' && (
+                <rect class="stack" x={4} y={-4} width={n.width} height={n.height} rx={6} />
+              )}
               <rect width={n.width} height={n.height} rx={n.kind === 'step' ? 6 : 13} />
-              <text x={n.kind === 'step' ? 10 : n.width / 2} y={n.kind === 'step' ? 19 : 17} text-anchor={n.kind === 'step' ? 'start' : 'middle'} class="label">
+              <text
+                x={n.kind === 'step' ? 10 : n.width / 2}
+                y={n.kind === 'step' ? 19 : 17}
+                text-anchor={n.kind === 'step' ? 'start' : 'middle'}
+                class="label"
+              >
                 {clip(n.label, n.width)}
               </text>
               {n.kind === 'step' && (
@@ -122,7 +153,10 @@ function pathOf(e: PlacedEdge, byId: Map<string, PlacedNode>): string {
 }
 
 /** Where an edge's condition is written: dagre's place, or beside a loop back to its node. */
-function labelAt(e: PlacedEdge, byId: Map<string, PlacedNode>): { x: number; y: number } | undefined {
+function labelAt(
+  e: PlacedEdge,
+  byId: Map<string, PlacedNode>,
+): { x: number; y: number } | undefined {
   const n = byId.get(e.from);
   if (e.from === e.to && n) return { x: n.x + n.width / 2 + 36, y: n.y };
   return e.labelAt;

@@ -31,11 +31,17 @@ export function readValue(text: string, type: string): { value: unknown } | { pr
   const t = text.trim();
   switch (type) {
     case 'integer':
-      return /^-?\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? { value: Number(t) } : { problem: 'must be a whole number' };
+      return /^-?\d+$/.test(t) && Number.isSafeInteger(Number(t))
+        ? { value: Number(t) }
+        : { problem: 'must be a whole number' };
     case 'number':
-      return t !== '' && Number.isFinite(Number(t)) ? { value: Number(t) } : { problem: 'must be a number' };
+      return t !== '' && Number.isFinite(Number(t))
+        ? { value: Number(t) }
+        : { problem: 'must be a number' };
     case 'boolean':
-      return t === 'true' || t === 'false' ? { value: t === 'true' } : { problem: 'must be yes or no' };
+      return t === 'true' || t === 'false'
+        ? { value: t === 'true' }
+        : { problem: 'must be yes or no' };
     case 'array':
     case 'object': {
       let v: unknown;
@@ -44,7 +50,10 @@ export function readValue(text: string, type: string): { value: unknown } | { pr
       } catch (e) {
         return { problem: `is not JSON: ${(e as Error).message}` };
       }
-      const ok = type === 'array' ? Array.isArray(v) : typeof v === 'object' && v !== null && !Array.isArray(v);
+      const ok =
+        type === 'array'
+          ? Array.isArray(v)
+          : typeof v === 'object' && v !== null && !Array.isArray(v);
       return ok ? { value: v } : { problem: `must be a JSON ${type}` };
     }
     default:
@@ -53,9 +62,17 @@ export function readValue(text: string, type: string): { value: unknown } | { pr
 }
 
 /** See the module comment. */
-export function InputsForm({ inputs, initial = {}, submitLabel, onSubmit, idPrefix = 'in' }: InputsFormProps) {
+export function InputsForm({
+  inputs,
+  initial = {},
+  submitLabel,
+  onSubmit,
+  idPrefix = 'in',
+}: InputsFormProps) {
   const [texts, setTexts] = useState<Record<string, string>>(() =>
-    Object.fromEntries(inputs.map((i) => [i.name, textOf(i.name in initial ? initial[i.name] : undefined, i.type)])),
+    Object.fromEntries(
+      inputs.map((i) => [i.name, textOf(i.name in initial ? initial[i.name] : undefined, i.type)]),
+    ),
   );
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | undefined>();
@@ -108,21 +125,55 @@ export function InputsForm({ inputs, initial = {}, submitLabel, onSubmit, idPref
         return (
           <div class={`field${problem ? ' invalid' : ''}`}>
             <label for={id}>
-              {i.name} <span class="muted small">{i.type}{i.required ? ', required' : ''}</span>
+              {i.name}{' '}
+              <span class="muted small">
+                {i.type}
+                {i.required ? ', required' : ''}
+              </span>
             </label>
             {i.type === 'boolean' ? (
-              <select {...common} value={texts[i.name]} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
-                <option value="">{i.default === undefined ? '(not set)' : `default: ${String(i.default)}`}</option>
+              <select
+                {...common}
+                value={texts[i.name]}
+                onChange={(e) => set((e.target as HTMLSelectElement).value)}
+              >
+                <option value="">
+                  {i.default === undefined ? '(not set)' : `default: ${String(i.default)}`}
+                </option>
                 <option value="true">yes</option>
                 <option value="false">no</option>
               </select>
             ) : i.type === 'array' || i.type === 'object' ? (
-              <textarea {...common} rows={4} spellcheck={false} value={texts[i.name]} placeholder={i.default === undefined ? (i.type === 'array' ? '[ ]' : '{ }') : JSON.stringify(i.default)} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
+              <textarea
+                {...common}
+                rows={4}
+                spellcheck={false}
+                value={texts[i.name]}
+                placeholder={
+                  i.default === undefined
+                    ? i.type === 'array'
+                      ? '[ ]'
+                      : '{ }'
+                    : JSON.stringify(i.default)
+                }
+                onInput={(e) => set((e.target as HTMLTextAreaElement).value)}
+              />
             ) : (
-              <input {...common} type="text" inputMode={i.type === 'string' ? undefined : 'decimal'} value={texts[i.name]} placeholder={i.default === undefined ? '' : `default: ${String(i.default)}`} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+              <input
+                {...common}
+                type="text"
+                inputMode={i.type === 'string' ? undefined : 'decimal'}
+                value={texts[i.name]}
+                placeholder={i.default === undefined ? '' : `default: ${String(i.default)}`}
+                onInput={(e) => set((e.target as HTMLInputElement).value)}
+              />
             )}
             <span id={`${id}-help`} class="small">
-              {problem ? <span class="error-text">{`${i.name} ${problem}`}</span> : <span class="muted">{i.description ?? ''}</span>}
+              {problem ? (
+                <span class="error-text">{`${i.name} ${problem}`}</span>
+              ) : (
+                <span class="muted">{i.description ?? ''}</span>
+              )}
             </span>
           </div>
         );

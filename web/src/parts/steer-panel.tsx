@@ -17,7 +17,12 @@ export function SteerPanel({ view, onChanged }: { view: RunView; onChanged: () =
   return (
     <section class="steer" aria-label="Steer the run">
       {(r.waiting ?? []).map((w) => (
-        <Answer key={`${w.runId ?? r.runId}:${w.signal}`} runId={r.runId} waiting={w} onSent={onChanged} />
+        <Answer
+          key={`${w.runId ?? r.runId}:${w.signal}`}
+          runId={r.runId}
+          waiting={w}
+          onSent={onChanged}
+        />
       ))}
       <div class="actions">
         {UNDER_WAY.has(r.status) && <CancelButton runId={r.runId} onDone={onChanged} />}
@@ -60,7 +65,10 @@ function CancelButton({ runId, onDone }: { runId: string; onDone: () => void }) 
 }
 
 /** The payload of `text` read `as` text or JSON, or the problem with it. */
-export function payloadOf(text: string, as: 'text' | 'json'): { payload: unknown } | { problem: string } {
+export function payloadOf(
+  text: string,
+  as: 'text' | 'json',
+): { payload: unknown } | { problem: string } {
   if (as === 'text') return { payload: text };
   try {
     return { payload: JSON.parse(text.trim() === '' ? 'null' : text) };
@@ -69,7 +77,15 @@ export function payloadOf(text: string, as: 'text' | 'json'): { payload: unknown
   }
 }
 
-function Answer({ runId, waiting, onSent }: { runId: string; waiting: WaitingStep; onSent: () => void }) {
+function Answer({
+  runId,
+  waiting,
+  onSent,
+}: {
+  runId: string;
+  waiting: WaitingStep;
+  onSent: () => void;
+}) {
   const instruction = waiting.text !== undefined;
   const [as, setAs] = useState<'text' | 'json'>(instruction ? 'text' : 'json');
   const [text, setText] = useState('');
@@ -84,7 +100,9 @@ function Answer({ runId, waiting, onSent }: { runId: string; waiting: WaitingSte
     setBusy(true);
     setError(undefined);
     try {
-      await api('POST', `/v1/runs/${target}/signals/${encodeURIComponent(waiting.signal)}?wait=1`, { payload: read.payload });
+      await api('POST', `/v1/runs/${target}/signals/${encodeURIComponent(waiting.signal)}?wait=1`, {
+        payload: read.payload,
+      });
       onSent();
     } catch (err) {
       const a = err as ApiError;
@@ -96,17 +114,30 @@ function Answer({ runId, waiting, onSent }: { runId: string; waiting: WaitingSte
   return (
     <form class="answer card" onSubmit={(e) => void send(e)} aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>
-        {instruction ? 'Instruction' : 'Waiting for signal'} <span class="mono">{waiting.signal}</span>
+        {instruction ? 'Instruction' : 'Waiting for signal'}{' '}
+        <span class="mono">{waiting.signal}</span>
         {waiting.runId && <span class="muted small"> (child run {waiting.runId.slice(0, 8)})</span>}
       </h3>
       {instruction && <p class="instruction">{waiting.text}</p>}
-      {waiting.deadline !== undefined && <p class="muted small">Times out at {new Date(waiting.deadline).toLocaleString()}.</p>}
+      {waiting.deadline !== undefined && (
+        <p class="muted small">Times out at {new Date(waiting.deadline).toLocaleString()}.</p>
+      )}
       <label for={id}>{instruction ? 'Answer' : 'Payload'}</label>
-      <textarea id={id} rows={3} spellcheck={false} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} aria-invalid={error !== undefined} />
+      <textarea
+        id={id}
+        rows={3}
+        spellcheck={false}
+        value={text}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        aria-invalid={error !== undefined}
+      />
       <div class="row">
         <label class="inline">
           Send as
-          <select value={as} onChange={(e) => setAs((e.target as HTMLSelectElement).value as 'text' | 'json')}>
+          <select
+            value={as}
+            onChange={(e) => setAs((e.target as HTMLSelectElement).value as 'text' | 'json')}
+          >
             <option value="text">text</option>
             <option value="json">JSON</option>
           </select>
@@ -146,7 +177,10 @@ function Rerun({ view }: { view: RunView }) {
   };
   return (
     <>
-      <button type="button" onClick={() => start(view.inputs ?? {}).catch((e: Error) => setError(e.message))}>
+      <button
+        type="button"
+        onClick={() => start(view.inputs ?? {}).catch((e: Error) => setError(e.message))}
+      >
         Run again
       </button>
       <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
@@ -155,7 +189,13 @@ function Rerun({ view }: { view: RunView }) {
       {error && <span class="error-text">{error}</span>}
       {editing && info && (
         <div class="card rerun">
-          <InputsForm inputs={info.inputs} initial={view.inputs ?? {}} submitLabel="Start run" onSubmit={start} idPrefix="rerun" />
+          <InputsForm
+            inputs={info.inputs}
+            initial={view.inputs ?? {}}
+            submitLabel="Start run"
+            onSubmit={start}
+            idPrefix="rerun"
+          />
         </div>
       )}
     </>

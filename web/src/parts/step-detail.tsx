@@ -23,7 +23,8 @@ export function StepDetail({ view, step }: { view: RunView; step: string | undef
         ) : (
           <>
             <h3>
-              Step <span class="mono">{step}</span> <StatusBadge status={rec?.status ?? 'pending'} />
+              Step <span class="mono">{step}</span>{' '}
+              <StatusBadge status={rec?.status ?? 'pending'} />
             </h3>
             {node?.detail && <p class="muted mono small">{node.detail}</p>}
             {rec && (
@@ -54,7 +55,10 @@ export function StepDetail({ view, step }: { view: RunView; step: string | undef
               <div class="error step-error" role="alert" data-testid="step-error">
                 <strong class="mono">{error.code}</strong> {error.message}
                 {error.location && (
-                  <span class="muted small mono"> at line {error.location.line}, column {error.location.column}</span>
+                  <span class="muted small mono">
+                    {' '}
+                    at line {error.location.line}, column {error.location.column}
+                  </span>
                 )}
               </div>
             )}
@@ -65,17 +69,28 @@ export function StepDetail({ view, step }: { view: RunView; step: string | undef
               </>
             )}
             {view.children
-              .filter((c) => c.step === step || c.step.startsWith(`${step}#`) || c.step.startsWith(`${step}[`))
+              .filter(
+                (c) =>
+                  c.step === step || c.step.startsWith(`${step}#`) || c.step.startsWith(`${step}[`),
+              )
               .map((c) => (
                 <p>
-                  Child run <a href={`/runs/${c.runId}`} class="mono">{c.runId}</a>
+                  Child run{' '}
+                  <a href={`/runs/${c.runId}`} class="mono">
+                    {c.runId}
+                  </a>
                 </p>
               ))}
           </>
         )}
       </div>
       {view.source && (
-        <SourceView file={view.source.file} text={view.source.text} {...(line !== undefined && { line })} mark={error ? 'error' : 'step'} />
+        <SourceView
+          file={view.source.file}
+          text={view.source.text}
+          {...(line !== undefined && { line })}
+          mark={error ? 'error' : 'step'}
+        />
       )}
     </div>
   );
