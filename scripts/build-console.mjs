@@ -14,7 +14,6 @@ await build({
   entryPoints: { app: join(root, 'web', 'src', 'main.tsx') },
   bundle: true,
   minify: true,
-  sourcemap: true,
   format: 'esm',
   target: ['chrome111', 'firefox111', 'safari16'],
   jsx: 'automatic',

@@ -78,7 +78,10 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
   const failedStep = r.error?.step ?? r.steps.find((s) => s.status === 'failed')?.name;
   const step = chosen ?? failedStep ?? r.waiting?.[0]?.step;
   const traceLink =
-    view.traceId && info?.traceUrl ? info.traceUrl.replace('{traceId}', view.traceId) : undefined;
+    view.traceId && /^[0-9a-f]{32}$/.test(view.traceId) && info?.traceUrl
+      ? info.traceUrl.replace('{traceId}', view.traceId)
+      : undefined;
+
   return (
     <article class="run" aria-labelledby="run-title" data-status={r.status}>
       <div class="page-head">

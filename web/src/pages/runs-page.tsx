@@ -3,7 +3,7 @@
  * by run id, and the runs, newest first, updated live and loaded page by page as the list
  * scrolls (only the rows in view are drawn).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { duration, shortId, when } from '../format';
 import { StatusBadge } from '../parts/status-badge';
@@ -22,11 +22,15 @@ export function RunsPage() {
   const status = (p.get('status') ?? undefined) as RunStatus | undefined;
   const directive = p.get('directive') ?? undefined;
   const period = p.get('period') ?? '';
-  const [since] = useState(() => (PERIODS[period] ? Date.now() - PERIODS[period]! : undefined));
+  // The window's start is taken when the period is chosen, so the filter stays the same meanwhile.
+  const since = useMemo(
+    () => (PERIODS[period] ? Date.now() - PERIODS[period] : undefined),
+    [period],
+  );
   const filter: ListFilter = {
     ...(status && { status }),
     ...(directive && { directive }),
-    ...(PERIODS[period] && { since: since ?? Date.now() - PERIODS[period]! }),
+    ...(since !== undefined && { since }),
   };
   const list = useRunList(filter);
   const set = (key: string, value: string | undefined) => {
