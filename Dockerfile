@@ -7,4 +7,4 @@ WORKDIR /app
 COPY . .
 RUN npm ci --no-audit --no-fund
 ENTRYPOINT []
-CMD ["node", "/app/dist/src/cli/main.js", "worker"]
+CMD ["node", "/app/dist/cli/main.js", "worker"]

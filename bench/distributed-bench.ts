@@ -207,18 +207,12 @@ export async function withDeployment<T>(
   redis: Redis,
   work: (d: Deployment, scope: Scope) => Promise<T>,
   telemetry?: TelemetryOptions,
+  eager = true,
 ): Promise<T> {
   return withPrefix(redis, [QueueName.RUNS, QueueName.TOOLS], async (scope) => {
     const { prefix } = scope;
     const connection = ownedConnection(redis, scope);
     const traced = telemetry && { telemetry };
-    const runWorker = new RunWorker({
-      redis: connection,
-      prefix,
-      concurrency: CONCURRENCY,
-      ...traced,
-    });
-    scope.defer(() => runWorker.close());
     const toolWorker = new ToolWorker({
       redis: connection,
       prefix,
@@ -226,6 +220,14 @@ export async function withDeployment<T>(
       ...traced,
     });
     scope.defer(() => toolWorker.close());
+    const runWorker = new RunWorker({
+      redis: connection,
+      prefix,
+      concurrency: CONCURRENCY,
+      ...(eager && { tools: toolWorker }),
+      ...traced,
+    });
+    scope.defer(() => runWorker.close());
     const client = new RunsClient(connection, prefix, telemetry);
     scope.defer(() => client.close());
     const finished = new Finished(runWorker.worker);
@@ -651,8 +653,11 @@ function describeCommands(counts: Map<string, number>, per: number): string {
 interface Figures {
   sequence: Timed[];
   chain: Timed[];
+  /** The sequence with a run worker alone beside the tool worker: every call a tool job. */
+  sequenceJobs: Timed[];
   runs: Timed[];
   noop: Timed[];
+  runsJobs: Timed[];
   foreach: Timed[];
   flow: Timed[];
   waiting: Growth[];
@@ -678,22 +683,24 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
   const f: Figures = {
     sequence: [],
     chain: [],
+    sequenceJobs: [],
     runs: [],
     noop: [],
+    runsJobs: [],
     foreach: [],
     flow: [],
     waiting: [],
     empty: [],
   };
-  /** Measures both sides into `f`, the subject first in even rounds. */
-  const pair = async <T>(
-    round: number,
-    subject: [T[], () => Promise<T>],
-    baseline: [T[], () => Promise<T>],
-  ) => {
-    for (const [into, measure] of round % 2 === 0 ? [subject, baseline] : [baseline, subject])
+  /** Measures every side into `f`, in an order that turns by one each round. */
+  const pair = async <T>(round: number, ...sides: [T[], () => Promise<T>][]) => {
+    const turn = round % sides.length;
+    for (const [into, measure] of [...sides.slice(turn), ...sides.slice(0, turn)])
       into.push(await measure());
   };
+  /** Without the tool worker beside the run worker: every call a tool job. */
+  const asJobs = <T>(work: (d: Deployment) => Promise<T>) =>
+    withDeployment(redis, work, undefined, false);
   try {
     for (let round = 0; round < options.rounds; round++) {
       await pair(
@@ -703,11 +710,13 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
           f.chain,
           () => withPrefix(redis, ['bench-chain'], (s) => timed(redis, chainRig(redis, s))),
         ],
+        [f.sequenceJobs, () => asJobs((d) => timed(redis, sequenceRig(d, sequence)))],
       );
       await pair(
         round,
         [f.runs, () => withDeployment(redis, (d) => timed(redis, runsRig(d, oneStep)))],
         [f.noop, () => withPrefix(redis, ['bench-noop'], (s) => timed(redis, noopRig(redis, s)))],
+        [f.runsJobs, () => asJobs((d) => timed(redis, runsRig(d, oneStep)))],
       );
       await pair(
         round,
@@ -762,7 +771,7 @@ function section(f: Figures, profiled: Profiles): BenchSection {
     title: 'Distributed runs on BullMQ against plain BullMQ, same Redis',
     rows: [
       benchRow(
-        `Dirigent: ${SIZE.steps} sequential echo steps (a tool job each), per step`,
+        `Dirigent: ${SIZE.steps} sequential echo steps, each call in process (a worker on both queues), per step`,
         us(f.sequence),
         'steps/s',
         `**${stepRatio.toFixed(2)}×** the chain's time per step ` +
@@ -770,16 +779,28 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         { text: `≤ ${G.stepRatio}× the chain per step`, met: () => stepRatio <= G.stepRatio },
       ),
       benchRow(
+        `… the same with every call a tool job (run and tool workers apart), per step`,
+        us(f.sequenceJobs),
+        'steps/s',
+        `${ratio(f.sequenceJobs, f.chain).toFixed(2)}× the chain's time per step`,
+      ),
+      benchRow(
         `BullMQ chain: each job's processor enqueues the next (${SIZE.steps} jobs), per job`,
         us(f.chain),
         'jobs/s',
       ),
       benchRow(
-        `Dirigent: ${SIZE.runs} one-step echo runs started at once, per run`,
+        `Dirigent: ${SIZE.runs} one-step echo runs started at once, call in process, per run`,
         us(f.runs),
         'runs/s',
         `**${rateShare.toFixed(2)}×** the no-op job rate`,
         { text: `≥ ${G.rateShare}× the no-op job rate`, met: () => rateShare >= G.rateShare },
+      ),
+      benchRow(
+        `… the same with the call a tool job (run and tool workers apart), per run`,
+        us(f.runsJobs),
+        'runs/s',
+        `${(1 / ratio(f.runsJobs, f.noop)).toFixed(2)}× the no-op job rate`,
       ),
       benchRow(`BullMQ: ${SIZE.runs} no-op jobs added at once, per job`, us(f.noop), 'jobs/s'),
       benchRow(
@@ -818,7 +839,10 @@ function section(f: Figures, profiled: Profiles): BenchSection {
     ],
     notes: [
       'Both sides run in this process on one Redis: Dirigent as one `RunWorker` and one ' +
-        '`ToolWorker` (every tool call a BullMQ job), runs started with `RunsClient.start(…, ' +
+        '`ToolWorker`, wired as `dirigent worker` wires them when it serves both queues (a ' +
+        "step's call runs in process on the tool worker when it has a free slot: an eager call; " +
+        'foreach items are tool jobs), or apart for the "tool job" rows, as workers serving one ' +
+        'queue each are; runs started with `RunsClient.start(…, ' +
         '{ detach: true })`; BullMQ as one `Worker` per queue (two for the flow: parent and ' +
         `children). Every worker has concurrency ${CONCURRENCY}. Each side of each round has its ` +
         'own key prefix, deleted afterwards, and is warmed up (a run or batch) before timing. ' +
@@ -829,8 +853,9 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         '(flows); finished jobs are kept on both sides as Dirigent keeps its tool jobs. The memory rows ' +
         'time starting and parking the runs (or adding the jobs); their memory is in the ' +
         'comparison column.',
-      `Where the time goes, per step, run or item (medians over rounds): sequence ${cpu(f.sequence)}; ` +
-        `chain ${cpu(f.chain)}. One-step runs ${cpu(f.runs)}; no-op jobs ${cpu(f.noop)}. ` +
+      `Where the time goes, per step, run or item (medians over rounds): sequence ${cpu(f.sequence)} ` +
+        `(as tool jobs ${cpu(f.sequenceJobs)}); chain ${cpu(f.chain)}. One-step runs ` +
+        `${cpu(f.runs)} (as tool jobs ${cpu(f.runsJobs)}); no-op jobs ${cpu(f.noop)}. ` +
         `Foreach ${cpu(f.foreach)}; flow ${cpu(f.flow)}. Node CPU is this process (client and ` +
         "workers); Redis CPU is the whole server's, so other clients of this Redis count too. " +
         'Node and Redis share the cores: where Node CPU comes close to the wall time, this ' +
@@ -845,13 +870,16 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         `${describeCommands(profiled.chain, SIZE.steps)}. Per one-step run (${PROFILED_BATCH} at ` +
         `once): ${describeCommands(profiled.runs, PROFILED_BATCH)}; per no-op job: ` +
         `${describeCommands(profiled.noop, PROFILED_BATCH)}.`,
-      'What sets the sequence and one-step rows (see docs/one-step-runs.md): a step costs its ' +
-        'tool job (as a chain link does) plus the engine and the worker around it; a run is ' +
-        'claimed in the store in the same script that reads it (no per-run mutex), and a durable ' +
-        "run's transitions are gathered for 20 ms into one write, so a fast sequence writes a few " +
-        'times and a one-step run once. What is left above the baselines is Node CPU per step ' +
-        '(the comparison above) and, for a one-step run, a second job (the run job) besides its ' +
-        'tool job: two jobs and a write cannot reach half the rate of one job that does nothing.',
+      'What sets the sequence and one-step rows (see docs/one-step-runs.md): with its call in ' +
+        'process a step costs no job at all, only the engine and the call, and the run is stored ' +
+        'promptly after each call (writes gathered while one is under way), so a fast sequence ' +
+        'is written a few times and a one-step run once: a one-step run is its run job and one ' +
+        'write. As tool jobs, a step costs its job (as a chain link does) plus the engine and the ' +
+        'worker around it, and a one-step run two jobs and a write. Either way a run is claimed ' +
+        'in the store in the same script that reads it (no per-run mutex). What is left above ' +
+        "the no-op job is Node CPU per run (the comparison above): the run job's larger data " +
+        "(the directive's source travels with it), the engine (inputs validated, an xstate " +
+        'actor started and stepped) and the run record written with its indexes.',
       `Memory: the growth of \`MEMORY USAGE … SAMPLES 0\` summed over every key under the ` +
         `prefix, per run (or job), is the figure judged; the server's \`used_memory\` (other ` +
         "clients' activity shows in it) is given beside it. Per waiting run, by key: " +

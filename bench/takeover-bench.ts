@@ -87,7 +87,7 @@ async function dirigentTakeovers(root: string, redis: PrivateRedis, kills: numbe
   delete env.DIRIGENT_LOCK_MS;
   delete env.DIRIGENT_WORKER_LEASE_MS;
   const pool = new WorkerPool(
-    join(process.cwd(), 'dist', 'src', 'cli', 'main.js'),
+    join(process.cwd(), 'dist', 'cli', 'main.js'),
     env,
     project,
     3,

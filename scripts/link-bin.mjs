@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const target = join(root, 'dist', 'src', 'cli', 'main.js');
+const target = join(root, 'dist', 'cli', 'main.js');
 const bin = join(root, 'node_modules', '.bin', 'dirigent');
 mkdirSync(dirname(bin), { recursive: true });
 rmSync(bin, { force: true });

@@ -10,7 +10,7 @@ import { runChaos } from './run-chaos.js';
 const minutes = Number(process.env.CHAOS_MINUTES ?? 5);
 const runs = Number(process.env.CHAOS_RUNS ?? 2000);
 const report = await runChaos({
-  cli: join(process.cwd(), 'dist', 'src', 'cli', 'main.js'),
+  cli: join(process.cwd(), 'dist', 'cli', 'main.js'),
   durationMs: minutes * 60_000,
   runs,
   progress: (line) => console.error(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`),

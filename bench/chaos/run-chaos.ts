@@ -27,7 +27,7 @@ import { WorkerPool } from './worker-pool.js';
 
 /** How hard and how long the chaos run goes. */
 export interface ChaosOptions {
-  /** The CLI entry (`dist/src/cli/main.js`). */
+  /** The CLI entry (`dist/cli/main.js`). */
   cli: string;
   /** How long workers are killed, ms; runs are started over the first 70% of it. */
   durationMs: number;

@@ -76,7 +76,10 @@ export async function workerCommand(opts: WorkerOptions): Promise<number> {
   const tools = queues.has('tools')
     ? new ToolWorker({ ...shared, ...(concurrency && { concurrency }) })
     : undefined;
-  const runs = queues.has('runs') ? new RunWorker(shared) : undefined;
+  // A worker on both queues runs a step's call itself when it can (eager calls).
+  const runs = queues.has('runs')
+    ? new RunWorker({ ...shared, ...(tools && { tools }) })
+    : undefined;
   // Trigger jobs start runs through the operations, as the CLI and the API do.
   const operations = queues.has('triggers')
     ? await Dirigent.open({

@@ -30,6 +30,12 @@ export interface StepRecord {
   retryAt?: number;
   /** When the attempt under way times out (epoch ms), for a step with a timeout; a resumed attempt keeps it. */
   deadline?: number;
+  /**
+   * While the attempt under way has its call run in the process that drives the run (an eager
+   * call: no queue keeps its outcome), the worker running it. A run resumed elsewhere counts
+   * such a call as lost with that worker.
+   */
+  runsOn?: string;
 }
 
 /** Why a run failed or was cancelled. */

@@ -159,6 +159,14 @@ export class ActiveRun extends StepWork {
     if (this.host.durable) this.checkpoint();
   }
 
+  /** The step's call runs in this process (see `StepRecord.runsOn`); stored with the next write. */
+  callRunsHere(node: string, worker: string): void {
+    const rec = this.steps[node];
+    if (rec === undefined) return;
+    rec.runsOn = worker;
+    this.checkpointSoon();
+  }
+
   /** Counts one more child run against `limit`; false when the limit is reached. */
   reserveSpawn(limit: number): boolean {
     if (this.counters.spawns >= limit) return false;

@@ -10,6 +10,7 @@ import { childOutcome } from './child-outcome.js';
 import { renderParams } from './render-params.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { ToolGate } from '../tools/tool-call.js';
+import { workerLost } from '../tools/worker-lost.js';
 import type { LoadedDirective } from './directive-loader.js';
 import type { ParentRun, RunHost } from './run-host.js';
 import type { RunSpans } from './run-spans.js';
@@ -29,6 +30,10 @@ export interface ExecutingRun extends ParentRun {
   reserveSpawn(limit: number): boolean;
   /** Records the child run a step started. */
   noteChild(node: string, childId: string): void;
+  /** The step's call runs in this process, on `worker` (see `ToolCall.inProcess`). */
+  callRunsHere(node: string, worker: string): void;
+  /** Stores the run as soon as the current transition is over (an in-process call ended). */
+  storePromptly(): void;
 }
 
 /**
@@ -64,11 +69,19 @@ export function executeAction(
     for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
     return runChild(run, itemId, params, node, attempt, signal);
   }
-  const { params, templated } = renderParams(action.params, scope, run.secretNames);
   const host = run.host;
   const rec = run.steps[node];
+  const own = item === undefined && host.durable;
+  if (own && rec?.runsOn !== undefined && run.isRepeating(node)) {
+    // The call ran in the process that drove the run before, which stopped before it ended.
+    const worker = rec.runsOn;
+    delete rec.runsOn;
+    throw workerLost({ itemId, step: node }, worker);
+  }
+  const { params, templated } = renderParams(action.params, scope, run.secretNames);
   const deadline = rec?.deadline;
-  return host.dispatcher.dispatch({
+  let here = false;
+  const outcome = host.dispatcher.dispatch({
     itemId,
     params,
     ...(templated !== undefined && { templated }),
@@ -82,8 +95,16 @@ export function executeAction(
     ...(run.toolHashes?.[itemId] !== undefined && { toolHash: run.toolHashes[itemId] }),
     ...(run.isRepeating(node) && { repeated: true }),
     ...gateOf(run, node, scope),
+    ...(own && {
+      inProcess: (worker: string) => {
+        here = true;
+        run.callRunsHere(node, worker);
+      },
+    }),
     signal,
   });
+  // No queue keeps the outcome of a call made in process: the run stores it at once.
+  return own ? outcome.finally(() => here && run.storePromptly()) : outcome;
 }
 
 async function runChild(

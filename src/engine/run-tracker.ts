@@ -20,8 +20,9 @@ export abstract class RunTracker {
   /** The latest store write; settled() resolves only after it. */
   private stored: Promise<void> = Promise.resolve();
   private idleCheckQueued = false;
-  /** A checkpoint due soon (see {@link checkpointSoon}). */
+  /** A checkpoint due soon (see {@link checkpointSoon}), or promptly (see {@link storePromptly}). */
   private soon: NodeJS.Timeout | undefined;
+  private prompt = false;
 
   protected constructor(
     readonly host: RunHost,
@@ -149,11 +150,25 @@ export abstract class RunTracker {
    * finds their jobs and outcomes (see `queue/queue-dispatcher.ts`).
    */
   protected checkpointSoon(): void {
-    if (this.soon !== undefined) return;
+    if (this.soon === undefined) this.checkpointIn(CHECKPOINT_AFTER_MS);
+  }
+
+  /**
+   * Stores the run as soon as the current transition is over (within a millisecond or so, in one
+   * write for whatever else happens meanwhile), for an outcome no one else keeps: a call made in
+   * process. A run that ends or waits meanwhile is stored by that write alone.
+   */
+  storePromptly(): void {
+    if (this.host.durable && !this.prompt) this.checkpointIn(0);
+  }
+
+  private checkpointIn(ms: number): void {
+    this.cancelSoon();
+    this.prompt = ms === 0;
     this.soon = setTimeout(() => {
       this.soon = undefined;
       this.checkpoint();
-    }, CHECKPOINT_AFTER_MS);
+    }, ms);
     this.soon.unref();
   }
 
@@ -163,6 +178,7 @@ export abstract class RunTracker {
   }
 
   private cancelSoon(): void {
+    this.prompt = false;
     if (this.soon === undefined) return;
     clearTimeout(this.soon);
     this.soon = undefined;

@@ -78,6 +78,7 @@ export abstract class StepBook extends RunTracker {
     rec.endedAt = Date.now();
     delete rec.retryAt;
     delete rec.deadline;
+    delete rec.runsOn;
     if ('edge' in event) {
       rec.status = event.skipped ? 'skipped' : 'completed';
       rec.result = event.result;
@@ -116,6 +117,7 @@ export abstract class StepBook extends RunTracker {
       rec.status = 'cancelled';
       delete rec.retryAt;
       delete rec.deadline;
+      delete rec.runsOn;
     }
     this.stopped.push({
       name: node,

@@ -233,6 +233,7 @@ export abstract class StepWork extends StepBook {
           );
           rec.retryAt = Date.now() + delayMs;
           delete rec.deadline;
+          delete rec.runsOn;
           if (this.host.durable) this.checkpoint();
           this.host.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
           this.onParkable?.();

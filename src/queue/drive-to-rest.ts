@@ -19,7 +19,7 @@ import { Attr } from '../telemetry/attributes.js';
 import { traceFields, type Logger } from '../telemetry/logger.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { startDriveSpan, type TakenUp } from './job-spans.js';
-import { markParked, PARKED_CHECK_IN_MS, wakeParked } from './parked-runs.js';
+import { markParked, PARKED_CHECK_IN_MS, promoteParked } from './parked-runs.js';
 import type { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from './queue-names.js';
 import type { RedisRunStore } from './redis-run-store.js';
@@ -67,9 +67,15 @@ export class DrivenRun {
     private readonly ctx: DriveContext,
   ) {}
 
-  /** Hands the run back to the queue (the worker closes). */
+  /**
+   * Hands the run back to the queue (the worker closes), once the calls it runs in this process
+   * have ended and their outcomes reached it: no one else could take them.
+   */
   handOver(): void {
-    this.rest({ kind: 'handover' });
+    void this.ctx.dispatcher
+      .inProcessEnded(this.run.runId)
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => this.rest({ kind: 'handover' }));
   }
 
   /**
@@ -79,6 +85,8 @@ export class DrivenRun {
   lose(error: DirigentError): void {
     if (this.done) return;
     this.ctx.engine.releaseRun(this.run.runId);
+    // Its calls running here are made again by the worker that resumes it.
+    this.ctx.dispatcher.stopInProcess(this.run.runId);
     this.rest({ kind: 'lost', error });
   }
 
@@ -93,7 +101,8 @@ export class DrivenRun {
     const now = Date.now();
     const open = this.ctx.dispatcher.openCalls(this.run.runId);
     if (open !== undefined) {
-      if (now - open.lastAt < PARK_AFTER_MS) return;
+      // A call running in this process holds its run here: nothing else would wake it.
+      if (open.inProcess > 0 || now - open.lastAt < PARK_AFTER_MS) return;
     } else if (idle.calls) return; // between two calls of a step, in this process
     const due = Math.min(idle.due ?? Infinity, now + PARKED_CHECK_IN_MS);
     if (due - now < PARK_AFTER_MS) return;
@@ -177,14 +186,16 @@ export async function driveToRest(
   ctx.log.debug({ ...fields, until: rest.due }, `parked run ${run.runId}`);
   await ctx.store.release(run.runId);
   const { redis, prefix } = ctx;
-  await job.moveToDelayed(rest.due, token);
+  // The mark first: a worker that dies after it leaves a job still active, which its takeover
+  // puts back in the queue; the other way round, a call ending in between would find nothing to
+  // wake, and the run would sleep until its check-in.
   await markParked(redis, prefix, run.runId, job.id!, rest.due);
-  // A call that ended before the mark found nothing to wake: look for one.
+  await job.moveToDelayed(rest.due, token);
+  // A call that ended before the job was delayed could not wake it: look for one.
   const ended = await Promise.all(
     rest.jobIds.map(async (id) => (await Job.fromId(ctx.toolsQueue, id))?.finishedOn),
   );
-  if (ended.some((at) => at !== undefined))
-    await wakeParked(redis, prefix, ctx.runsQueue, run.runId);
+  if (ended.some((at) => at !== undefined)) await promoteParked(redis, prefix, job);
   throw new DelayedError();
 }
 

@@ -1,7 +1,7 @@
 /**
  * The spans of a worker's jobs: `drive <directive>` while a run worker drives a run (one per run
  * job: a run parked, handed over or taken over after a crash shows as several, each saying why it
- * was taken up), and `tool <item_id>` for a tool job, with `queue wait` and `lock wait` children
+ * was taken up), and `tool <item_id>` for a tool job (or a call run in process), with `queue wait` and `lock wait` children
  * (the runtime call's span is the dispatcher's: tools/traced-dispatch.ts).
  */
 import type { Attributes, Span } from '@opentelemetry/api';
@@ -152,6 +152,29 @@ export class ToolJobSpan extends JobSpan {
     // A deferred job waited for its lock, not in the queue: its lock wait says how long.
     if (!d.deferrals) queueWait(t, queue, job, tool);
     return tool;
+  }
+
+  /**
+   * Starts the span of a call run in the process that drives its run (an eager call: no job, no
+   * queue wait), under the call's step attempt; undefined when no spans are recorded.
+   */
+  static inProcess(t: Telemetry, d: ToolJobData): ToolJobSpan | undefined {
+    if (t.tracer === undefined) return undefined;
+    const span = t.startSpan(
+      `tool ${d.itemId}`,
+      {
+        attributes: {
+          [Attr.TOOL_ID]: d.itemId,
+          [Attr.RUN_ID]: d.runId,
+          [Attr.STEP_NAME]: d.step,
+          [Attr.STEP_ATTEMPT]: d.attempt,
+          [Attr.TOOL_IN_PROCESS]: true,
+          [Attr.WORKER_ID]: t.workerId,
+        },
+      },
+      parentOf(d.traceparent),
+    );
+    return new ToolJobSpan(t, span);
   }
 
   /** What the tool's own spans hang under. */

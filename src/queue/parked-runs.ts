@@ -61,3 +61,12 @@ export async function wakeParked(
     return false; // no longer delayed: a worker has it already
   }
 }
+
+/**
+ * Wakes the parked run whose delayed job is `job` at once, whoever holds the mark: the run
+ * worker that parked it, when one of its calls ended before the job was delayed.
+ */
+export async function promoteParked(redis: Redis, prefix: string, job: Job): Promise<void> {
+  await redis.del(parkedKey(prefix, job.data.runId));
+  await job.promote().catch(() => undefined); // no longer delayed: a waker came first
+}

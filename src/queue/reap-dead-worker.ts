@@ -8,8 +8,7 @@
  */
 import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
+import { workerLost } from '../tools/worker-lost.js';
 import { toJobError } from './job-error.js';
 import { QueueName } from './queue-names.js';
 import { replyToCaller } from './reply-to-caller.js';
@@ -144,16 +143,4 @@ async function failLostCall(
   }
   await replyToCaller(ctx.redis, ctx.prefix, job, { ok: false, error: error.toJSON() }, ctx.runs);
   return true;
-}
-
-/** The error of a tool call lost with its worker. */
-export function workerLost(call: Pick<ToolJobData, 'itemId' | 'step'>, workerId: string) {
-  return DirigentError.retryable(
-    ErrorCode.WORKER_LOST,
-    `Tool ${call.itemId} of step "${call.step}" was lost with the worker running it (${workerId}): the worker died, or was cut off from Redis for longer than its lease, before the call ended.`,
-    {
-      hint: `The step is retried under its retry policy, and the lost call counts as an attempt: give the step <retry attempts="…"/> if it needs more. The tool may have run in part before the worker was lost: make its side effects idempotent.`,
-      details: { workerId, tool: call.itemId, step: call.step },
-    },
-  );
 }

@@ -12,10 +12,7 @@
  */
 import { DelayedError, Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { resolve } from 'node:path';
-import { DirectiveLoader } from '../engine/directive-loader.js';
-import type { EngineObserver } from '../engine/engine-options.js';
-import { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -33,9 +30,10 @@ import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
 import { performRunJob } from './perform-run-job.js';
 import { RedisRunStore } from './redis-run-store.js';
 import { ResultInbox } from './result-inbox.js';
-import { publishingObserver } from './run-events.js';
 import type { RunJobData } from './run-job.js';
 import type { ToolJobData } from './tool-job.js';
+import type { ToolWorker } from './tool-worker.js';
+import { workerEngine } from './worker-engine.js';
 import { leaseName, WorkerLease } from './worker-lease.js';
 import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
@@ -64,6 +62,12 @@ export interface RunWorkerOptions {
   telemetry?: Telemetry | TelemetryOptions;
   /** Where the worker logs what happens to runs (default: nowhere). */
   logger?: Logger;
+  /**
+   * The tool worker of this process, if it runs one for the same project and Redis: a step's
+   * call runs on it at once when it has a free slot and no lock or rate limit applies (an eager
+   * call, see `queue-dispatcher.ts`), instead of going through the tools queue.
+   */
+  tools?: ToolWorker;
 }
 
 /** A running run worker; `close()` lets the runs under way settle, then stops. */
@@ -119,7 +123,13 @@ export class RunWorker {
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
     this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
     this.inbox = new ResultInbox(redis, prefix, this.toolsQueue);
-    this.dispatcher = new QueueDispatcher(this.toolsQueue, this.inbox, redis, prefix);
+    this.dispatcher = new QueueDispatcher(
+      this.toolsQueue,
+      this.inbox,
+      redis,
+      prefix,
+      options.tools,
+    );
     this.subscriber = this.own(redis);
     void this.subscriber.subscribe(runCancelChannel(prefix));
     this.subscriber.on('message', (_c: string, message: string) => {
@@ -159,6 +169,7 @@ export class RunWorker {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.parkScan);
+    this.dispatcher.queueOnly();
     for (const d of this.driving.values()) d.handOver();
     await this.worker.close();
     await this.engineOfProject?.drain();
@@ -181,18 +192,20 @@ export class RunWorker {
   ): Promise<RunRecord> {
     const data = job.data;
     const watch = 'watch' in data && data.watch === true;
+    if (data.kind === 'cancel') {
+      // The worker driving the run (if one does, this one included) cancels it at once; a run
+      // no worker drives is cancelled here, once claimed.
+      await this.options.redis.publish(
+        runCancelChannel(this.options.prefix),
+        JSON.stringify({ runId: data.runId, reason: data.reason }),
+      );
+    }
+    // A signal for a run this worker drives reaches it here, whatever its steps are doing.
+    if (data.kind === 'signal' && this.driving.has(data.runId)) return this.signalHere(data);
     if (this.held.has(data.runId)) return comeBackLater(job, token); // another job of it, here
     this.held.add(data.runId);
     if (watch) this.watched.add(data.runId);
     try {
-      if (data.kind === 'cancel') {
-        // The worker driving the run (if one does) cancels it at once; a waiting run is
-        // cancelled here, once claimed.
-        await this.options.redis.publish(
-          runCancelChannel(this.options.prefix),
-          JSON.stringify({ runId: data.runId, reason: data.reason }),
-        );
-      }
       const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
       // A start taken up for the first time has nothing stored yet: nothing to claim.
       const claim =
@@ -228,6 +241,23 @@ export class RunWorker {
       throw toJobError(err);
     } finally {
       this.held.delete(data.runId);
+      if (watch) this.watched.delete(data.runId);
+    }
+  }
+
+  /**
+   * Delivers a signal to a run this worker drives (its own job keeps driving it) and resolves
+   * with the record once the run ends or waits again.
+   */
+  private async signalHere(data: Extract<RunJobData, { kind: 'signal' }>): Promise<RunRecord> {
+    const watch = data.watch === true;
+    if (watch) this.watched.add(data.runId);
+    try {
+      const run = await this.engine().deliverSignal(data.runId, data.name, data.payload);
+      return await run.settled();
+    } catch (err) {
+      throw toJobError(err);
+    } finally {
       if (watch) this.watched.delete(data.runId);
     }
   }
@@ -273,37 +303,15 @@ export class RunWorker {
     return this.driveContext;
   }
 
-  /**
-   * What the engine tells: the runs' progress, published for whoever watches; and a write refused
-   * because another worker took the run over, which stops this worker driving it.
-   */
-  private observer(): EngineObserver {
-    const published = publishingObserver(this.options.redis, this.options.prefix, this.watched);
-    return {
-      ...published,
-      storeFailed: (runId, error) => {
-        published.storeFailed?.(runId, error);
-        const e = DirigentError.from(error);
-        if (e.code === ErrorCode.RUN_TAKEN_OVER) this.driving.get(runId)?.lose(e);
-      },
-    };
-  }
-
   private engine(): Engine {
-    let engine = this.engineOfProject;
-    if (engine === undefined) {
-      const projectDir = resolve(this.options.projectDir ?? process.cwd());
-      engine = new Engine({
-        projectDir,
-        dispatcher: this.dispatcher,
-        loader: new DirectiveLoader(projectDir),
-        store: this.store,
-        durable: true,
-        observer: this.observer(),
-        ...(this.telemetry && { telemetry: this.telemetry }),
-      });
-      this.engineOfProject = engine;
-    }
-    return engine;
+    this.engineOfProject ??= workerEngine({
+      ...this.options,
+      dispatcher: this.dispatcher,
+      store: this.store,
+      telemetry: this.telemetry,
+      watched: this.watched,
+      lose: (runId, error) => this.driving.get(runId)?.lose(error),
+    });
+    return this.engineOfProject;
   }
 }

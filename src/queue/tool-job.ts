@@ -1,10 +1,10 @@
 import type { ToolCall } from '../tools/tool-call.js';
 
 /**
- * What a tool job carries: the call without its signal and without the caller's project folder
+ * What a tool job carries: the call without its signal, its hooks and the caller's project folder
  * (a worker runs it in the project it serves), where its outcome goes, and its deferrals.
  */
-export type ToolJobData = Omit<ToolCall, 'signal' | 'repeated' | 'projectDir'> & {
+export type ToolJobData = Omit<ToolCall, 'signal' | 'repeated' | 'projectDir' | 'inProcess'> & {
   /** The {@link ResultInbox} the outcome goes to. */
   replyTo?: string;
   /** Times the job was deferred for its lock or rate, and when that first happened. */
@@ -25,6 +25,7 @@ export function toolJobData({
   signal: _signal,
   repeated: _repeated,
   projectDir: _projectDir,
+  inProcess: _inProcess,
   ...data
 }: ToolCall): ToolJobData {
   return data;

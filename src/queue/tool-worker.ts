@@ -2,34 +2,33 @@
  * The worker side of tool jobs: takes jobs from the tools queue and runs each through the item
  * dispatcher of its project (built-ins, then the project's, user's and system spaces). A
  * cancellation announced for a running job aborts it, which stops the tool and kills its process
- * group; a worker that dies mid-job loses nothing: BullMQ hands the stalled job to another.
+ * group; a worker that dies mid-job loses nothing: another fails the job as lost (`WORKER_LOST`,
+ * an attempt of its step) and the step is retried.
+ *
+ * A run worker in the same process may hand a call to it directly instead of enqueueing a job
+ * (an eager call, {@link ToolWorker.runHere}): when a slot is free and no lock or rate limit
+ * applies, the call runs at once, with no queue hop and no job written.
  */
-import { loadProjectPolicy } from '../policy/project-policy.js';
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ItemResolver } from '../items/item-resolver.js';
-import { defaultSpaces } from '../items/space.js';
-import { ItemDispatcher } from '../tools/item-dispatcher.js';
-import type { LockSlot } from '../locks/keyed-semaphore.js';
-import { fromJobError, toJobError } from './job-error.js';
-import { ResultInbox, type JobOutcome } from './result-inbox.js';
-import { replyToCaller, type ToolOutcome } from './reply-to-caller.js';
-import { takeOverDeadWorkers, workerLost } from './reap-dead-worker.js';
-import { leaseName, WorkerLease } from './worker-lease.js';
-import { passGate } from './tool-gate.js';
-import { cancelled, deferJob, remember, stopAt } from './tool-job-stops.js';
-import { checkToolHash } from './run-source.js';
-import { resolve } from 'node:path';
-import { queueOptions } from './queue-options.js';
-import type { RunJobData } from './run-job.js';
-import { cancelChannel, QueueName } from './queue-names.js';
-import type { ToolJobData } from './tool-job.js';
-import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
-import { recordLockWait, ToolJobSpan } from './job-spans.js';
-import { failureOutcome } from '../telemetry/failure-outcome.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { workerLost } from '../tools/worker-lost.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
-import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
+import { SILENT_LOGGER, type Logger } from '../telemetry/logger.js';
+import { fromJobError, toJobError } from './job-error.js';
+import { recordLockWait, ToolJobSpan } from './job-spans.js';
+import { cancelChannel, QueueName } from './queue-names.js';
+import { queueOptions } from './queue-options.js';
+import { takeOverDeadWorkers } from './reap-dead-worker.js';
+import { replyToCaller, type ToolOutcome } from './reply-to-caller.js';
+import { ResultInbox, type JobOutcome } from './result-inbox.js';
+import type { RunJobData } from './run-job.js';
+import { passGate } from './tool-gate.js';
+import { ToolExecutor, type CallOutcome } from './tool-executor.js';
+import { deferJob, remember } from './tool-job-stops.js';
+import { toolJobData, type ToolJobData } from './tool-job.js';
+import { leaseName, WorkerLease } from './worker-lease.js';
+import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
 
 /** What a tool worker needs. */
 export interface ToolWorkerOptions {
@@ -55,17 +54,16 @@ export interface ToolWorkerOptions {
   logger?: Logger;
 }
 
-/** A running tool worker; `close()` finishes the jobs under way, then stops. */
+/** A running tool worker; `close()` finishes the calls under way, then stops. */
 export class ToolWorker {
   readonly worker: Worker<ToolJobData>;
-  private readonly running = new Map<string, { controller: AbortController; data: ToolJobData }>();
-  /** Jobs whose cancellation this worker heard, newest last, for a job it takes up afterwards. */
-  private readonly cancelled = new Set<string>();
   /** Jobs whose outcome went straight to an inbox of this process (no message to publish). */
   private readonly handedOver = new Set<string>();
-  /** The dispatcher of the project served, made on first use. */
-  private projectDispatcher: ItemDispatcher | undefined;
-  private readonly projectDir: string;
+  private readonly calls: ToolExecutor;
+  private readonly concurrency: number;
+  /** Calls run in process ({@link runHere}) under way; {@link close} waits for them. */
+  private readonly inProcess = new Set<Promise<unknown>>();
+  private closing = false;
   private readonly subscriber: Redis;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly bullConnection: Redis;
@@ -73,23 +71,27 @@ export class ToolWorker {
   private tools: Queue<ToolJobData> | undefined;
   private readonly lease: WorkerLease;
   private readonly telemetry: Telemetry | undefined;
-  private readonly log: Logger;
 
   constructor(private readonly options: ToolWorkerOptions) {
     this.telemetry = Telemetry.of(options.telemetry);
-    this.log = options.logger ?? SILENT_LOGGER;
-    this.projectDir = resolve(options.projectDir ?? process.cwd());
+    const log = options.logger ?? SILENT_LOGGER;
+    this.calls = new ToolExecutor({
+      projectDir: options.projectDir ?? process.cwd(),
+      telemetry: this.telemetry,
+      log,
+    });
+    this.concurrency = options.concurrency ?? 8;
     this.subscriber = options.redis.duplicate();
     this.bullConnection = options.redis.duplicate();
     void this.subscriber.subscribe(cancelChannel(options.prefix));
-    this.subscriber.on('message', (_channel: string, jobId: string) => this.stop(jobId));
+    this.subscriber.on('message', (_channel: string, jobId: string) => this.calls.stop(jobId));
     this.worker = new Worker<ToolJobData>(
       QueueName.TOOLS,
       (job, token) => this.process(job, token),
       {
         connection: this.bullConnection,
         prefix: options.prefix,
-        concurrency: options.concurrency ?? 8,
+        concurrency: this.concurrency,
         ...bullWorkerTiming(options.timing ?? workerTiming()),
       },
     );
@@ -104,7 +106,7 @@ export class ToolWorker {
       prefix: options.prefix,
       names: [leaseName(QueueName.TOOLS, this.worker.id)],
       ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
-      onLost: () => this.lost(),
+      onLost: () => this.lost(log),
       onLapsed: (names) =>
         takeOverDeadWorkers(
           {
@@ -114,24 +116,67 @@ export class ToolWorker {
             tools: () => this.toolsQueue(),
           },
           names,
-          this.log,
+          log,
         ),
-      logger: this.log,
+      logger: log,
     });
+  }
+
+  /**
+   * Runs `call` in this process at once (an eager call) and resolves with its outcome, when a
+   * slot is free, the worker is not closing, and no lock or rate limit applies to it (the step's
+   * or the tool's, which only the queue enforces); resolves undefined otherwise, and the caller
+   * enqueues a job. The call is told through `call.inProcess` before the tool starts, and stops
+   * when `call.signal` aborts, at its deadline, or when this worker's lease lapses.
+   */
+  runHere(call: ToolCall, jobId: string): Promise<CallOutcome | undefined> | undefined {
+    if (this.closing || call.gate !== undefined || this.calls.size >= this.concurrency)
+      return undefined;
+    const d = toolJobData(call);
+    const t = this.telemetry;
+    const ran = this.calls.run(
+      jobId,
+      d,
+      async (tool) => {
+        if (tool?.concurrency !== undefined || tool?.rateLimit !== undefined) return 'declined';
+        call.inProcess?.(this.worker.id);
+        return { slots: [], span: t && ToolJobSpan.inProcess(t, d) };
+      },
+      { signal: call.signal },
+    );
+    this.inProcess.add(ran);
+    this.fitJobSlots();
+    void ran.finally(() => {
+      this.inProcess.delete(ran);
+      this.fitJobSlots();
+    });
+    return ran;
+  }
+
+  /**
+   * Jobs take the slots calls in process leave free (BullMQ takes at least one job at a time, so
+   * at most one more than the concurrency runs when calls in process fill it).
+   */
+  private fitJobSlots(): void {
+    this.worker.concurrency = Math.max(1, this.concurrency - this.inProcess.size);
+  }
+
+  /** Stops a call {@link runHere} runs (its run was lost: another worker resumes it). */
+  stopHere(jobId: string): void {
+    this.calls.stop(jobId);
   }
 
   /**
    * This worker's lease lapsed: its jobs are failed as lost and retried elsewhere, so the tools
    * still running here are stopped rather than run twice at once.
    */
-  private lost(): void {
-    if (this.running.size === 0) return;
-    this.log.warn(
-      { worker: this.worker.id, jobs: this.running.size },
-      `this worker's lease lapsed (it was paused or cut off from Redis): stopping ${this.running.size} tool job(s) that other workers now retry`,
+  private lost(log: Logger): void {
+    if (this.calls.size === 0) return;
+    log.warn(
+      { worker: this.worker.id, jobs: this.calls.size },
+      `this worker's lease lapsed (it was paused or cut off from Redis): stopping ${this.calls.size} tool call(s) that other workers now retry`,
     );
-    for (const { controller, data } of this.running.values())
-      controller.abort(workerLost(data, this.worker.id));
+    this.calls.stopAll((data) => workerLost(data, this.worker.id));
   }
 
   private toolsQueue(): Queue<ToolJobData> {
@@ -157,11 +202,16 @@ export class ToolWorker {
     return this.runs;
   }
 
-  /** Waits for the jobs under way, then closes the connections and the tools' warm processes. */
+  /**
+   * Takes no more calls in process, waits for the jobs and calls under way, then closes the
+   * connections and the tools' warm processes.
+   */
   async close(): Promise<void> {
+    this.closing = true;
     await this.worker.close();
+    await Promise.allSettled(this.inProcess);
     await this.lease.close();
-    await this.projectDispatcher?.close();
+    await this.calls.close();
     await this.runs?.close();
     await this.tools?.close();
     this.subscriber.disconnect();
@@ -186,88 +236,35 @@ export class ToolWorker {
     return outcome.value;
   }
 
-  /** The tool's outcome, once it has passed its gate and run (a deferral throws `DelayedError`). */
-  private async run(
-    job: Job<ToolJobData>,
-    token: string | undefined,
-  ): Promise<{ ok: true; value: unknown } | { ok: false; error: DirigentError }> {
-    const id = job.id!;
+  /** The job's outcome, once it has passed its gate and run (a deferral throws `DelayedError`). */
+  private async run(job: Job<ToolJobData>, token: string | undefined): Promise<CallOutcome> {
     const { redis, prefix } = this.options;
     const d = job.data;
-    const controller = new AbortController();
-    this.running.set(id, { controller, data: d });
-    let slots: LockSlot[] = [];
-    let deadline: NodeJS.Timeout | undefined;
     const t = this.telemetry;
     const span = t && ToolJobSpan.start(t, QueueName.TOOLS, job);
-    try {
-      if (this.cancelled.has(id)) throw cancelled(id);
-      const projectDir = this.projectDir;
-      const dispatcher = this.dispatcher();
-      const chain = dispatcher.isBuiltin(d.itemId)
-        ? undefined
-        : await dispatcher.chainOf(d.itemId, projectDir);
-      if (chain !== undefined) await checkToolHash(d.itemId, chain[0]!.file, d.toolHash);
-      const tool = chain?.[0]!.item;
-      const gateAt = Date.now();
-      const gate = await passGate(redis, prefix, d.gate, tool, d.params);
-      const gated = {
-        lock: d.gate?.concurrency !== undefined || tool?.concurrency !== undefined,
-        rate: d.gate?.rateLimit !== undefined || tool?.rateLimit !== undefined,
-      };
-      if (gated.lock || gated.rate) {
-        const since = d.firstDeferredAt ?? gateAt;
-        span?.lockWait(since, 'blockedBy' in gate ? gate.blockedBy : undefined);
-        if (t && !('blockedBy' in gate)) recordLockWait(t, Date.now() - since, gated);
-      }
-      if ('blockedBy' in gate) {
-        span?.finish('deferred');
-        return await deferJob(job, token, gate.retryAfterMs);
-      }
-      slots = gate.slots;
-      const signal =
-        slots.length > 0
-          ? AbortSignal.any([controller.signal, ...slots.map((s) => s.signal)])
-          : controller.signal;
-      if (d.deadline !== undefined) deadline = stopAt(d.deadline, controller, d.step);
-      const call = { ...d, projectDir, signal, ...(span && { traceparent: span.traceparent }) };
-      const value = await dispatcher.dispatch(call, chain);
-      span?.finish('completed');
-      return { ok: true, value };
-    } catch (err) {
-      if (err instanceof DelayedError) throw err;
-      const error = DirigentError.from(controller.signal.aborted ? controller.signal.reason : err);
-      span?.finish(failureOutcome(error), error);
-      this.log.warn(
-        {
-          ...traceFields(d.runId, span?.span),
-          tool: d.itemId,
-          step: d.step,
-          error_code: error.code,
-        },
-        `tool ${d.itemId} failed: ${error.message}`,
-      );
-      return { ok: false, error };
-    } finally {
-      clearTimeout(deadline);
-      this.running.delete(id);
-      await Promise.all(slots.map((s) => s.release()));
-    }
-  }
-
-  private stop(jobId: string): void {
-    remember(this.cancelled, jobId);
-    this.running.get(jobId)?.controller.abort(cancelled(jobId));
-  }
-
-  private dispatcher(): ItemDispatcher {
-    this.projectDispatcher ??= new ItemDispatcher(
-      new ItemResolver(defaultSpaces(this.projectDir)),
-      {
-        limits: loadProjectPolicy(this.projectDir).limits,
-        ...(this.telemetry && { telemetry: this.telemetry }),
+    const outcome = await this.calls.run(
+      job.id!,
+      d,
+      async (tool) => {
+        const gateAt = Date.now();
+        const gate = await passGate(redis, prefix, d.gate, tool, d.params);
+        const gated = {
+          lock: d.gate?.concurrency !== undefined || tool?.concurrency !== undefined,
+          rate: d.gate?.rateLimit !== undefined || tool?.rateLimit !== undefined,
+        };
+        if (gated.lock || gated.rate) {
+          const since = d.firstDeferredAt ?? gateAt;
+          span?.lockWait(since, 'blockedBy' in gate ? gate.blockedBy : undefined);
+          if (t && !('blockedBy' in gate)) recordLockWait(t, Date.now() - since, gated);
+        }
+        if ('blockedBy' in gate) {
+          span?.finish('deferred');
+          return await deferJob(job, token, gate.retryAfterMs);
+        }
+        return { slots: gate.slots };
       },
+      { span },
     );
-    return this.projectDispatcher;
+    return outcome!; // a job's admission never declines: it defers
   }
 }

@@ -39,6 +39,8 @@ export const Attr = {
   /** completed, failed, deferred, cancelled, timed_out. */
   TOOL_OUTCOME: 'dirigent.tool.outcome',
   TOOL_CALL_ID: 'dirigent.tool.call_id',
+  /** The call ran in the process that drives its run, not as a job (an eager call). */
+  TOOL_IN_PROCESS: 'dirigent.tool.in_process',
   /** The call's parameters as JSON (secrets as ***), only when values are recorded. */
   TOOL_PARAMS: 'dirigent.tool.params',
   /** The tool's result as JSON, only when values are recorded. */

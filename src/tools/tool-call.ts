@@ -76,6 +76,15 @@ export interface ToolCall {
    */
   toolHash?: string;
   /**
+   * Offered by a durable engine for a step's own call (not a foreach item's): a dispatcher that
+   * runs the call in this process, where no queue keeps its outcome, calls it before the tool
+   * starts, naming the worker that runs it (see `queue/queue-dispatcher.ts`, eager calls). The
+   * engine records that in the step, so that a run resumed elsewhere after this process died
+   * counts the call as lost with its worker (an attempt, as a lost job is), and it stores the
+   * call's outcome at once rather than with the writes it gathers.
+   */
+  inProcess?: (worker: string) => void;
+  /**
    * Aborted when the step times out or the run is cancelled. Its `reason`, when it is a
    * `DirigentError` (e.g. `STEP_TIMEOUT`), is the error the call rejects with.
    */

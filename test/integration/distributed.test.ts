@@ -236,8 +236,10 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     }
   });
 
-  it('parks a run while its tool runs long, holding no slot, and wakes it when the tool ends', async () => {
-    await startWorker();
+  it('parks a run while its tool job runs long, holding no slot, and wakes it when the tool ends', async () => {
+    // Workers on one queue each: the call is a job (a worker on both would run it in process).
+    await startWorker('runs');
+    await startWorker('tools');
     const file = directive(
       'slow',
       `<process>${bash('nap', 'sleep 4; echo rested')}<step name="after"><render>done: \${steps.nap.result.stdout}</render></step></process><outputs><output name="text" value="\${steps.after.result}"/></outputs>`,

@@ -1,7 +1,8 @@
 /**
  * Recovery in seconds, with the default settings: a worker killed with SIGKILL has its runs and
- * tool calls taken over by another within 5 s, and a worker paused past its lease (SIGSTOP) does
- * not write to the run another worker took over when it wakes: it stops and says so.
+ * tool calls taken over by another within 5 s (a call it ran in process, or as a tool job, counts
+ * as a lost attempt either way), and a worker paused past its lease (SIGSTOP) does not write to
+ * the run another worker took over when it wakes: it stops and says so.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -34,9 +35,12 @@ const env = () => {
   return e;
 };
 
-/** A worker on both queues, and everything it logs from now on. */
-async function worker(): Promise<{ child: ChildProcess; log: () => string }> {
-  const child = await processes.worker(env(), '--project', project);
+/**
+ * A worker on both queues (it runs a step's call in process when it can), or on `queues` only,
+ * and everything it logs from now on.
+ */
+async function worker(queues = 'runs,tools'): Promise<{ child: ChildProcess; log: () => string }> {
+  const child = await processes.worker(env(), '--queues', queues, '--project', project);
   let log = '';
   child.stderr!.on('data', (c: Buffer) => (log += c.toString()));
   return { child, log: () => log };
@@ -92,23 +96,35 @@ describe('takeover', { timeout: 60_000 }, () => {
     ]);
     expect(lines('steps.log').filter((l) => l === 'start')).toHaveLength(2);
     expect(lines('steps.log').filter((l) => l === 'second')).toHaveLength(1);
-    expect(b.log()).toMatch(/took over 1 job\(s\) of worker dirigent-tools\//);
+    // The call ran in the process that drove the run, so the dead worker's run job is all
+    // there was to take over.
+    expect(b.log()).toMatch(/took over 1 job\(s\) of worker dirigent-runs\//);
   });
 
-  it('fails the step with WORKER_LOST when the lost call was its last attempt', async () => {
-    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
-    const a = await worker();
-    const runId = await start(
-      `<process><step name="once"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo start >> steps.log; sleep 30"/></execute></step></process>`,
-    );
-    await until(() => lines('steps.log').includes('start'));
-    await worker();
-    a.child.kill('SIGKILL');
-    await until(async () => (await store.load(runId))?.record.status === 'failed', 15_000);
-    const record = (await store.load(runId))!.record;
-    expect(record.error).toMatchObject({ code: 'WORKER_LOST', step: 'once' });
-    expect(record.error!.message).toMatch(/was lost with the worker running it/);
-  });
+  it.each([
+    ['ran in the process driving the run', 'runs,tools'],
+    ['ran as a job on a worker of its own', 'tools'],
+  ])(
+    'fails the step with WORKER_LOST when the lost call was its last attempt (a call that %s)',
+    async (_how, queues) => {
+      const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+      if (queues === 'tools') await worker('runs');
+      const a = await worker(queues);
+      const runId = await start(
+        `<process><step name="once"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo start >> steps.log; sleep 30"/></execute></step></process>`,
+      );
+      await until(() => lines('steps.log').includes('start'));
+      const b = await worker();
+      a.child.kill('SIGKILL');
+      await until(async () => (await store.load(runId))?.record.status === 'failed', 15_000);
+      const record = (await store.load(runId))!.record;
+      expect(record.error).toMatchObject({ code: 'WORKER_LOST', step: 'once' });
+      expect(record.error!.message).toMatch(/was lost with the worker running it/);
+      expect(lines('steps.log').filter((l) => l === 'start')).toHaveLength(1);
+      const kind = queues === 'tools' ? 'tools' : 'runs';
+      expect(b.log()).toMatch(new RegExp(`took over 1 job\\(s\\) of worker dirigent-${kind}/`));
+    },
+  );
 
   it('keeps a worker paused past its lease (SIGSTOP) from writing to the run another took over', async () => {
     const { store, a, b, runId } = await slowRunOnFirstWorker();
