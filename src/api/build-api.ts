@@ -25,6 +25,8 @@ import type { ApiContext } from './api-context.js';
 import { apiErrorOf } from './api-error-of.js';
 import { SHARED_SCHEMAS } from './api-schemas.js';
 import { BearerAuth } from './bearer-auth.js';
+import { CONSOLE_SCHEMAS } from './console-schemas.js';
+import { consoleRoutes, type ConsoleOptions } from './console-routes.js';
 import { directiveRoutes } from './directive-routes.js';
 import { eventRoutes } from './event-routes.js';
 import { batchRoutes } from './batch-routes.js';
@@ -36,6 +38,7 @@ import { IdleSockets } from './idle-sockets.js';
 import { requestValidator } from './request-validator.js';
 import { runEventsRoute } from './run-events-route.js';
 import { runRoutes } from './run-routes.js';
+import { runViewRoutes } from './run-view-routes.js';
 import type { SseStream } from './sse-stream.js';
 
 declare module 'fastify' {
@@ -70,6 +73,8 @@ export interface ApiOptions {
    * `/v1/items/*` and `/mcp` (default false: they search, load, and run directives).
    */
   fullAccess?: boolean;
+  /** The web console's trace links (and where it is built): see `console-routes.ts`. */
+  console?: ConsoleOptions;
 }
 
 /** The default of {@link ApiOptions.rateLimit}. */
@@ -103,7 +108,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
     return503OnClosing: false,
   });
   app.setValidatorCompiler(requestValidator());
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...CONSOLE_SCHEMAS]) app.addSchema(schema);
   app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
@@ -213,10 +218,12 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
   healthRoutes(app, ctx);
   runRoutes(app, ctx);
   runEventsRoute(app, ctx);
+  runViewRoutes(app, ctx);
   directiveRoutes(app, ctx);
   eventRoutes(app, ctx);
   batchRoutes(app, ctx);
   itemRoutes(app, ctx);
+  await consoleRoutes(app, ctx, options.console);
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, () => app.swagger());
   return app;
 }

@@ -1,10 +1,12 @@
 /**
- * `dirigent serve`: the HTTP API (src/api) on the operations, embedded or on a Redis deployment
- * (`--redis` / `REDIS_URL`), until SIGTERM or SIGINT; then it stops taking requests, ends event
+ * `dirigent serve`: the HTTP API (src/api) and the web console at `/` on the operations, embedded
+ * or on a Redis deployment (`--redis` / `REDIS_URL`); `DIRIGENT_TRACE_URL` links the console's
+ * trace ids to a tracing dashboard. Until SIGTERM or SIGINT; then it stops taking requests, ends event
  * streams, answers the requests under way, closes the operations and exits 0.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApi, DEFAULT_RATE_LIMIT } from '../api/build-api.js';
+import { checkTraceUrl } from '../api/console-routes.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
@@ -44,6 +46,15 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
   const tokens = apiTokensOption('serve', opts);
   if (tokens === undefined) return 2;
 
+  let traceUrl: string | undefined;
+  try {
+    const template = process.env.DIRIGENT_TRACE_URL;
+    if (template) traceUrl = checkTraceUrl(template);
+  } catch (err) {
+    say(DirigentError.from(err).describe());
+    return 2;
+  }
+
   let dirigent: Dirigent;
   try {
     const url = redisUrl(opts.redis);
@@ -67,6 +78,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
     ...(bodyLimit !== undefined && { bodyLimit }),
     fullAccess: opts.fullAccess === true,
     logger,
+    ...(traceUrl !== undefined && { console: { traceUrl } }),
   });
   let address: string;
   try {

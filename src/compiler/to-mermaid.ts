@@ -46,7 +46,8 @@ function describe(n: ProcessNode & { kind: 'step' }): string {
   }
 }
 
-function condition(c: Condition): string {
+/** A condition as one line of text: `inputs.mode eq "full"`, `not (…)`, `a or b`. */
+export function condition(c: Condition): string {
   switch (c.kind) {
     case 'compare':
       return `${c.path} ${c.op} ${JSON.stringify(c.value)}`;

@@ -33,6 +33,7 @@ import {
   type IdempotencyStore,
 } from './idempotency.js';
 import { ItemOperations } from './item-operations.js';
+import { RunQueries } from './run-queries.js';
 import type { RunBackend, Watch } from './run-backend.js';
 import type { RunFilter, RunPage } from './run-filter.js';
 import type { BatchOptions, BatchReport, BatchStatus } from './batch.js';
@@ -160,6 +161,13 @@ export class Dirigent {
   /** Runs, newest first, a page at a time. */
   list(filter: RunFilter = {}): Promise<RunPage> {
     return this.backend.list(filter);
+  }
+
+  private runQueries: RunQueries | undefined;
+
+  /** What a console reads: a run's whole view, counts by status, runs as they change. */
+  get runs(): RunQueries {
+    return (this.runQueries ??= new RunQueries(this, this.backend));
   }
 
   /** The run's record once it ends or waits, or as it stands after `timeoutMs`. */

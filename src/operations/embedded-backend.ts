@@ -7,12 +7,17 @@ import type { EngineObserver } from '../engine/engine-options.js';
 import { Engine } from '../engine/engine.js';
 import { FileRunStore } from '../engine/file-run-store.js';
 import type { RunRecord } from '../engine/run-record.js';
+import type { StoredRun } from '../engine/run-store.js';
+import { toStoredRun } from '../engine/to-stored-run.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
+import { EmbeddedRunChanges } from './embedded-run-changes.js';
 import { ObserverHub } from './observer-hub.js';
+import { countRecords, type CountFilter, type RunCounts } from './run-counts.js';
+import type { ChangeSource } from './run-feed.js';
 import type { RunBackend, Watch } from './run-backend.js';
 import { pageOf, type RunFilter, type RunPage } from './run-filter.js';
 
@@ -23,7 +28,11 @@ export class EmbeddedBackend implements RunBackend {
   private readonly store: FileRunStore;
   private readonly hub: ObserverHub;
 
-  constructor(projectDir: string, loader: DirectiveLoader, telemetry: Telemetry | undefined) {
+  constructor(
+    private readonly projectDir: string,
+    loader: DirectiveLoader,
+    telemetry: Telemetry | undefined,
+  ) {
     this.store = new FileRunStore(projectDir);
     this.hub = new ObserverHub((id) => this.engine.activeRun(id)?.lineage.parentRunId ?? undefined);
     this.engine = new Engine({
@@ -59,9 +68,29 @@ export class EmbeddedBackend implements RunBackend {
   }
 
   async list(filter: RunFilter): Promise<RunPage> {
+    return pageOf(await this.records(), filter);
+  }
+
+  async stored(runId: string): Promise<StoredRun | undefined> {
+    const live = this.engine.activeRun(runId);
+    return live !== undefined
+      ? structuredClone(toStoredRun(live, this.projectDir))
+      : this.store.load(runId);
+  }
+
+  async counts(filter: CountFilter): Promise<RunCounts> {
+    return countRecords(await this.records(), filter);
+  }
+
+  /** Every run: those kept in `.dirigent/runs/`, and those live here as they stand now. */
+  private async records(): Promise<Iterable<RunRecord>> {
     const byId = new Map((await this.store.list()).map((r) => [r.runId, r]));
     for (const r of this.engine.activeRuns()) byId.set(r.runId, r.record);
-    return pageOf(byId.values(), filter);
+    return byId.values();
+  }
+
+  changes(): ChangeSource {
+    return new EmbeddedRunChanges(this.engine, this.store);
   }
 
   async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {

@@ -6,12 +6,17 @@ import type { Redis } from 'ioredis';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import { queuedRecord, type RunRecord } from '../engine/run-record.js';
+import type { StoredRun } from '../engine/run-store.js';
 import type { RunSource } from '../queue/run-job.js';
 import { runSourceOf } from '../queue/run-source.js';
 import { RunsClient } from '../queue/runs-client.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { pollRun } from './poll-watch.js';
+import { countStoredRuns } from './redis-run-counts.js';
+import { RedisRunChanges } from './redis-run-changes.js';
+import type { CountFilter, RunCounts } from './run-counts.js';
+import type { ChangeSource } from './run-feed.js';
 import type { RunBackend, Watch } from './run-backend.js';
 import { decodeCursor, pageFrom, pageSize, type RunFilter, type RunPage } from './run-filter.js';
 
@@ -86,6 +91,18 @@ export class RedisBackend implements RunBackend {
       ...(filter.cursor !== undefined && { after: decodeCursor(filter.cursor) }),
     });
     return pageFrom(records, limit);
+  }
+
+  stored(runId: string): Promise<StoredRun | undefined> {
+    return this.client.store.load(runId);
+  }
+
+  counts(filter: CountFilter): Promise<RunCounts> {
+    return countStoredRuns(this.client.store, filter);
+  }
+
+  changes(): ChangeSource {
+    return new RedisRunChanges(this.client.store);
   }
 
   async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {

@@ -1,7 +1,10 @@
 import type { LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
+import type { StoredRun } from '../engine/run-store.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { CountFilter, RunCounts } from './run-counts.js';
+import type { ChangeSource } from './run-feed.js';
 import type { RunFilter, RunPage } from './run-filter.js';
 
 /** A watch of a run: its record when the watch began, and how to end it. */
@@ -29,6 +32,12 @@ export interface RunBackend {
   /** The run's record (`queued` while no worker has taken it up), or undefined. */
   get(runId: string): Promise<RunRecord | undefined>;
   list(filter: RunFilter): Promise<RunPage>;
+  /** What the store keeps of a run (its steps, inputs, source), or undefined (queued, unknown). */
+  stored(runId: string): Promise<StoredRun | undefined>;
+  /** How many runs match `filter`, by status. */
+  counts(filter: CountFilter): Promise<RunCounts>;
+  /** A new source of the runs that change, for a {@link RunFeed}. */
+  changes(): ChangeSource;
   /**
    * The run's record once it ends or waits, or as it stands after `timeoutMs`; `RUN_NOT_FOUND`
    * when there is no such run.

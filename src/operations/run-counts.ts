@@ -1,0 +1,46 @@
+/** How many runs a list holds, by status: the counts a console shows above its list. */
+import type { RunRecord, RunStatus } from '../engine/run-record.js';
+import type { RunFilter } from './run-filter.js';
+
+/** Every status a run can have, in the order a console lists them. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
+/** Which runs {@link Dirigent.counts} counts: a list's filter without status or paging. */
+export type CountFilter = Pick<RunFilter, 'directive' | 'since' | 'until'>;
+
+/** How many runs match a {@link CountFilter}: in all, and by status. */
+export interface RunCounts {
+  total: number;
+  byStatus: Record<RunStatus, number>;
+}
+
+/** Counts with every status at 0. */
+export function noCounts(): RunCounts {
+  return {
+    total: 0,
+    byStatus: Object.fromEntries(RUN_STATUSES.map((s) => [s, 0])) as Record<RunStatus, number>,
+  };
+}
+
+/** Counts `records` that match `filter`, in memory (the embedded store). */
+export function countRecords(
+  records: Iterable<Pick<RunRecord, 'status' | 'directive' | 'startedAt'>>,
+  filter: CountFilter,
+): RunCounts {
+  const counts = noCounts();
+  for (const r of records) {
+    if (filter.directive !== undefined && r.directive !== filter.directive) continue;
+    if (filter.since !== undefined && r.startedAt < filter.since) continue;
+    if (filter.until !== undefined && r.startedAt > filter.until) continue;
+    counts.byStatus[r.status]++;
+    counts.total++;
+  }
+  return counts;
+}
