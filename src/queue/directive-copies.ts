@@ -24,7 +24,8 @@ export interface DirectiveCopy {
 
 /** The copies of one project's loader. */
 export class DirectiveCopies {
-  private readonly resolved = new Map<string, { file: string | undefined; at: number }>();
+  /** Where each directive resolves, by item id: a lookup under way is shared by every run. */
+  private readonly resolved = new Map<string, { file: Promise<string | undefined>; at: number }>();
   private readonly copies = new Map<string, { stamp: string; copy: DirectiveCopy }>();
   /** Verified forms of texts this project does not hold, by file and content hash. */
   private readonly texts = new Map<string, Promise<LoadedDirective>>();
@@ -62,16 +63,20 @@ export class DirectiveCopies {
     return loaded;
   }
 
-  private async fileOf(itemId: string): Promise<string | undefined> {
+  private fileOf(itemId: string): Promise<string | undefined> {
     const known = this.resolved.get(itemId);
     if (known !== undefined && Date.now() - known.at < RESOLVED_MS) return known.file;
-    const found = await this.loader.items.resolve('directive', itemId).catch((err: unknown) => {
-      if (err instanceof DirigentError && err.code === ErrorCode.UNKNOWN_DIRECTIVE)
-        return undefined;
-      throw err;
-    });
-    remember(this.resolved, itemId, { file: found?.file, at: Date.now() });
-    return found?.file;
+    const file = this.loader.items.resolve('directive', itemId).then(
+      (found) => found.file,
+      (err: unknown) => {
+        if (err instanceof DirigentError && err.code === ErrorCode.UNKNOWN_DIRECTIVE)
+          return undefined;
+        this.resolved.delete(itemId);
+        throw err;
+      },
+    );
+    remember(this.resolved, itemId, { file, at: Date.now() });
+    return file;
   }
 }
 
