@@ -7,9 +7,23 @@ import { fsGrepTool } from './fs-grep.js';
 import { fsLsTool } from './fs-ls.js';
 import { fsReadTool } from './fs-read.js';
 import { fsWriteTool } from './fs-write.js';
+import { httpFetchTool } from './http-fetch.js';
 import { sleepTool } from './sleep.js';
+import { webFetchTool } from './web-fetch.js';
 
-export { bashTool, echoTool, fsEditTool, fsGlobTool, fsGrepTool, fsLsTool, fsReadTool, fsWriteTool, sleepTool };
+export {
+  bashTool,
+  echoTool,
+  fsEditTool,
+  fsGlobTool,
+  fsGrepTool,
+  fsLsTool,
+  fsReadTool,
+  fsWriteTool,
+  httpFetchTool,
+  sleepTool,
+  webFetchTool,
+};
 
 /** Every built-in system tool; the default tool set of a {@link BuiltinDispatcher}. */
 export const BUILTIN_TOOLS: ToolDefinition[] = [
@@ -22,4 +36,6 @@ export const BUILTIN_TOOLS: ToolDefinition[] = [
   fsGlobTool,
   fsGrepTool,
   fsEditTool,
+  httpFetchTool,
+  webFetchTool,
 ];
