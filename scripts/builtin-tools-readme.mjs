@@ -8,9 +8,16 @@ import { RYE_ALIAS_TOOLS } from '../dist/src/tools/rye-alias-tools.js';
 
 const file = new URL('../README.md', import.meta.url);
 const readme = readFileSync(file, 'utf8');
-const updated = await format(withToolsTable(readme, builtinToolsTable(BUILTIN_TOOLS, RYE_ALIAS_TOOLS)), {
-  ...(await resolveConfig(file.pathname)),
-  parser: 'markdown',
-});
+const updated = await format(
+  withToolsTable(readme, builtinToolsTable(BUILTIN_TOOLS, RYE_ALIAS_TOOLS)),
+  {
+    ...(await resolveConfig(file.pathname)),
+    parser: 'markdown',
+  },
+);
 writeFileSync(file, updated);
-console.log(updated === readme ? 'README.md: the table of built-in tools is current.' : 'README.md: table of built-in tools rewritten.');
+console.log(
+  updated === readme
+    ? 'README.md: the table of built-in tools is current.'
+    : 'README.md: table of built-in tools rewritten.',
+);

@@ -23,7 +23,9 @@ export async function toolTestCommand(
   const dispatcher = new ItemDispatcher(items);
   const controller = new AbortController();
   const onSigint = () =>
-    controller.abort(DirigentError.fatal(ErrorCode.CANCELLED, 'Cancelled from the terminal (SIGINT).'));
+    controller.abort(
+      DirigentError.fatal(ErrorCode.CANCELLED, 'Cancelled from the terminal (SIGINT).'),
+    );
   process.once('SIGINT', onSigint);
   try {
     if ((itemId === undefined) === (opts.all !== true)) {
@@ -39,14 +41,22 @@ export async function toolTestCommand(
     for (const tool of tools) {
       if (!opts.json) process.stdout.write(`${tool.itemId} (${tool.from})\n`);
       for (const [i, example] of tool.examples.entries()) {
-        const outcome = await runToolExample(dispatcher, tool.itemId, example, i, controller.signal);
+        const outcome = await runToolExample(
+          dispatcher,
+          tool.itemId,
+          example,
+          i,
+          controller.signal,
+        );
         outcomes.push(outcome);
         if (!opts.json) process.stdout.write(`${line(outcome)}\n`);
       }
     }
     const failed = outcomes.filter((o) => !o.passed).length;
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify({ ok: failed === 0, tools: tools.map(summary), outcomes })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ ok: failed === 0, tools: tools.map(summary), outcomes })}\n`,
+      );
     } else {
       process.stdout.write(
         `${outcomes.length} examples of ${tools.length} tools: ${outcomes.length - failed} passed, ${failed} failed\n`,
@@ -55,7 +65,11 @@ export async function toolTestCommand(
     return failed === 0 ? 0 : 1;
   } catch (err) {
     const e = reportToolError(err, opts);
-    return INVALID_CALL.includes(e.code) || e.code === ErrorCode.NO_EXAMPLES || e.code === ErrorCode.INVALID_REQUEST ? 2 : 1;
+    return INVALID_CALL.includes(e.code) ||
+      e.code === ErrorCode.NO_EXAMPLES ||
+      e.code === ErrorCode.INVALID_REQUEST
+      ? 2
+      : 1;
   } finally {
     process.off('SIGINT', onSigint);
     await dispatcher.close();
@@ -65,7 +79,9 @@ export async function toolTestCommand(
 
 function line(o: ExampleOutcome): string {
   const ms = `${Math.round(o.durationMs)} ms`;
-  return o.passed ? `  ✓ ${o.description} (${ms})` : `  ✗ ${o.description} (${ms})\n      ${o.difference}`;
+  return o.passed
+    ? `  ✓ ${o.description} (${ms})`
+    : `  ✗ ${o.description} (${ms})\n      ${o.difference}`;
 }
 
 function summary(t: ToolExamples) {

@@ -33,7 +33,9 @@ export function applyLineChanges(text: string, changes: readonly LineChange[]): 
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const endsWithBreak = text.endsWith('\n');
   const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
-  const ids = changes.some((c) => c.line_id ?? c.start_line_id ?? c.end_line_id) ? idIndex(lines) : undefined;
+  const ids = changes.some((c) => c.line_id ?? c.start_line_id ?? c.end_line_id)
+    ? idIndex(lines)
+    : undefined;
   const ranges = changes.map((c, i) => rangeOf(c, i, lines.length, ids));
   const order = ranges.map((_, i) => i).sort((a, b) => ranges[b]![0] - ranges[a]![0]);
   for (let k = 1; k < order.length; k++) {
@@ -73,7 +75,12 @@ function idIndex(lines: readonly string[]): Map<string, number[]> {
 }
 
 /** The 1-based inclusive range of change `i` (end = start - 1 for an insertion). */
-function rangeOf(c: LineChange, i: number, total: number, ids: Map<string, number[]> | undefined): [number, number] {
+function rangeOf(
+  c: LineChange,
+  i: number,
+  total: number,
+  ids: Map<string, number[]> | undefined,
+): [number, number] {
   const byId = (id: string, field: string): number => {
     const found = ids!.get(id) ?? [];
     if (found.length === 1) return found[0]!;
@@ -82,23 +89,33 @@ function rangeOf(c: LineChange, i: number, total: number, ids: Map<string, numbe
       found.length === 0
         ? `changes[${i}].${field} "${id}" names no line of the file as it is now: it changed since it was read`
         : `changes[${i}].${field} "${id}" names ${found.length} lines (${found.join(', ')})`,
-      { hint: `Read the file again for current line ids, or give changes[${i}] start_line and end_line.` },
+      {
+        hint: `Read the file again for current line ids, or give changes[${i}] start_line and end_line.`,
+      },
     );
   };
   const start =
     c.start_line ??
-    (c.line_id !== undefined ? byId(c.line_id, 'line_id') : c.start_line_id !== undefined ? byId(c.start_line_id, 'start_line_id') : undefined);
+    (c.line_id !== undefined
+      ? byId(c.line_id, 'line_id')
+      : c.start_line_id !== undefined
+        ? byId(c.start_line_id, 'start_line_id')
+        : undefined);
   if (start === undefined) {
     throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, `changes[${i}] says no line`, {
       hint: `Give changes[${i}] start_line (and end_line), or RYE's line_id or start_line_id and end_line_id.`,
     });
   }
-  const end = c.end_line ?? (c.end_line_id !== undefined ? byId(c.end_line_id, 'end_line_id') : start);
+  const end =
+    c.end_line ?? (c.end_line_id !== undefined ? byId(c.end_line_id, 'end_line_id') : start);
   if (start < 1 || start > total + 1 || end < start - 1 || end > total) {
     throw DirigentError.fatal(
       ErrorCode.LINE_OUT_OF_RANGE,
       `changes[${i}] names lines ${start}-${end}, but the file has ${total} lines`,
-      { hint: `Set changes[${i}].start_line from 1 to ${total + 1} and end_line from start_line - 1 to ${total}.`, details: { total_lines: total } },
+      {
+        hint: `Set changes[${i}].start_line from 1 to ${total + 1} and end_line from start_line - 1 to ${total}.`,
+        details: { total_lines: total },
+      },
     );
   }
   return [start, end];

@@ -24,7 +24,12 @@ export function checkAddress(address: string, host: string, policy: NetworkPolic
   }
   const range = parsed.range();
   if (range === 'unicast') return;
-  if (policy.privateRanges.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))) return;
+  if (
+    policy.privateRanges.some(
+      ([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits),
+    )
+  )
+    return;
   throw refused(parsed.toString(), host, range);
 }
 

@@ -18,5 +18,7 @@ export function decodeBody(body: Buffer, contentType: string | undefined): strin
 
 /** Whether `contentType` is text a person or a program reads (not images, archives, …). */
 export function isTextual(contentType: string): boolean {
-  return /^text\/|[/+](json|xml|javascript|ecmascript|x-www-form-urlencoded|yaml|toml|csv)\b/i.test(contentType);
+  return /^text\/|[/+](json|xml|javascript|ecmascript|x-www-form-urlencoded|yaml|toml|csv)\b/i.test(
+    contentType,
+  );
 }

@@ -17,7 +17,8 @@ export function exampleDifference(expected: unknown, actual: unknown, at = ''): 
     return undefined;
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return differ(at, expected, actual);
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return differ(at, expected, actual);
     for (const [key, value] of Object.entries(expected)) {
       if (!(key in actual)) return `at ${at}/${key}: expected ${show(value)}, got nothing`;
       const d = exampleDifference(value, (actual as Record<string, unknown>)[key], `${at}/${key}`);

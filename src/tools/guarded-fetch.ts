@@ -51,7 +51,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization'];
 
 /** Makes `req` within `policy`; see the module comment. */
-export async function guardedFetch(req: GuardedRequest, policy: NetworkPolicy): Promise<GuardedResponse> {
+export async function guardedFetch(
+  req: GuardedRequest,
+  policy: NetworkPolicy,
+): Promise<GuardedResponse> {
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = AbortSignal.any([req.signal, timeout]);
   let url = parseUrl(req.url);
@@ -64,10 +67,14 @@ export async function guardedFetch(req: GuardedRequest, policy: NetworkPolicy): 
     for (;;) {
       checkUrl(url, policy, redirects.length > 0);
       if (seen.has(url.href)) {
-        throw DirigentError.fatal(ErrorCode.REDIRECT_LOOP, `${req.label}: the redirects of ${req.url} come back to ${url.href}`, {
-          hint: 'Set url to the page the loop was meant to reach, or report the loop to the site.',
-          details: { redirects },
-        });
+        throw DirigentError.fatal(
+          ErrorCode.REDIRECT_LOOP,
+          `${req.label}: the redirects of ${req.url} come back to ${url.href}`,
+          {
+            hint: 'Set url to the page the loop was meant to reach, or report the loop to the site.',
+            details: { redirects },
+          },
+        );
       }
       seen.add(url.href);
       const res = await send(url, method, headers, body, policy, signal);
@@ -75,15 +82,22 @@ export async function guardedFetch(req: GuardedRequest, policy: NetworkPolicy): 
       if (REDIRECTS.has(res.statusCode ?? 0) && location !== undefined && req.maxRedirects > 0) {
         res.resume();
         if (redirects.length >= req.maxRedirects) {
-          throw DirigentError.fatal(ErrorCode.TOO_MANY_REDIRECTS, `${req.label}: ${req.url} redirected more than ${req.maxRedirects} times`, {
-            hint: 'Raise max_redirects, or set url to where the redirects lead.',
-            details: { redirects },
-          });
+          throw DirigentError.fatal(
+            ErrorCode.TOO_MANY_REDIRECTS,
+            `${req.label}: ${req.url} redirected more than ${req.maxRedirects} times`,
+            {
+              hint: 'Raise max_redirects, or set url to where the redirects lead.',
+              details: { redirects },
+            },
+          );
         }
         const next = new URL(location, url);
         if (next.origin !== url.origin) for (const h of CREDENTIALS) delete headers[h];
         // 303 always, and 301/302 after a POST, go on as GET without a body (as browsers do).
-        if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+        if (
+          res.statusCode === 303 ||
+          ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')
+        ) {
           method = 'GET';
           body = undefined;
           delete headers['content-type'];
@@ -104,18 +118,26 @@ export async function guardedFetch(req: GuardedRequest, policy: NetworkPolicy): 
   } catch (err) {
     if (req.signal.aborted) throw abortError(req.signal, `${req.label}: ${method} ${url.href}`);
     if (timeout.aborted) {
-      throw DirigentError.retryable(ErrorCode.HTTP_TIMEOUT, `${req.label}: ${method} ${url.href} took longer than ${req.timeoutMs / 1000} s`, {
-        hint: 'Raise timeout, or try again later.',
-        details: { redirects },
-      });
+      throw DirigentError.retryable(
+        ErrorCode.HTTP_TIMEOUT,
+        `${req.label}: ${method} ${url.href} took longer than ${req.timeoutMs / 1000} s`,
+        {
+          hint: 'Raise timeout, or try again later.',
+          details: { redirects },
+        },
+      );
     }
     if (err instanceof DirigentError) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw DirigentError.retryable(ErrorCode.HTTP_FAILED, `${req.label}: ${method} ${url.href} failed: ${e.code ?? e.message}`, {
-      hint: 'Check that url names a host that answers; the step retries per its policy.',
-      details: { code: e.code },
-      cause: err,
-    });
+    throw DirigentError.retryable(
+      ErrorCode.HTTP_FAILED,
+      `${req.label}: ${method} ${url.href} failed: ${e.code ?? e.message}`,
+      {
+        hint: 'Check that url names a host that answers; the step retries per its policy.',
+        details: { code: e.code },
+        cause: err,
+      },
+    );
   }
 }
 
@@ -123,9 +145,13 @@ function parseUrl(text: string): URL {
   try {
     return new URL(text);
   } catch {
-    throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, `url ${JSON.stringify(text)} is not a URL`, {
-      hint: 'Set url to an absolute http:// or https:// URL.',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_PARAMS,
+      `url ${JSON.stringify(text)} is not a URL`,
+      {
+        hint: 'Set url to an absolute http:// or https:// URL.',
+      },
+    );
   }
 }
 
@@ -133,22 +159,35 @@ function parseUrl(text: string): URL {
 function checkUrl(url: URL, policy: NetworkPolicy, redirected: boolean): void {
   const where = redirected ? 'a redirect leads to' : 'url is';
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw DirigentError.fatal(ErrorCode.NETWORK_DENIED, `${where} ${url.href}, which is not http or https`, {
-      hint: 'Set url to an http:// or https:// URL.',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.NETWORK_DENIED,
+      `${where} ${url.href}, which is not http or https`,
+      {
+        hint: 'Set url to an http:// or https:// URL.',
+      },
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, `${where} ${url.origin} with credentials in it`, {
-      hint: 'Pass credentials in headers (authorization), not in url.',
-    });
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_PARAMS,
+      `${where} ${url.origin} with credentials in it`,
+      {
+        hint: 'Pass credentials in headers (authorization), not in url.',
+      },
+    );
   }
   if (!allowsHost(policy, url)) {
-    throw DirigentError.fatal(ErrorCode.NETWORK_DENIED, `${where} ${url.href}, on host ${url.host}, which the project does not allow its web tools`, {
-      hint: policy.file === undefined
-        ? `Set url to an allowed host; the project allows none until ${NETWORK_POLICY_FILE} lists hosts.`
-        : `Set url to a host listed in ${NETWORK_POLICY_FILE}, or add ${url.hostname} to its hosts.`,
-      details: { host: url.host },
-    });
+    throw DirigentError.fatal(
+      ErrorCode.NETWORK_DENIED,
+      `${where} ${url.href}, on host ${url.host}, which the project does not allow its web tools`,
+      {
+        hint:
+          policy.file === undefined
+            ? `Set url to an allowed host; the project allows none until ${NETWORK_POLICY_FILE} lists hosts.`
+            : `Set url to a host listed in ${NETWORK_POLICY_FILE}, or add ${url.hostname} to its hosts.`,
+        details: { host: url.host },
+      },
+    );
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) checkAddress(host, host, policy);
@@ -188,17 +227,27 @@ function send(
 
 function flatHeaders(res: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(res.headers))
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
 /** The response body, decompressed, refused past `max` bytes. */
-async function readBody(res: IncomingMessage, max: number, label: string, url: URL): Promise<Buffer> {
+async function readBody(
+  res: IncomingMessage,
+  max: number,
+  label: string,
+  url: URL,
+): Promise<Buffer> {
   const tooLarge = (size: string) =>
-    DirigentError.fatal(ErrorCode.RESPONSE_TOO_LARGE, `${label}: the response of ${url.href} is larger than max_bytes (${max} bytes; ${size})`, {
-      hint: 'Raise max_bytes, or fetch a smaller resource.',
-      details: { max_bytes: max },
-    });
+    DirigentError.fatal(
+      ErrorCode.RESPONSE_TOO_LARGE,
+      `${label}: the response of ${url.href} is larger than max_bytes (${max} bytes; ${size})`,
+      {
+        hint: 'Raise max_bytes, or fetch a smaller resource.',
+        details: { max_bytes: max },
+      },
+    );
   const declared = Number(res.headers['content-length']);
   const encoding = (res.headers['content-encoding'] ?? '').toLowerCase();
   if (encoding === '' && declared > max) {

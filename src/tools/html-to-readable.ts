@@ -7,12 +7,25 @@ const nhm = lazyPackage<typeof NodeHtmlMarkdownPackage>('node-html-markdown');
 const parser = lazyPackage<typeof NodeHtmlParserPackage>('node-html-parser');
 
 /** Elements whose content is code or decoration, never text to read. */
-const NOT_TEXT = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'head'];
+const NOT_TEXT = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'head',
+];
 
 let markdown: NodeHtmlMarkdownPackage.NodeHtmlMarkdown | undefined;
 
 /** The page's title and its body as `format`: Markdown (node-html-markdown) or plain text. */
-export function htmlToReadable(html: string, format: 'markdown' | 'text'): { title: string | undefined; content: string } {
+export function htmlToReadable(
+  html: string,
+  format: 'markdown' | 'text',
+): { title: string | undefined; content: string } {
   const root = parser().parse(html);
   const title = root.querySelector('title')?.text.trim() || undefined;
   if (format === 'markdown') {

@@ -94,7 +94,8 @@ function lineSites(
     // `old`'s final line break, if any, is not in the run: `new`'s is left out likewise.
     let newText = replacement.replace(/\r\n/g, '\n');
     if (old.endsWith('\n')) newText = newText.replace(/\n$/, '');
-    if (reindent) newText = reindented(newText, indentOf(old), indentOf(lines.slice(i, last + 1).join('\n')));
+    if (reindent)
+      newText = reindented(newText, indentOf(old), indentOf(lines.slice(i, last + 1).join('\n')));
     if (crlf) newText = newText.replace(/\n/g, '\r\n');
     sites.push({ start: starts[i]!, end, line: i + 1, replacement: newText });
     i = last;
@@ -120,6 +121,8 @@ function reindented(text: string, from: string, to: string): string {
   if (from === to) return text;
   return text
     .split('\n')
-    .map((line) => (line.trim() === '' ? line : line.startsWith(from) ? to + line.slice(from.length) : line))
+    .map((line) =>
+      line.trim() === '' ? line : line.startsWith(from) ? to + line.slice(from.length) : line,
+    )
     .join('\n');
 }

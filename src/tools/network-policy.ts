@@ -54,7 +54,8 @@ export function loadNetworkPolicy(projectDir: string): NetworkPolicy {
   const stats = statSync(file, { throwIfNoEntry: false });
   if (stats === undefined) return { file: undefined, hosts: [], privateRanges: [] };
   const cached = cache.get(file);
-  if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.policy;
+  if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size)
+    return cached.policy;
   const policy = parseNetworkPolicy(readFileSync(file, 'utf8'), file);
   cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, policy });
   return policy;
@@ -73,20 +74,29 @@ export function parseNetworkPolicy(text: string, file: string): NetworkPolicy {
   } catch (err) {
     return bad(`is not YAML: ${(err as Error).message}`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return bad('must be a mapping of settings.');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return bad('must be a mapping of settings.');
   const settings = data as Record<string, unknown>;
   for (const key of Object.keys(settings))
-    if (key !== 'hosts' && key !== 'private') bad(`has no setting "${key}" (known: hosts, private).`);
+    if (key !== 'hosts' && key !== 'private')
+      bad(`has no setting "${key}" (known: hosts, private).`);
   const list = (key: string): string[] => {
     const v = settings[key] ?? [];
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.trim() === ''))
       return bad(`"${key}" must be a list of strings.`);
     return (v as string[]).map((x) => x.trim().toLowerCase());
   };
-  const hosts = list('hosts').map((rule) => hostRule(rule) ?? bad(`"${rule}" in hosts is not a host, *.suffix or host:port.`));
+  const hosts = list('hosts').map(
+    (rule) => hostRule(rule) ?? bad(`"${rule}" in hosts is not a host, *.suffix or host:port.`),
+  );
   const privateRanges = list('private').map((range) => {
     try {
-      return range.includes('/') ? ipaddr().parseCIDR(range) : ([ipaddr().parse(range), ipaddr().parse(range).kind() === 'ipv4' ? 32 : 128] as [IpaddrPackage.IPv4 | IpaddrPackage.IPv6, number]);
+      return range.includes('/')
+        ? ipaddr().parseCIDR(range)
+        : ([ipaddr().parse(range), ipaddr().parse(range).kind() === 'ipv4' ? 32 : 128] as [
+            IpaddrPackage.IPv4 | IpaddrPackage.IPv6,
+            number,
+          ]);
     } catch {
       return bad(`"${range}" in private is not an address or a CIDR range (10.0.0.0/8).`);
     }
@@ -109,6 +119,8 @@ export function allowsHost(policy: NetworkPolicy, url: URL): boolean {
   return policy.hosts.some(
     (r) =>
       (r.port === undefined || r.port === port) &&
-      (r.host === '*' || r.host === host || (r.host.startsWith('*.') && host.endsWith(r.host.slice(1)))),
+      (r.host === '*' ||
+        r.host === host ||
+        (r.host.startsWith('*.') && host.endsWith(r.host.slice(1)))),
   );
 }

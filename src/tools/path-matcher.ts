@@ -12,7 +12,10 @@ const picomatch = lazyPackage<typeof picomatchFn>('picomatch');
  * `*` matches names that start with a dot too. Braces (`*.{ts,md}`) and extglobs work as in
  * picomatch. A pattern that does not compile is a fatal `INVALID_PARAMS` naming `param`.
  */
-export function pathMatcher(patterns: string | readonly string[], param: string): (path: string) => boolean {
+export function pathMatcher(
+  patterns: string | readonly string[],
+  param: string,
+): (path: string) => boolean {
   const list = typeof patterns === 'string' ? [patterns] : patterns;
   try {
     // picomatch's `basename` option applies to every pattern given with it, so each pattern is

@@ -64,8 +64,15 @@ export async function runToolExample(
     }
     const durationMs = performance.now() - started;
     const difference = differenceOf(example, fill(example.output), outcome);
-    const seen = 'result' in outcome ? { result: outcome.result } : { error: outcome.error.toJSON() };
-    return { ...base, passed: difference === undefined, ...(difference && { difference }), ...seen, durationMs };
+    const seen =
+      'result' in outcome ? { result: outcome.result } : { error: outcome.error.toJSON() };
+    return {
+      ...base,
+      passed: difference === undefined,
+      ...(difference && { difference }),
+      ...seen,
+      durationMs,
+    };
   } finally {
     await server?.close();
     await rm(project, { recursive: true, force: true });
@@ -80,12 +87,14 @@ function differenceOf(
   if (example.error !== undefined) {
     if ('result' in outcome) return `expected error ${example.error.code}, got a result`;
     const e = outcome.error;
-    if (e.code !== example.error.code) return `expected error ${example.error.code}, got ${e.code}: ${e.message}`;
+    if (e.code !== example.error.code)
+      return `expected error ${example.error.code}, got ${e.code}: ${e.message}`;
     if (example.error.retryable !== undefined && e.retryable !== example.error.retryable)
       return `expected error ${e.code} to be ${example.error.retryable ? 'retryable' : 'fatal'}, it is not`;
     return undefined;
   }
-  if ('error' in outcome) return `expected a result, got error ${outcome.error.code}: ${outcome.error.message}`;
+  if ('error' in outcome)
+    return `expected a result, got error ${outcome.error.code}: ${outcome.error.message}`;
   return output === undefined ? undefined : exampleDifference(output, outcome.result);
 }
 

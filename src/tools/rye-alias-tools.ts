@@ -8,69 +8,20 @@
 import { stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { DirigentError } from '../errors/index.js';
-import { BuiltinDispatcher } from './builtin-dispatcher.js';
-import { BUILTIN_TOOLS } from './builtin/index.js';
 import { capText } from './cap-text.js';
 import { lineId } from './line-id.js';
 import { resolveInProject } from './resolve-in-project.js';
+import { runNative, ryeAlias, withParams } from './rye-alias.js';
 import type { ToolContext, ToolDefinition } from './tool-definition.js';
-import type { ToolExample } from './tool-example.js';
 
 /** RYE's cap on the text of `output` (its read and bash tools cut there). */
 const RYE_OUTPUT_CHARS = 51200;
-
-let natives: BuiltinDispatcher | undefined;
-
-/** Runs native tool `itemId` with `params` for the call `ctx` serves. */
-function native(itemId: string, params: Record<string, unknown>, ctx: ToolContext): Promise<Record<string, unknown>> {
-  natives ??= new BuiltinDispatcher(BUILTIN_TOOLS);
-  return natives.dispatch({
-    itemId,
-    params,
-    projectDir: ctx.projectDir,
-    runId: ctx.runId,
-    step: ctx.step,
-    attempt: ctx.attempt,
-    signal: ctx.signal,
-    ...(ctx.traceparent !== undefined && { traceparent: ctx.traceparent }),
-  }) as Promise<Record<string, unknown>>;
-}
-
-/**
- * The native tool's parameters, with RYE's (`add`) besides. With `add`, what the native schema
- * requires is left to the native call: RYE's extra modes (a batch of files) require other things.
- */
-function schemaOf(nativeId: string, add?: Record<string, object>): object {
-  const schema = BUILTIN_TOOLS.find((t) => t.itemId === nativeId)!.paramsSchema as { properties: object };
-  if (add === undefined) return schema;
-  const { required: _required, anyOf: _anyOf, ...rest } = schema as Record<string, unknown>;
-  return { ...rest, properties: { ...schema.properties, ...add } };
-}
-
-/** `params` without the keys RYE names differently (`drop`), with `set` added where not given. */
-function pass(params: Record<string, unknown>, drop: string[], set: Record<string, unknown> = {}) {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(params)) if (!drop.includes(k) && v !== undefined) out[k] = v;
-  for (const [k, v] of Object.entries(set)) out[k] ??= v;
-  return out;
-}
-
-function alias(
-  itemId: string,
-  nativeId: string,
-  description: string,
-  examples: ToolExample[],
-  execute: ToolDefinition['execute'],
-  add?: Record<string, object>,
-): ToolDefinition {
-  return { itemId, description: `${description} (RYE's name for ${nativeId})`, paramsSchema: schemaOf(nativeId, add), examples, execute };
-}
 
 const NOTES = { 'notes.txt': 'one\ntwo\n' };
 
 /** RYE's tools, by RYE's item ids. */
 export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
-  alias(
+  ryeAlias(
     'rye/file-system/read',
     'dirigent/fs/read',
     'Reads a file with RYE line ids',
@@ -79,31 +30,52 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
         description: "RYE's parameters; lines come with RYE's line ids",
         files: NOTES,
         input: { path: 'notes.txt', offset: 2 },
-        output: { success: true, output: '[LID:981728] two', line_count: 1, total_lines: 2, offset: 2 },
+        output: {
+          success: true,
+          output: '[LID:981728] two',
+          line_count: 1,
+          total_lines: 2,
+          offset: 2,
+        },
       },
     ],
     async (params, ctx) => {
-      const r = await native('dirigent/fs/read', pass(params, [], { limit: 2000 }), ctx);
+      const r = await runNative('dirigent/fs/read', withParams(params, [], { limit: 2000 }), ctx);
       const first = r.offset as number;
       const lines = (r.content as string).replace(/\r?\n$/, '').split(/\r?\n/);
-      const text = (r.content as string) === '' ? '' : lines.map((l, i) => `[LID:${lineId(first + i, l)}] ${l}`).join('\n');
+      const text =
+        (r.content as string) === ''
+          ? ''
+          : lines.map((l, i) => `[LID:${lineId(first + i, l)}] ${l}`).join('\n');
       const output = capText(text, RYE_OUTPUT_CHARS);
-      return { success: true, ...r, output: output.text, truncated: (r.truncated as boolean) || output.truncated };
+      return {
+        success: true,
+        ...r,
+        output: output.text,
+        truncated: (r.truncated as boolean) || output.truncated,
+      };
     },
   ),
-  alias(
+  ryeAlias(
     'rye/file-system/write',
     'dirigent/fs/write',
     'Writes one file, or several (files)',
     [
       {
         description: "RYE's batch mode: files, each with its path and content",
-        input: { files: [{ path: 'a.txt', content: 'a' }, { file_path: 'b/c.txt', content: 'bc' }] },
+        input: {
+          files: [
+            { path: 'a.txt', content: 'a' },
+            { file_path: 'b/c.txt', content: 'bc' },
+          ],
+        },
         output: { success: true, files_written: 2, files_total: 2 },
       },
     ],
     async (params, ctx) => {
-      const files = params.files as { path?: string; file_path?: string; content: string }[] | undefined;
+      const files = params.files as
+        | { path?: string; file_path?: string; content: string }[]
+        | undefined;
       if (files === undefined) return writeOne(params, ctx);
       const results = [];
       for (const f of files) results.push(await writeOne(f, ctx));
@@ -116,14 +88,18 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
         maxItems: 1000,
         items: {
           type: 'object',
-          properties: { path: { type: 'string', minLength: 1 }, file_path: { type: 'string', minLength: 1 }, content: { type: 'string' } },
+          properties: {
+            path: { type: 'string', minLength: 1 },
+            file_path: { type: 'string', minLength: 1 },
+            content: { type: 'string' },
+          },
           required: ['content'],
           additionalProperties: false,
         },
       },
     },
   ),
-  alias(
+  ryeAlias(
     'rye/file-system/edit_lines',
     'dirigent/fs/edit',
     'Edits lines by number or by RYE line id',
@@ -136,11 +112,11 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
       },
     ],
     async (params, ctx) => {
-      const r = await native('dirigent/fs/edit', params, ctx);
+      const r = await runNative('dirigent/fs/edit', params, ctx);
       return { success: true, ...r, output: r.diff };
     },
   ),
-  alias(
+  ryeAlias(
     'rye/file-system/ls',
     'dirigent/fs/ls',
     'Lists a folder',
@@ -149,17 +125,29 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
         description: "RYE's entries: name is the project-relative path; folders end in / in output",
         files: { 'src/a.ts': '', 'b.md': '' },
         input: { path: '.' },
-        output: { success: true, output: 'src/\nb.md', entries: [{ name: 'src', type: 'directory' }, { name: 'b.md', type: 'file' }] },
+        output: {
+          success: true,
+          output: 'src/\nb.md',
+          entries: [
+            { name: 'src', type: 'directory' },
+            { name: 'b.md', type: 'file' },
+          ],
+        },
       },
     ],
     async (params, ctx) => {
-      const r = await native('dirigent/fs/ls', params, ctx);
-      const entries = (r.entries as { path: string; type: string }[]).map((e) => ({ ...e, name: e.path }));
-      const output = entries.map((e) => (e.type === 'directory' ? `${e.name}/` : e.name)).join('\n');
+      const r = await runNative('dirigent/fs/ls', params, ctx);
+      const entries = (r.entries as { path: string; type: string }[]).map((e) => ({
+        ...e,
+        name: e.path,
+      }));
+      const output = entries
+        .map((e) => (e.type === 'directory' ? `${e.name}/` : e.name))
+        .join('\n');
       return { success: true, ...r, entries, output };
     },
   ),
-  alias(
+  ryeAlias(
     'rye/file-system/glob',
     'dirigent/fs/glob',
     'Finds files by glob',
@@ -168,15 +156,20 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
         description: "RYE's glob: a name pattern at any depth, at most 100 files",
         files: { 'src/a.py': '', 'src/b/c.py': '', 'd.txt': '' },
         input: { pattern: '*.py' },
-        output: { success: true, files: ['src/a.py', 'src/b/c.py'], count: 2, output: 'src/a.py\nsrc/b/c.py' },
+        output: {
+          success: true,
+          files: ['src/a.py', 'src/b/c.py'],
+          count: 2,
+          output: 'src/a.py\nsrc/b/c.py',
+        },
       },
     ],
     async (params, ctx) => {
-      const r = await native('dirigent/fs/glob', pass(params, [], { limit: 100 }), ctx);
+      const r = await runNative('dirigent/fs/glob', withParams(params, [], { limit: 100 }), ctx);
       return { success: true, ...r, output: (r.files as string[]).join('\n') };
     },
   ),
-  alias(
+  ryeAlias(
     'rye/file-system/grep',
     'dirigent/fs/grep',
     'Searches files by regular expression',
@@ -189,13 +182,21 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
       },
     ],
     async (params, ctx) => {
-      const r = await native('dirigent/fs/grep', pass(params, [], { max_matches: 100 }), ctx);
+      const r = await runNative(
+        'dirigent/fs/grep',
+        withParams(params, [], { max_matches: 100 }),
+        ctx,
+      );
       const matches = r.matches as { file: string; line: number; content: string }[];
-      return { success: true, ...r, output: matches.map((m) => `${m.file}:${m.line}:${m.content}`).join('\n') };
+      return {
+        success: true,
+        ...r,
+        output: matches.map((m) => `${m.file}:${m.line}:${m.content}`).join('\n'),
+      };
     },
   ),
   ...['rye/web/webfetch', 'rye/web/fetch/fetch'].map((id) =>
-    alias(
+    ryeAlias(
       id,
       'dirigent/web/fetch',
       'Fetches a page as Markdown, text or HTML',
@@ -209,7 +210,7 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
         },
       ],
       async (params, ctx) => {
-        const r = await native('dirigent/web/fetch', params, ctx);
+        const r = await runNative('dirigent/web/fetch', params, ctx);
         return { success: true, ...r, output: r.content };
       },
     ),
@@ -217,16 +218,28 @@ export const RYE_ALIAS_TOOLS: readonly ToolDefinition[] = [
 ];
 
 /** RYE's write of one file: its result fields beside the native ones. */
-async function writeOne(params: Record<string, unknown>, ctx: ToolContext): Promise<Record<string, unknown>> {
+async function writeOne(
+  params: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<Record<string, unknown>> {
   const given = (params.file_path ?? params.path) as string | undefined;
   if (given === undefined) {
-    throw DirigentError.fatal('INVALID_PARAMS', 'rye/file-system/write needs path (or file_path) and content, or files', {
-      hint: 'Give path and content, or files: [{path, content}, …].',
-    });
+    throw DirigentError.fatal(
+      'INVALID_PARAMS',
+      'rye/file-system/write needs path (or file_path) and content, or files',
+      {
+        hint: 'Give path and content, or files: [{path, content}, …].',
+      },
+    );
   }
-  const existed = await stat(await resolveInProject(ctx.projectDir, given)).then(() => true, () => false);
-  const r = await native('dirigent/fs/write', pass(params, ['files']), ctx);
-  const rel = relative(resolve(ctx.projectDir), r.path as string).split(sep).join('/');
+  const existed = await stat(await resolveInProject(ctx.projectDir, given)).then(
+    () => true,
+    () => false,
+  );
+  const r = await runNative('dirigent/fs/write', withParams(params, ['files']), ctx);
+  const rel = relative(resolve(ctx.projectDir), r.path as string)
+    .split(sep)
+    .join('/');
   const bytes = r.bytes as number;
   return {
     success: true,

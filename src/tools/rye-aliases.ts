@@ -40,7 +40,9 @@ export class RyeAliases {
     const known = this.held.get(itemId);
     if (known?.generation === generation) return known.held;
     const held = this.items.spaces.some((space) =>
-      KIND_EXTENSIONS.tool.some((ext) => existsSync(join(space.root, KIND_DIRS.tool, ...itemId.split('/')) + ext)),
+      KIND_EXTENSIONS.tool.some((ext) =>
+        existsSync(join(space.root, KIND_DIRS.tool, ...itemId.split('/')) + ext),
+      ),
     );
     this.held.set(itemId, { generation, held });
     return held;

@@ -22,9 +22,14 @@ export async function serveExamplePages(pages: Record<string, ServedPage>): Prom
       return;
     }
     const fill = (s: string) => s.replaceAll('{server}', host);
-    const headers = Object.fromEntries(Object.entries(page.headers ?? {}).map(([k, v]) => [k, fill(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(page.headers ?? {}).map(([k, v]) => [k, fill(v)]),
+    );
     res
-      .writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/plain; charset=utf-8', ...headers })
+      .writeHead(page.status ?? 200, {
+        'content-type': page.type ?? 'text/plain; charset=utf-8',
+        ...headers,
+      })
       .end(fill(page.body ?? ''));
   });
   await new Promise<void>((resolve, reject) => {

@@ -61,7 +61,10 @@ export async function allToolExamples(
     const files = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
     for (const file of files) {
       if (!JS_EXTENSIONS.has(extname(file))) continue;
-      const id = relative(dir, join(dir, file)).slice(0, -extname(file).length).split(sep).join('/');
+      const id = relative(dir, join(dir, file))
+        .slice(0, -extname(file).length)
+        .split(sep)
+        .join('/');
       if (!ids.has(id)) scripts.add(id);
     }
   }
@@ -74,14 +77,23 @@ export async function allToolExamples(
   return out.filter((t) => t.examples.length > 0);
 }
 
-async function examplesOf(dispatcher: ItemDispatcher, itemId: string, projectDir: string): Promise<ToolExamples> {
+async function examplesOf(
+  dispatcher: ItemDispatcher,
+  itemId: string,
+  projectDir: string,
+): Promise<ToolExamples> {
   if (dispatcher.isBuiltin(itemId)) {
     const native = BUILTIN_TOOLS.find((t) => t.itemId === itemId);
     const tool = native ?? RYE_ALIAS_TOOLS.find((t) => t.itemId === itemId)!;
-    return { itemId, from: native ? 'builtin' : "RYE's name of a built-in", examples: tool.examples ?? [] };
+    return {
+      itemId,
+      from: native ? 'builtin' : "RYE's name of a built-in",
+      examples: tool.examples ?? [],
+    };
   }
   const [link] = await dispatcher.chainOf(itemId, projectDir);
-  const meta = link!.item.format === 'javascript' ? (link!.item.source as JsToolMetadata) : undefined;
+  const meta =
+    link!.item.format === 'javascript' ? (link!.item.source as JsToolMetadata) : undefined;
   const examples = (meta?.examples ?? []).map((e, i) => ({
     description: e.description ?? `example ${i + 1}`,
     input: e.input,

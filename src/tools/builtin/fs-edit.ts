@@ -45,7 +45,7 @@ const EXAMPLES: ToolExample[] = [
     error: { code: 'AMBIGUOUS_MATCH', retryable: false },
   },
   {
-    description: 'line ranges, as RYE\'s edit_lines: line 2 replaced, a line inserted before line 1',
+    description: "line ranges, as RYE's edit_lines: line 2 replaced, a line inserted before line 1",
     files: { 'a.txt': 'one\ntwo\nthree\n' },
     input: {
       path: 'a.txt',
@@ -113,10 +113,17 @@ export const fsEditTool: ToolDefinition = {
     const text = await readText(path, given);
     const changes = params.changes as LineChange[] | undefined;
     const byText = params.old !== undefined || params.new !== undefined;
-    if (byText === (changes !== undefined) || (byText && (params.old === undefined || params.new === undefined))) {
-      throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, `dirigent/fs/edit takes either old and new, or changes`, {
-        hint: 'Give old and new (a text to replace), or changes (line ranges), not both.',
-      });
+    if (
+      byText === (changes !== undefined) ||
+      (byText && (params.old === undefined || params.new === undefined))
+    ) {
+      throw DirigentError.fatal(
+        ErrorCode.INVALID_PARAMS,
+        `dirigent/fs/edit takes either old and new, or changes`,
+        {
+          hint: 'Give old and new (a text to replace), or changes (line ranges), not both.',
+        },
+      );
     }
     let updated: string;
     let summary: Record<string, unknown>;
@@ -127,9 +134,13 @@ export const fsEditTool: ToolDefinition = {
     } else {
       const old = params.old as string;
       if (old === params.new) {
-        throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, 'old and new are the same text: nothing would change', {
-          hint: 'Set new to the text old should become.',
-        });
+        throw DirigentError.fatal(
+          ErrorCode.INVALID_PARAMS,
+          'old and new are the same text: nothing would change',
+          {
+            hint: 'Set new to the text old should become.',
+          },
+        );
       }
       const found = locateEdit(text, old, params.new as string);
       checkFound(found, rel, old, text, params.replace_all === true);
@@ -138,7 +149,15 @@ export const fsEditTool: ToolDefinition = {
     }
     const dryRun = params.dry_run === true;
     if (!dryRun && updated !== text) await writeFileAtomic(path, updated);
-    const patch = diffPackage().createTwoFilesPatch(`a/${rel}`, `b/${rel}`, text, updated, undefined, undefined, { context: 3 });
+    const patch = diffPackage().createTwoFilesPatch(
+      `a/${rel}`,
+      `b/${rel}`,
+      text,
+      updated,
+      undefined,
+      undefined,
+      { context: 3 },
+    );
     // Drop the `Index:`/`===` header lines: a diff reads as `git diff` prints one.
     const diff = capText(patch.slice(patch.indexOf('--- ')), MAX_DIFF_CHARS);
     return {
@@ -159,40 +178,66 @@ async function readText(path: string, given: string): Promise<string> {
     throw DirigentError.fatal(
       stats ? ErrorCode.IS_A_DIRECTORY : ErrorCode.FILE_NOT_FOUND,
       stats ? `"${given}" is a folder, not a file` : `file "${given}" does not exist`,
-      { hint: 'Set path to an existing file of the project; dirigent/fs/write creates files.', details: { path } },
+      {
+        hint: 'Set path to an existing file of the project; dirigent/fs/write creates files.',
+        details: { path },
+      },
     );
   }
   if (stats.size > MAX_EDIT_FILE) {
-    throw DirigentError.fatal(ErrorCode.FILE_TOO_LARGE, `"${given}" has ${stats.size} bytes; edits take files up to ${MAX_EDIT_FILE}`, {
-      hint: 'Edit a smaller file, or change this one with dirigent/shell/bash.',
-      details: { path, size: stats.size },
-    });
+    throw DirigentError.fatal(
+      ErrorCode.FILE_TOO_LARGE,
+      `"${given}" has ${stats.size} bytes; edits take files up to ${MAX_EDIT_FILE}`,
+      {
+        hint: 'Edit a smaller file, or change this one with dirigent/shell/bash.',
+        details: { path, size: stats.size },
+      },
+    );
   }
   const data = await readFile(path);
   if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-    throw DirigentError.fatal(ErrorCode.BINARY_FILE, `"${given}" is a binary file; edits change text`, {
-      hint: 'Set path to a text file.',
-      details: { path },
-    });
+    throw DirigentError.fatal(
+      ErrorCode.BINARY_FILE,
+      `"${given}" is a binary file; edits change text`,
+      {
+        hint: 'Set path to a text file.',
+        details: { path },
+      },
+    );
   }
   return data.toString('utf8');
 }
 
 /** Refuses an edit whose `old` is nowhere in the file, or in several places without `replaceAll`. */
-function checkFound(found: EditLocation, rel: string, old: string, text: string, replaceAll: boolean): void {
+function checkFound(
+  found: EditLocation,
+  rel: string,
+  old: string,
+  text: string,
+  replaceAll: boolean,
+): void {
   if (found.sites.length === 1 || (found.sites.length > 1 && replaceAll)) return;
   if (found.sites.length === 0) {
-    const first = old.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+    const first =
+      old
+        .split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim() ?? '';
     const near = text
       .split('\n')
       .flatMap((l, i) => (first !== '' && l.includes(first) ? [i + 1] : []))
       .slice(0, 5);
-    throw DirigentError.fatal(ErrorCode.NO_MATCH, `old is not in ${rel}, not even with whitespace and indentation set aside`, {
-      hint: near.length > 0
-        ? `old's first line is at line ${near.join(', ')}, but the lines after it differ: read the file (dirigent/fs/read) and copy old from it.`
-        : 'Read the file (dirigent/fs/read) and copy old from it exactly.',
-      details: { path: rel, first_line_at: near },
-    });
+    throw DirigentError.fatal(
+      ErrorCode.NO_MATCH,
+      `old is not in ${rel}, not even with whitespace and indentation set aside`,
+      {
+        hint:
+          near.length > 0
+            ? `old's first line is at line ${near.join(', ')}, but the lines after it differ: read the file (dirigent/fs/read) and copy old from it.`
+            : 'Read the file (dirigent/fs/read) and copy old from it exactly.',
+        details: { path: rel, first_line_at: near },
+      },
+    );
   }
   const candidates = found.sites.map((s) => ({ line: s.line, text: firstLine(text, s.start) }));
   throw DirigentError.fatal(

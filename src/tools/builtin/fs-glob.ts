@@ -52,7 +52,11 @@ export const fsGlobTool: ToolDefinition = {
         minLength: 1,
         description: 'Glob, e.g. "*.ts" (any depth) or "src/**/*.md" (below path).',
       },
-      path: { type: 'string', minLength: 1, description: 'Folder to search (default: the project).' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        description: 'Folder to search (default: the project).',
+      },
       limit: { type: 'integer', minimum: 1, maximum: 100000, default: 1000 },
       no_ignore: { type: 'boolean', default: false, description: 'List ignored files too.' },
     },
@@ -75,6 +79,11 @@ export const fsGlobTool: ToolDefinition = {
     const found = files.filter((f) => matches(f.slice(skip)));
     const limit = params.limit as number;
     const listed = found.length > limit ? found.slice(0, limit) : found;
-    return { files: listed, count: listed.length, total: found.length, truncated: found.length > limit };
+    return {
+      files: listed,
+      count: listed.length,
+      total: found.length,
+      truncated: found.length > limit,
+    };
   },
 };

@@ -4,13 +4,7 @@ import { abortError } from '../abort-error.js';
 import { capLine } from '../cap-text.js';
 import { pathMatcher } from '../path-matcher.js';
 import { resolveSearchRoot } from '../resolve-search-root.js';
-import {
-  eachMatchingLine,
-  lineText,
-  linesAfter,
-  linesBefore,
-  textFinder,
-} from '../text-finder.js';
+import { eachMatchingLine, lineText, linesAfter, linesBefore, textFinder } from '../text-finder.js';
 import { TextFileReader } from '../text-file-reader.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import { walkProject } from '../walk-project.js';
@@ -42,7 +36,14 @@ const EXAMPLES: ToolExample[] = [
     input: { pattern: 'TODO: \\w+', context: 1 },
     output: {
       matches: [
-        { file: 'notes/a.md', line: 2, column: 1, content: 'TODO: write the tests', before: ['intro'], after: ['outro'] },
+        {
+          file: 'notes/a.md',
+          line: 2,
+          column: 1,
+          content: 'TODO: write the tests',
+          before: ['intro'],
+          after: ['outro'],
+        },
       ],
       count: 1,
       files_matched: 1,
@@ -109,7 +110,11 @@ export const fsGrepTool: ToolDefinition = {
       exclude: globs('Files to pass over'),
       literal: { type: 'boolean', default: false, description: 'Read pattern as plain text.' },
       case_insensitive: { type: 'boolean', default: false },
-      context: { ...lines('before and after'), default: 0, description: 'Lines of context before and after each match.' },
+      context: {
+        ...lines('before and after'),
+        default: 0,
+        description: 'Lines of context before and after each match.',
+      },
       before: lines('before'),
       after: lines('after'),
       max_matches: { type: 'integer', minimum: 1, maximum: 10000, default: 100 },
@@ -149,8 +154,10 @@ export const fsGrepTool: ToolDefinition = {
     const root = await resolveSearchRoot(ctx.projectDir, params.path as string | undefined, {
       allowFile: true,
     });
-    const include = params.include === undefined ? undefined : pathMatcher(params.include as string, 'include');
-    const exclude = params.exclude === undefined ? undefined : pathMatcher(params.exclude as string, 'exclude');
+    const include =
+      params.include === undefined ? undefined : pathMatcher(params.include as string, 'include');
+    const exclude =
+      params.exclude === undefined ? undefined : pathMatcher(params.exclude as string, 'exclude');
     const files = root.isDirectory
       ? await walkProject({
           projectDir: ctx.projectDir,
@@ -182,7 +189,8 @@ export const fsGrepTool: ToolDefinition = {
       if (Date.now() >= sliceEnd) {
         await new Promise((r) => setImmediate(r));
         if (ctx.signal.aborted) throw abortError(ctx.signal, `grep for ${JSON.stringify(pattern)}`);
-        if (Date.now() >= deadline) throw timedOut(pattern, params.timeout as number, filesSearched, matches.length);
+        if (Date.now() >= deadline)
+          throw timedOut(pattern, params.timeout as number, filesSearched, matches.length);
         sliceEnd = Date.now() + SLICE_MS;
       }
       const read = reader.read(join(ctx.projectDir, file));
@@ -206,7 +214,8 @@ export const fsGrepTool: ToolDefinition = {
           column: m.column + 1,
           content: capLine(lineText(text, m.start, m.end), maxLine, m.column),
         };
-        if (before > 0) found.before = linesBefore(text, m.start, before).map((l) => capLine(l, maxLine));
+        if (before > 0)
+          found.before = linesBefore(text, m.start, before).map((l) => capLine(l, maxLine));
         if (after > 0) found.after = linesAfter(text, m.end, after).map((l) => capLine(l, maxLine));
         budget -= found.content.length + charsOf(found.before) + charsOf(found.after);
         matches.push(found);
@@ -228,7 +237,12 @@ function charsOf(lines: string[] | undefined): number {
   return lines === undefined ? 0 : lines.reduce((n, l) => n + l.length, 0);
 }
 
-function timedOut(pattern: string, seconds: number, searched: number, found: number): DirigentError {
+function timedOut(
+  pattern: string,
+  seconds: number,
+  searched: number,
+  found: number,
+): DirigentError {
   return DirigentError.fatal(
     ErrorCode.SEARCH_TIMEOUT,
     `grep for ${JSON.stringify(pattern)} took longer than its timeout of ${seconds} s (${searched} files searched, ${found} matching lines found)`,

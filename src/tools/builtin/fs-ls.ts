@@ -9,7 +9,13 @@ import type { ToolExample } from '../tool-example.js';
 const EXAMPLES: ToolExample[] = [
   {
     description: 'folders first, then files, by name; .gitignore and the defaults are respected',
-    files: { '.gitignore': '*.log\n', 'b.txt': 'hello', 'a/x.md': '', 'debug.log': '', 'node_modules/m/i.js': '' },
+    files: {
+      '.gitignore': '*.log\n',
+      'b.txt': 'hello',
+      'a/x.md': '',
+      'debug.log': '',
+      'node_modules/m/i.js': '',
+    },
     input: {},
     output: {
       path: '',
@@ -67,7 +73,8 @@ export const fsLsTool: ToolDefinition = {
     const root = await resolveSearchRoot(ctx.projectDir, params.path as string | undefined, {
       allowFile: false,
     });
-    const stack = params.no_ignore === true ? undefined : IgnoreStack.forWalk(ctx.projectDir, root.rel);
+    const stack =
+      params.no_ignore === true ? undefined : IgnoreStack.forWalk(ctx.projectDir, root.rel);
     const dirents = await readdir(root.abs, { withFileTypes: true });
     if (ctx.signal.aborted) throw abortError(ctx.signal, `listing "${root.rel || '.'}"`);
     const realProject = await realpath(resolve(ctx.projectDir));
@@ -89,7 +96,13 @@ export const fsLsTool: ToolDefinition = {
           : stats.isFile()
             ? 'file'
             : 'other';
-      const entry: Entry = { name: d.name, path, type, size: stats.size, modified: stats.mtime.toISOString() };
+      const entry: Entry = {
+        name: d.name,
+        path,
+        type,
+        size: stats.size,
+        modified: stats.mtime.toISOString(),
+      };
       if (type === 'symlink') entry.target = await linkTarget(full, realProject);
       entries.push(entry);
     }
@@ -101,7 +114,13 @@ export const fsLsTool: ToolDefinition = {
     );
     const limit = params.limit as number;
     const listed = entries.length > limit ? entries.slice(0, limit) : entries;
-    return { path: root.rel, entries: listed, count: listed.length, ignored, truncated: entries.length > limit };
+    return {
+      path: root.rel,
+      entries: listed,
+      count: listed.length,
+      ignored,
+      truncated: entries.length > limit,
+    };
   },
 };
 

@@ -19,13 +19,26 @@ const EXAMPLES: ToolExample[] = [
     description: 'a whole file',
     files: { 'notes.txt': 'one\ntwo\nthree\n' },
     input: { path: 'notes.txt' },
-    output: { content: 'one\ntwo\nthree\n', size: 14, total_lines: 3, line_count: 3, truncated: false },
+    output: {
+      content: 'one\ntwo\nthree\n',
+      size: 14,
+      total_lines: 3,
+      line_count: 3,
+      truncated: false,
+    },
   },
   {
     description: 'two lines from the second, numbered; next_offset says where the rest starts',
     files: { 'notes.txt': 'one\ntwo\nthree\nfour\n' },
     input: { path: 'notes.txt', offset: 2, limit: 2, line_numbers: true },
-    output: { content: '     2\ttwo\n     3\tthree\n', offset: 2, line_count: 2, total_lines: 4, truncated: true, next_offset: 4 },
+    output: {
+      content: '     2\ttwo\n     3\tthree\n',
+      offset: 2,
+      line_count: 2,
+      total_lines: 4,
+      truncated: true,
+      next_offset: 4,
+    },
   },
   {
     description: 'a binary file is refused as text; encoding base64 reads it',
@@ -90,34 +103,61 @@ export const fsReadTool: ToolDefinition = {
       });
     }
     if (!TEXT.has(encoding)) {
-      const ranged = ['offset', 'limit', 'line_numbers'].filter((k) => params[k] !== undefined && params[k] !== false);
+      const ranged = ['offset', 'limit', 'line_numbers'].filter(
+        (k) => params[k] !== undefined && params[k] !== false,
+      );
       if (ranged.length > 0) {
-        throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, `${ranged.join(', ')} need a text encoding, not ${encoding}`, {
-          hint: `Leave out ${ranged.join(', ')}, or set encoding to utf8.`,
-        });
+        throw DirigentError.fatal(
+          ErrorCode.INVALID_PARAMS,
+          `${ranged.join(', ')} need a text encoding, not ${encoding}`,
+          {
+            hint: `Leave out ${ranged.join(', ')}, or set encoding to utf8.`,
+          },
+        );
       }
       const data = await readBytes(path, maxChars, ctx.signal, given);
-      return { path, content: data.toString(encoding), size: stats.size, truncated: stats.size > data.length };
+      return {
+        path,
+        content: data.toString(encoding),
+        size: stats.size,
+        truncated: stats.size > data.length,
+      };
     }
     if (stats.size > MAX_TEXT_FILE) {
-      throw DirigentError.fatal(ErrorCode.FILE_TOO_LARGE, `"${given}" has ${stats.size} bytes, more than a text read takes (${MAX_TEXT_FILE})`, {
-        hint: 'Find the lines you need with dirigent/fs/grep, or read it as base64 with max_chars.',
-        details: { path, size: stats.size },
-      });
+      throw DirigentError.fatal(
+        ErrorCode.FILE_TOO_LARGE,
+        `"${given}" has ${stats.size} bytes, more than a text read takes (${MAX_TEXT_FILE})`,
+        {
+          hint: 'Find the lines you need with dirigent/fs/grep, or read it as base64 with max_chars.',
+          details: { path, size: stats.size },
+        },
+      );
     }
     const data = await readBytes(path, MAX_TEXT_FILE, ctx.signal, given);
-    if ((encoding === 'utf8' || encoding === 'utf-8') && data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-      throw DirigentError.fatal(ErrorCode.BINARY_FILE, `"${given}" is a binary file (it holds NUL bytes)`, {
-        hint: 'Set encoding to base64 (or hex) to read it as data.',
-        details: { path },
-      });
+    if (
+      (encoding === 'utf8' || encoding === 'utf-8') &&
+      data.subarray(0, BINARY_SNIFF_BYTES).includes(0)
+    ) {
+      throw DirigentError.fatal(
+        ErrorCode.BINARY_FILE,
+        `"${given}" is a binary file (it holds NUL bytes)`,
+        {
+          hint: 'Set encoding to base64 (or hex) to read it as data.',
+          details: { path },
+        },
+      );
     }
     return { path, size: data.length, ...lineRange(data.toString(encoding), params, maxChars) };
   },
 };
 
 /** Up to `max` bytes of the file, the abort of `signal` stopping the read. */
-async function readBytes(path: string, max: number, signal: AbortSignal, given: string): Promise<Buffer> {
+async function readBytes(
+  path: string,
+  max: number,
+  signal: AbortSignal,
+  given: string,
+): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
     const chunks: Buffer[] = [];
@@ -139,14 +179,19 @@ async function readBytes(path: string, max: number, signal: AbortSignal, given: 
 /** The lines of `text` that `params` ask for, within `maxChars`, and where they lie. */
 function lineRange(text: string, params: Record<string, unknown>, maxChars: number) {
   const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1))
+    starts.push(i + 1);
   const total = text.length === 0 ? 0 : starts.length;
   const offset = (params.offset as number | undefined) ?? 1;
   if (offset > Math.max(total, 1)) {
-    throw DirigentError.fatal(ErrorCode.LINE_OUT_OF_RANGE, `offset ${offset} is past the end of the file, which has ${total} lines`, {
-      hint: `Set offset to a line from 1 to ${Math.max(total, 1)}.`,
-      details: { offset, total_lines: total },
-    });
+    throw DirigentError.fatal(
+      ErrorCode.LINE_OUT_OF_RANGE,
+      `offset ${offset} is past the end of the file, which has ${total} lines`,
+      {
+        hint: `Set offset to a line from 1 to ${Math.max(total, 1)}.`,
+        details: { offset, total_lines: total },
+      },
+    );
   }
   const limit = (params.limit as number | undefined) ?? total;
   const numbered = params.line_numbers === true;
@@ -155,7 +200,9 @@ function lineRange(text: string, params: Record<string, unknown>, maxChars: numb
   let line = offset;
   for (; line <= last; line++) {
     const start = starts[line - 1]!;
-    const piece = (numbered ? `${String(line).padStart(6)}\t` : '') + text.slice(start, starts[line] ?? text.length);
+    const piece =
+      (numbered ? `${String(line).padStart(6)}\t` : '') +
+      text.slice(start, starts[line] ?? text.length);
     if (content.length + piece.length > maxChars) {
       // Not even one whole line fits: the first line is cut, and the next read starts after it.
       if (content === '') {

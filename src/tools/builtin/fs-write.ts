@@ -35,7 +35,7 @@ export const fsWriteTool: ToolDefinition = {
       output: { bytes: 6 },
     },
     {
-      description: 'the project\'s .ai/ folder is not for tools to write',
+      description: "the project's .ai/ folder is not for tools to write",
       input: { path: '.ai/tools/evil.py', content: '' },
       error: { code: 'PATH_PROTECTED', retryable: false },
     },

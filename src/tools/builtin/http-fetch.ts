@@ -29,7 +29,12 @@ const EXAMPLES: ToolExample[] = [
     files: { '.ai/config/network.yaml': ALLOW_LOCAL },
     serve: { '/api/version': { type: 'application/json', body: '{"version":"2.1.0"}' } },
     input: { url: 'http://{server}/api/version' },
-    output: { status: 200, body: { version: '2.1.0' }, content_type: 'application/json', redirects: [] },
+    output: {
+      status: 200,
+      body: { version: '2.1.0' },
+      content_type: 'application/json',
+      redirects: [],
+    },
   },
   {
     description: 'a host the project does not list is refused before any connection',
@@ -62,7 +67,12 @@ export const httpFetchTool: ToolDefinition = {
   paramsSchema: {
     type: 'object',
     properties: {
-      url: { type: 'string', minLength: 1, [SYNTAX_KEYWORD]: 'url', description: 'http:// or https:// URL.' },
+      url: {
+        type: 'string',
+        minLength: 1,
+        [SYNTAX_KEYWORD]: 'url',
+        description: 'http:// or https:// URL.',
+      },
       method: { type: 'string', enum: METHODS, default: 'GET' },
       headers: {
         type: 'object',
@@ -71,10 +81,20 @@ export const httpFetchTool: ToolDefinition = {
       },
       body: { description: 'A string is sent as it is; anything else as JSON.' },
       response_type: { type: 'string', enum: ['auto', 'text', 'json', 'base64'], default: 'auto' },
-      timeout: { type: 'number', exclusiveMinimum: 0, maximum: 600, default: 30, description: 'Seconds.' },
+      timeout: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 600,
+        default: 30,
+        description: 'Seconds.',
+      },
       max_bytes: { type: 'integer', minimum: 1, maximum: 33554432, default: 1048576 },
       max_redirects: { type: 'integer', minimum: 0, maximum: 20, default: 5 },
-      fail_on_status: { type: 'boolean', default: true, description: 'A status of 400 or more fails.' },
+      fail_on_status: {
+        type: 'boolean',
+        default: true,
+        description: 'A status of 400 or more fails.',
+      },
     },
     required: ['url'],
     additionalProperties: false,
@@ -82,7 +102,10 @@ export const httpFetchTool: ToolDefinition = {
   examples: EXAMPLES,
   async execute(params, ctx) {
     const method = params.method as string;
-    const headers = requestHeaders(params.headers as Record<string, string> | undefined, ctx.traceparent);
+    const headers = requestHeaders(
+      params.headers as Record<string, string> | undefined,
+      ctx.traceparent,
+    );
     let body: Buffer | undefined;
     if (params.body !== undefined) {
       if (method === 'GET' || method === 'HEAD') {
@@ -110,7 +133,13 @@ export const httpFetchTool: ToolDefinition = {
     );
     const contentType = res.headers['content-type'] ?? '';
     if (res.status >= 400 && params.fail_on_status !== false)
-      throw httpStatusError('dirigent/http/fetch', res.url, res.status, res.statusText, decodeBody(res.body, contentType));
+      throw httpStatusError(
+        'dirigent/http/fetch',
+        res.url,
+        res.status,
+        res.statusText,
+        decodeBody(res.body, contentType),
+      );
     return {
       url: res.url,
       status: res.status,
@@ -125,14 +154,23 @@ export const httpFetchTool: ToolDefinition = {
 };
 
 /** The request's headers, lowercased, with the tool's own and the trace context added. */
-function requestHeaders(given: Record<string, string> | undefined, traceparent: string | undefined): Record<string, string> {
+function requestHeaders(
+  given: Record<string, string> | undefined,
+  traceparent: string | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(given ?? {})) headers[k.toLowerCase()] = v;
-  const forbidden = Object.keys(headers).filter((k) => FORBIDDEN_HEADERS.has(k) || k.startsWith('proxy-'));
+  const forbidden = Object.keys(headers).filter(
+    (k) => FORBIDDEN_HEADERS.has(k) || k.startsWith('proxy-'),
+  );
   if (forbidden.length > 0) {
-    throw DirigentError.fatal(ErrorCode.INVALID_PARAMS, `headers may not set ${forbidden.join(', ')}`, {
-      hint: `Leave ${forbidden.join(', ')} out of headers: the tool sets them from url and body.`,
-    });
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_PARAMS,
+      `headers may not set ${forbidden.join(', ')}`,
+      {
+        hint: `Leave ${forbidden.join(', ')} out of headers: the tool sets them from url and body.`,
+      },
+    );
   }
   headers['user-agent'] ??= `Dirigent/${DIRIGENT_VERSION}`;
   if (traceparent !== undefined) headers.traceparent ??= traceparent;
@@ -148,11 +186,16 @@ function bodyAs(type: string, body: Buffer, contentType: string): unknown {
       return text === '' ? null : (JSON.parse(text) as unknown);
     } catch {
       if (type === 'auto') return text;
-      throw DirigentError.fatal(ErrorCode.UNSUPPORTED_CONTENT, `the response is not JSON (${contentType || 'no content type'})`, {
-        hint: 'Set response_type to text (or auto).',
-      });
+      throw DirigentError.fatal(
+        ErrorCode.UNSUPPORTED_CONTENT,
+        `the response is not JSON (${contentType || 'no content type'})`,
+        {
+          hint: 'Set response_type to text (or auto).',
+        },
+      );
     }
   }
-  if (type === 'text' || isTextual(contentType) || contentType === '') return decodeBody(body, contentType);
+  if (type === 'text' || isTextual(contentType) || contentType === '')
+    return decodeBody(body, contentType);
   return body.toString('base64');
 }

@@ -37,7 +37,10 @@ const EXAMPLES: ToolExample[] = [
       '/release': { type: 'text/html', body: PAGE },
     },
     input: { url: 'http://{server}/latest', format: 'text' },
-    output: { url: 'http://{server}/release', content: 'Release 2.1\nFaster loops; see the notes.' },
+    output: {
+      url: 'http://{server}/release',
+      content: 'Release 2.1\nFaster loops; see the notes.',
+    },
   },
   {
     description: 'an image is not a page to read',
@@ -63,11 +66,34 @@ export const webFetchTool: ToolDefinition = {
   paramsSchema: {
     type: 'object',
     properties: {
-      url: { type: 'string', minLength: 1, [SYNTAX_KEYWORD]: 'url', description: 'http:// or https:// URL.' },
+      url: {
+        type: 'string',
+        minLength: 1,
+        [SYNTAX_KEYWORD]: 'url',
+        description: 'http:// or https:// URL.',
+      },
       format: { type: 'string', enum: ['markdown', 'text', 'html'], default: 'markdown' },
-      timeout: { type: 'number', exclusiveMinimum: 0, maximum: 600, default: 30, description: 'Seconds.' },
-      max_bytes: { type: 'integer', minimum: 1, maximum: 33554432, default: 4194304, description: 'Bytes of page read at most.' },
-      max_chars: { type: 'integer', minimum: 1, maximum: 4194304, default: 100000, description: 'Characters of content returned at most.' },
+      timeout: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 600,
+        default: 30,
+        description: 'Seconds.',
+      },
+      max_bytes: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 33554432,
+        default: 4194304,
+        description: 'Bytes of page read at most.',
+      },
+      max_chars: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 4194304,
+        default: 100000,
+        description: 'Characters of content returned at most.',
+      },
       max_redirects: { type: 'integer', minimum: 0, maximum: 20, default: 5 },
     },
     required: ['url'],
@@ -96,15 +122,23 @@ export const webFetchTool: ToolDefinition = {
     const contentType = res.headers['content-type'] ?? '';
     const text = decodeBody(res.body, contentType);
     if (res.status >= 400) throw httpStatusError(label, res.url, res.status, res.statusText, text);
-    const html = /html/i.test(contentType) || (contentType === '' && /^\s*<(!doctype html|html)/i.test(text));
+    const html =
+      /html/i.test(contentType) || (contentType === '' && /^\s*<(!doctype html|html)/i.test(text));
     if (!html && !isTextual(contentType) && contentType !== '') {
-      throw DirigentError.fatal(ErrorCode.UNSUPPORTED_CONTENT, `${label}: ${res.url} is ${contentType}, not a page to read`, {
-        hint: 'Set url to a web page, or fetch this with dirigent/http/fetch (response_type base64).',
-        details: { content_type: contentType },
-      });
+      throw DirigentError.fatal(
+        ErrorCode.UNSUPPORTED_CONTENT,
+        `${label}: ${res.url} is ${contentType}, not a page to read`,
+        {
+          hint: 'Set url to a web page, or fetch this with dirigent/http/fetch (response_type base64).',
+          details: { content_type: contentType },
+        },
+      );
     }
     const format = params.format as 'markdown' | 'text' | 'html';
-    const page = html && format !== 'html' ? htmlToReadable(text, format) : { title: undefined, content: text };
+    const page =
+      html && format !== 'html'
+        ? htmlToReadable(text, format)
+        : { title: undefined, content: text };
     const content = capText(page.content, params.max_chars as number);
     return {
       url: res.url,

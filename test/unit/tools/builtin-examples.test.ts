@@ -12,13 +12,21 @@ const dispatcher = new BuiltinDispatcher();
 
 describe('the examples of the built-in tools', () => {
   it('every built-in has at least one example', () => {
-    expect(BUILTIN_TOOLS.filter((t) => (t.examples ?? []).length === 0).map((t) => t.itemId)).toEqual([]);
+    expect(
+      BUILTIN_TOOLS.filter((t) => (t.examples ?? []).length === 0).map((t) => t.itemId),
+    ).toEqual([]);
   });
 
   for (const tool of BUILTIN_TOOLS) {
     (tool.examples ?? []).forEach((example, i) => {
       it(`${tool.itemId}: ${example.description}`, async () => {
-        const outcome = await runToolExample(dispatcher, tool.itemId, example, i, new AbortController().signal);
+        const outcome = await runToolExample(
+          dispatcher,
+          tool.itemId,
+          example,
+          i,
+          new AbortController().signal,
+        );
         expect(outcome.difference).toBeUndefined();
         expect(outcome.passed).toBe(true);
       });

@@ -16,10 +16,13 @@ describe('the README table of built-in tools', () => {
   const readme = readFileSync(file, 'utf8');
 
   it('is generated from the schemas of every built-in tool and RYE name (npm run docs:tools)', async () => {
-    const expected = await format(withToolsTable(readme, builtinToolsTable(BUILTIN_TOOLS, RYE_ALIAS_TOOLS)), {
-      ...(await resolveConfig(file)),
-      parser: 'markdown',
-    });
+    const expected = await format(
+      withToolsTable(readme, builtinToolsTable(BUILTIN_TOOLS, RYE_ALIAS_TOOLS)),
+      {
+        ...(await resolveConfig(file)),
+        parser: 'markdown',
+      },
+    );
     expect(readme, 'README.md differs from the tools: run npm run docs:tools').toBe(expected);
   });
 
@@ -30,7 +33,9 @@ describe('the README table of built-in tools', () => {
     }
     for (const tool of BUILTIN_TOOLS) {
       const row = table.split('\n').find((l) => l.startsWith(`| \`${tool.itemId}\``))!;
-      for (const name of Object.keys((tool.paramsSchema as { properties?: object }).properties ?? {}))
+      for (const name of Object.keys(
+        (tool.paramsSchema as { properties?: object }).properties ?? {},
+      ))
         expect(row, `${tool.itemId} ${name}`).toContain(`\`${name}\``);
     }
   });
