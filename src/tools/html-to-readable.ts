@@ -6,7 +6,7 @@ import { lazyPackage } from '../directive/lazy-package.js';
 const nhm = lazyPackage<typeof NodeHtmlMarkdownPackage>('node-html-markdown');
 const parser = lazyPackage<typeof NodeHtmlParserPackage>('node-html-parser');
 
-/** Elements whose content is code or decoration, never text to read. */
+/** Elements whose content is code, decoration or the title (given apart), never text to read. */
 const NOT_TEXT = [
   'script',
   'style',
@@ -17,6 +17,7 @@ const NOT_TEXT = [
   'iframe',
   'object',
   'head',
+  'title',
 ];
 
 let markdown: NodeHtmlMarkdownPackage.NodeHtmlMarkdown | undefined;
