@@ -34,7 +34,10 @@ function schemaOf(nativeId: string, add?: Record<string, object>): object {
     properties: object;
   };
   if (add === undefined) return schema;
-  const loose: Record<string, unknown> = { ...schema, properties: { ...schema.properties, ...add } };
+  const loose: Record<string, unknown> = {
+    ...schema,
+    properties: { ...schema.properties, ...add },
+  };
   delete loose.required;
   delete loose.anyOf;
   return loose;

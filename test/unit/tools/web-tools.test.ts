@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
 import { makeCall, rejection, withTempDir } from './helpers.js';
 
+/** What the echo route answers. */
+type Echoed = { method: string; body: string; headers: Record<string, string | undefined> };
 type Route = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 const servers: Server[] = [];
 let origin = '';
@@ -227,7 +229,7 @@ describe('dirigent/http/fetch, with 127.0.0.1 opened', () => {
           body: { a: 1 },
           headers: { 'X-Id': '7' },
         })
-      ).body as Record<string, any>;
+      ).body as Echoed;
       expect(posted).toMatchObject({
         method: 'POST',
         body: '{"a":1}',
@@ -263,11 +265,11 @@ describe('dirigent/http/fetch, with 127.0.0.1 opened', () => {
           body: 'x',
           headers: { authorization: 'Bearer s3cret' },
         })
-      ).body as Record<string, any>;
+      ).body as Echoed;
       expect(moved).toMatchObject({ method: 'PUT', body: 'x' });
       expect(moved.headers.authorization).toBeUndefined();
       const seen = (await call(HTTP, { url: `${origin}/see-other`, method: 'POST', body: 'x' }))
-        .body as Record<string, any>;
+        .body as Echoed;
       expect(seen).toMatchObject({ method: 'GET', body: '' });
     });
   });
