@@ -5,7 +5,7 @@
  * which comes last and so wins (`!dist/` brings back a folder the others ignore). All are in
  * gitignore syntax and matched by the `ignore` package, which follows `git check-ignore`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type ignoreFactory from 'ignore';
 import type { Ignore } from 'ignore';
@@ -105,7 +105,8 @@ export class IgnoreStack {
   /** Adds the `.gitignore` of project-relative folder `dir` (entered by a walk), if it has one. */
   enter(dir: string): void {
     const file = join(this.projectDir, dir, '.gitignore');
-    if (!existsSync(file)) return;
+    // statSync with throwIfNoEntry: most folders have none, and an exception per folder is slow.
+    if (statSync(file, { throwIfNoEntry: false }) === undefined) return;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');

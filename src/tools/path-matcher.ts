@@ -18,11 +18,12 @@ export function pathMatcher(
 ): (path: string) => boolean {
   const list = typeof patterns === 'string' ? [patterns] : patterns;
   try {
-    // picomatch's `basename` option applies to every pattern given with it, so each pattern is
-    // compiled with it or without it according to its own shape.
+    // A pattern without a slash is tested on the name (picomatch's own `basename` option applies
+    // to every pattern given with it, and costs a call per test).
     const tests = list.map((p) => {
       const glob = p.replace(/^\.\//, '');
-      return picomatch()(glob, { dot: true, basename: !glob.includes('/') });
+      const test = picomatch()(glob, { dot: true });
+      return glob.includes('/') ? test : (path: string) => test(path.slice(path.lastIndexOf('/') + 1));
     });
     return tests.length === 1 ? tests[0]! : (path) => tests.some((test) => test(path));
   } catch (err) {

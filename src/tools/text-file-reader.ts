@@ -1,5 +1,5 @@
 /** Reading a project file as text for the search tools, one file at a time, without following links. */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 
 /** Bytes looked at for a NUL to call a file binary (as git and ripgrep do). */
 export const BINARY_SNIFF_BYTES = 8000;
@@ -30,21 +30,17 @@ export class TextFileReader {
       return { kind: 'unreadable' };
     }
     try {
-      const size = fstatSync(fd).size;
-      if (size > this.maxBytes) return { kind: 'too_large' };
-      if (size + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(size + 1);
-      // Read until the end: the size may have changed since fstat.
+      // Read until the end (no fstat first: one system call less per file, and the size may
+      // change meanwhile anyway); a short read of a regular file means its end.
       let length = 0;
       for (;;) {
         const n = readSync(fd, this.buffer, length, this.buffer.length - length, null);
-        if (n === 0) break;
         length += n;
         if (length > this.maxBytes) return { kind: 'too_large' };
-        if (length === this.buffer.length) {
-          const bigger = Buffer.allocUnsafe(this.buffer.length * 2);
-          this.buffer.copy(bigger, 0, 0, length);
-          this.buffer = bigger;
-        }
+        if (length < this.buffer.length) break;
+        const bigger = Buffer.allocUnsafe(Math.min(this.buffer.length * 2, this.maxBytes + 1));
+        this.buffer.copy(bigger, 0, 0, length);
+        this.buffer = bigger;
       }
       if (this.buffer.subarray(0, Math.min(length, BINARY_SNIFF_BYTES)).includes(0))
         return { kind: 'binary' };

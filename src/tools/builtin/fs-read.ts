@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';
@@ -115,7 +115,7 @@ export const fsReadTool: ToolDefinition = {
           },
         );
       }
-      const data = await readBytes(path, maxChars, ctx.signal, given);
+      const data = await readBytes(path, stats.size, maxChars, ctx.signal, given);
       return {
         path,
         content: data.toString(encoding),
@@ -133,7 +133,7 @@ export const fsReadTool: ToolDefinition = {
         },
       );
     }
-    const data = await readBytes(path, MAX_TEXT_FILE, ctx.signal, given);
+    const data = await readBytes(path, stats.size, MAX_TEXT_FILE, ctx.signal, given);
     if (
       (encoding === 'utf8' || encoding === 'utf-8') &&
       data.subarray(0, BINARY_SNIFF_BYTES).includes(0)
@@ -151,28 +151,42 @@ export const fsReadTool: ToolDefinition = {
   },
 };
 
-/** Up to `max` bytes of the file, the abort of `signal` stopping the read. */
+/**
+ * Up to `max` bytes of the file (whose size was `size` when stat'ed), the abort of `signal`
+ * stopping the read. A file within `max` is read in one go; a larger one in chunks up to `max`.
+ */
 async function readBytes(
   path: string,
+  size: number,
   max: number,
   signal: AbortSignal,
   given: string,
 ): Promise<Buffer> {
-  const handle = await open(path, 'r');
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total < max) {
-      if (signal.aborted) throw abortError(signal, `reading "${given}"`);
-      const chunk = Buffer.allocUnsafe(Math.min(max - total, 1024 * 1024));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
-      total += bytesRead;
+    if (size < max) {
+      const data = await readFile(path, { signal });
+      return data.length > max ? data.subarray(0, max) : data;
     }
-    return Buffer.concat(chunks, total);
-  } finally {
-    await handle.close();
+    const handle = await open(path, 'r');
+    try {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      while (total < max) {
+        if (signal.aborted) throw abortError(signal, `reading "${given}"`);
+        const chunk = Buffer.allocUnsafe(Math.min(max - total, 1024 * 1024));
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+        total += bytesRead;
+      }
+      return Buffer.concat(chunks, total);
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    // An abort surfaces from fs as a plain AbortError; report it as the engine's own reason.
+    if (signal.aborted) throw abortError(signal, `reading "${given}"`);
+    throw err;
   }
 }
 

@@ -2,7 +2,6 @@ import { DIRIGENT_VERSION } from '../../package-info.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { SYNTAX_KEYWORD } from '../../syntax/syntax.js';
 import { decodeBody, isTextual } from '../decode-body.js';
-import { guardedFetch } from '../guarded-fetch.js';
 import { httpStatusError } from '../http-status-error.js';
 import { loadNetworkPolicy } from '../network-policy.js';
 import type { ToolDefinition } from '../tool-definition.js';
@@ -117,6 +116,8 @@ export const httpFetchTool: ToolDefinition = {
       body = Buffer.from(json ? JSON.stringify(params.body) : (params.body as string));
       if (json) headers['content-type'] ??= 'application/json';
     }
+    // Loaded on the first request: node's http, https, zlib and dns cost a CLI start-up ~40 ms.
+    const { guardedFetch } = await import('../guarded-fetch.js');
     const res = await guardedFetch(
       {
         url: params.url as string,

@@ -3,7 +3,6 @@ import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { SYNTAX_KEYWORD } from '../../syntax/syntax.js';
 import { capText } from '../cap-text.js';
 import { decodeBody, isTextual } from '../decode-body.js';
-import { guardedFetch } from '../guarded-fetch.js';
 import { htmlToReadable } from '../html-to-readable.js';
 import { httpStatusError } from '../http-status-error.js';
 import { loadNetworkPolicy } from '../network-policy.js';
@@ -102,6 +101,8 @@ export const webFetchTool: ToolDefinition = {
   examples: EXAMPLES,
   async execute(params, ctx) {
     const label = 'dirigent/web/fetch';
+    // Loaded on the first request: node's http, https, zlib and dns cost a CLI start-up ~40 ms.
+    const { guardedFetch } = await import('../guarded-fetch.js');
     const res = await guardedFetch(
       {
         url: params.url as string,
