@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { lazyAction } from './lazy-action.js';
 
 /**
- * Registers `validate`, `graph` and `tool run|create|show|test`: their options and help only; each loads
- * its command's module when it runs.
+ * Registers `validate`, `graph` and `tool run|create|show|test`: their options and help only; each
+ * loads its command's module when it runs.
  */
 export function registerToolCommands(program: Command): void {
   program

@@ -5,10 +5,10 @@ import { RYE_ALIAS_TOOLS } from '../tools/rye-alias-tools.js';
 import type { LoadedItem, LoadRequest } from './load-item.js';
 
 /**
- * A tool built into Dirigent (or RYE's name of one), as `load` answers for it when no space holds a file of that id
- * (`error`, what loading the file threw, is `UNKNOWN_TOOL`): its description and parameter schema
- * as JSON, from the system space. Undefined when `request` is not for a built-in tool (or names
- * the project or user space). Copying one is `INVALID_REQUEST`: it has no file.
+ * A tool built into Dirigent (or RYE's name of one), as `load` answers for it when no space holds
+ * a file of that id (`error`, what loading the file threw, is `UNKNOWN_TOOL`): its description and
+ * parameter schema as JSON, from the system space. Undefined when `request` is not for a built-in
+ * tool (or names the project or user space). Copying one is `INVALID_REQUEST`: it has no file.
  */
 export function builtinToolItem(request: LoadRequest, error: unknown): LoadedItem | undefined {
   const builtin =

@@ -1,11 +1,11 @@
 /**
  * The tool dispatcher over items: the built-in tools, then tools resolved in the project, user and
  * system spaces and run through their executor chain, then RYE's names of built-ins
- * (`rye/file-system/*`, `rye/web/webfetch`) where no space holds such a tool. Per call: build the chain (tool → runtimes →
- * primitive), verify each link's signature, validate the parameters against the tool's schema,
- * resolve its declared secrets, build the config and environment down the chain, run the
- * primitive, check the result against the tool's output schema, and scrub secrets from whatever
- * comes back.
+ * (`rye/file-system/*`, `rye/web/webfetch`) where no space holds such a tool. Per call: build the
+ * chain (tool → runtimes → primitive), verify each link's signature, validate the parameters
+ * against the tool's schema, resolve its declared secrets, build the config and environment down
+ * the chain, run the primitive, check the result against the tool's output schema, and scrub
+ * secrets from whatever comes back.
  */
 import { dirname } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';

@@ -7,20 +7,24 @@ export const BINARY_SNIFF_BYTES = 8000;
 /** What reading one file gave. */
 export type TextFileRead =
   | { kind: 'text'; text: string }
-  | { kind: 'binary' | 'too_large' | 'unreadable' };
+  | { kind: 'binary' | 'too_large' | 'unreadable' | 'without' };
 
 /**
  * Reads a file for a search, synchronously (a search reads thousands of small files, where the
  * promise machinery costs more than the reads; the caller yields to the event loop between
  * batches). The file is opened with `O_NOFOLLOW`, so a symbolic link put in place of a listed
  * file is refused rather than followed out of the project. Files over `maxBytes` and files with a
- * NUL in their first {@link BINARY_SNIFF_BYTES} bytes are not decoded. The buffer is reused
- * between calls.
+ * NUL in their first {@link BINARY_SNIFF_BYTES} bytes are not decoded, nor files without the
+ * bytes of `needle` (`without`: a search whose every match holds a known text skips the others
+ * without decoding them). The buffer is reused between calls.
  */
 export class TextFileReader {
   private buffer = Buffer.allocUnsafe(64 * 1024);
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly needle?: Buffer,
+  ) {}
 
   read(path: string): TextFileRead {
     let fd: number;
@@ -44,6 +48,8 @@ export class TextFileReader {
       }
       if (this.buffer.subarray(0, Math.min(length, BINARY_SNIFF_BYTES)).includes(0))
         return { kind: 'binary' };
+      if (this.needle !== undefined && this.buffer.subarray(0, length).indexOf(this.needle) === -1)
+        return { kind: 'without' };
       return { kind: 'text', text: this.buffer.toString('utf8', 0, length) };
     } catch {
       return { kind: 'unreadable' };

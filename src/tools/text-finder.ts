@@ -50,6 +50,29 @@ export function textFinder(pattern: string, options: FinderOptions): TextFinder 
   };
 }
 
+/**
+ * A text every match of `pattern` holds, for a search to skip files without it: the literal
+ * characters a case-sensitive pattern starts with (escaped punctuation included), before any
+ * alternation, class, group or quantifier; undefined when that is under 3 characters.
+ */
+export function requiredText(pattern: string, options: FinderOptions): string | undefined {
+  if (options.caseInsensitive) return undefined;
+  if (options.literal) return pattern;
+  if (pattern.includes('|')) return undefined;
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\' && /[^A-Za-z0-9]/.test(pattern[i + 1] ?? 'a')) {
+      out += pattern[++i]!;
+    } else if (/[\\^$.|?*+()[\]{}]/.test(ch)) {
+      // A quantifier makes the character before it optional (or repeated): it is not required.
+      if (/[?*{]/.test(ch)) out = out.slice(0, -1);
+      break;
+    } else out += ch;
+  }
+  return out.length >= 3 ? out : undefined;
+}
+
 /** One line of a text that holds a match. */
 export interface LineMatch {
   /** 1-based line number. */

@@ -1,10 +1,17 @@
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { capLine } from '../cap-text.js';
 import { pathMatcher } from '../path-matcher.js';
 import { resolveSearchRoot } from '../resolve-search-root.js';
-import { eachMatchingLine, lineText, linesAfter, linesBefore, textFinder } from '../text-finder.js';
+import {
+  eachMatchingLine,
+  lineText,
+  linesAfter,
+  linesBefore,
+  requiredText,
+  textFinder,
+} from '../text-finder.js';
 import { TextFileReader } from '../text-file-reader.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import { walkProject } from '../walk-project.js';
@@ -147,10 +154,12 @@ export const fsGrepTool: ToolDefinition = {
   examples: EXAMPLES,
   async execute(params, ctx) {
     const pattern = params.pattern as string;
-    const find = textFinder(pattern, {
+    const how = {
       literal: params.literal === true,
       caseInsensitive: params.case_insensitive === true,
-    });
+    };
+    const find = textFinder(pattern, how);
+    const needle = requiredText(pattern, how);
     const root = await resolveSearchRoot(ctx.projectDir, params.path as string | undefined, {
       allowFile: true,
     });
@@ -173,7 +182,11 @@ export const fsGrepTool: ToolDefinition = {
     const maxMatches = params.max_matches as number;
     const maxLine = params.max_line_length as number;
     const deadline = Date.now() + (params.timeout as number) * 1000;
-    const reader = new TextFileReader(params.max_file_bytes as number);
+    const reader = new TextFileReader(
+      params.max_file_bytes as number,
+      needle === undefined ? undefined : Buffer.from(needle),
+    );
+    const dir = `${resolve(ctx.projectDir)}/`;
     const matches: GrepMatch[] = [];
     const skipped = { binary: 0, too_large: 0, unreadable: 0 };
     let filesSearched = 0;
@@ -193,7 +206,11 @@ export const fsGrepTool: ToolDefinition = {
           throw timedOut(pattern, params.timeout as number, filesSearched, matches.length);
         sliceEnd = Date.now() + SLICE_MS;
       }
-      const read = reader.read(join(ctx.projectDir, file));
+      const read = reader.read(dir + file);
+      if (read.kind === 'without') {
+        filesSearched++;
+        continue;
+      }
       if (read.kind !== 'text') {
         skipped[read.kind]++;
         continue;
