@@ -23,7 +23,9 @@ export function pathMatcher(
     const tests = list.map((p) => {
       const glob = p.replace(/^\.\//, '');
       const test = picomatch()(glob, { dot: true });
-      return glob.includes('/') ? test : (path: string) => test(path.slice(path.lastIndexOf('/') + 1));
+      return glob.includes('/')
+        ? test
+        : (path: string) => test(path.slice(path.lastIndexOf('/') + 1));
     });
     return tests.length === 1 ? tests[0]! : (path) => tests.some((test) => test(path));
   } catch (err) {
