@@ -84,7 +84,8 @@ const CHANGE = {
  */
 export const fsEditTool: ToolDefinition = {
   itemId: 'dirigent/fs/edit',
-  description: 'Edits a project file: replaces a text (exact, then lenient) or line ranges.',
+  description:
+    'Edits a project file: one text changed into another (exact, then lenient), or lines.',
   paramsSchema: {
     type: 'object',
     properties: {

@@ -163,16 +163,22 @@ export const fsGrepTool: ToolDefinition = {
     const root = await resolveSearchRoot(ctx.projectDir, params.path as string | undefined, {
       allowFile: true,
     });
-    const include =
-      params.include === undefined ? undefined : pathMatcher(params.include as string, 'include');
-    const exclude =
-      params.exclude === undefined ? undefined : pathMatcher(params.exclude as string, 'exclude');
+    const globs = (name: string) =>
+      params[name] === undefined ? undefined : pathMatcher(params[name] as string | string[], name);
+    const include = globs('include');
+    const exclude = globs('exclude');
+    const seconds = params.timeout as number;
+    const deadline = Date.now() + seconds * 1000;
+    // The listing counts against the time bound too.
+    const clock = AbortSignal.timeout(seconds * 1000);
     const files = root.isDirectory
       ? await walkProject({
           projectDir: ctx.projectDir,
           start: root.rel,
           noIgnore: params.no_ignore === true,
-          signal: ctx.signal,
+          signal: AbortSignal.any([ctx.signal, clock]),
+        }).catch((err: unknown) => {
+          throw clock.aborted && !ctx.signal.aborted ? timedOut(pattern, seconds, 0, 0) : err;
         })
       : [root.rel];
     const skip = root.rel === '' || !root.isDirectory ? 0 : root.rel.length + 1;
@@ -181,7 +187,6 @@ export const fsGrepTool: ToolDefinition = {
     const after = (params.after as number | undefined) ?? context;
     const maxMatches = params.max_matches as number;
     const maxLine = params.max_line_length as number;
-    const deadline = Date.now() + (params.timeout as number) * 1000;
     const reader = new TextFileReader(
       params.max_file_bytes as number,
       needle === undefined ? undefined : Buffer.from(needle),
@@ -202,8 +207,7 @@ export const fsGrepTool: ToolDefinition = {
       if (Date.now() >= sliceEnd) {
         await new Promise((r) => setImmediate(r));
         if (ctx.signal.aborted) throw abortError(ctx.signal, `grep for ${JSON.stringify(pattern)}`);
-        if (Date.now() >= deadline)
-          throw timedOut(pattern, params.timeout as number, filesSearched, matches.length);
+        if (Date.now() >= deadline) throw timedOut(pattern, seconds, filesSearched, matches.length);
         sliceEnd = Date.now() + SLICE_MS;
       }
       const read = reader.read(dir + file);
