@@ -128,9 +128,9 @@ export class IgnoreStack {
   ignores(path: string, isDir: boolean): boolean {
     const rel = this.relative(path);
     if (rel === undefined || rel === '') return false;
-    if (this.prefilter !== undefined && !this.prefilter.test(rel)) return false;
-    this.matcher ??= this.build();
     const subject = this.byName ? rel.slice(rel.lastIndexOf('/') + 1) : rel;
+    if (this.prefilter !== undefined && !this.prefilter.test(subject)) return false;
+    this.matcher ??= this.build();
     return this.matcher.ignores(isDir ? `${subject}/` : subject);
   }
 

@@ -15,11 +15,14 @@ export interface WalkOptions {
   start: string;
   /** List ignored files too (the ignore stack is not read). */
   noIgnore: boolean;
+  /** Lists only the files whose path below `start` passes (default: all). */
+  keep?: (pathBelowStart: string) => boolean;
   signal: AbortSignal;
 }
 
 /**
- * The project-relative paths (with `/`) of the regular files below `start`, sorted, passing over
+ * The project-relative paths (with `/`) of the regular files below `start` that `keep` keeps,
+ * sorted (only those: a glob sorts its matches, not the tree), passing over
  * what the {@link IgnoreStack} ignores (whole folders at once) unless `noIgnore`. Symbolic links
  * are neither listed nor followed, as ripgrep does by default: a link cannot take a search out of
  * the project, nor list a file twice. The walk is fdir's, asynchronous, so the event loop keeps
@@ -35,6 +38,9 @@ export async function walkProject(options: WalkOptions): Promise<string[]> {
   const crawler = new (fdirPackage().fdir)({ excludeSymlinks: true })
     .withRelativePaths()
     .withAbortSignal(signal);
+  // `keep` first: it is cheaper than the ignore stack, and fdir stops at the first filter saying no.
+  const keep = options.keep;
+  if (keep !== undefined) crawler.filter((path, isDir) => isDir || keep(path));
   if (stack !== undefined) {
     crawler
       .exclude((_name, dirPath) => {

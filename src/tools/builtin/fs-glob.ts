@@ -69,14 +69,13 @@ export const fsGlobTool: ToolDefinition = {
       allowFile: false,
     });
     const matches = pathMatcher(params.pattern as string, 'pattern');
-    const files = await walkProject({
+    const found = await walkProject({
       projectDir: ctx.projectDir,
       start: root.rel,
       noIgnore: params.no_ignore === true,
       signal: ctx.signal,
+      keep: matches,
     });
-    const skip = root.rel === '' ? 0 : root.rel.length + 1;
-    const found = files.filter((f) => matches(f.slice(skip)));
     const limit = params.limit as number;
     const listed = found.length > limit ? found.slice(0, limit) : found;
     return {

@@ -177,11 +177,11 @@ export const fsGrepTool: ToolDefinition = {
           start: root.rel,
           noIgnore: params.no_ignore === true,
           signal: AbortSignal.any([ctx.signal, clock]),
+          keep: (path) => (include === undefined || include(path)) && exclude?.(path) !== true,
         }).catch((err: unknown) => {
           throw clock.aborted && !ctx.signal.aborted ? timedOut(pattern, seconds, 0, 0) : err;
         })
       : [root.rel];
-    const skip = root.rel === '' || !root.isDirectory ? 0 : root.rel.length + 1;
     const context = params.context as number;
     const before = (params.before as number | undefined) ?? context;
     const after = (params.after as number | undefined) ?? context;
@@ -201,9 +201,6 @@ export const fsGrepTool: ToolDefinition = {
     let sliceEnd = Date.now() + SLICE_MS;
     for (const file of files) {
       if (truncated) break;
-      const inRoot = root.isDirectory ? file.slice(skip) : file.slice(file.lastIndexOf('/') + 1);
-      if (include !== undefined && !include(inRoot)) continue;
-      if (exclude?.(inRoot) === true) continue;
       if (Date.now() >= sliceEnd) {
         await new Promise((r) => setImmediate(r));
         if (ctx.signal.aborted) throw abortError(ctx.signal, `grep for ${JSON.stringify(pattern)}`);
