@@ -40,7 +40,7 @@ if (only.length > 0) {
     );
   const sections = [];
   for (const name of only) sections.push(await ALONE[name as keyof typeof ALONE]());
-  const when = `${new Date().toISOString().slice(0, 10)}, ${rounds} rounds, load average ${loadAtStart.toFixed(1)}`;
+  const when = `${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)}`;
   const merged = mergeSections(
     existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n',
     sections,
