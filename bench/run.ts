@@ -2,9 +2,10 @@
  * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
  * on Redis), takeover and telemetry overhead benchmarks in one process, each against its baseline in the
  * same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
- * `BENCH_ROUNDS` overrides the number of rounds (default 7).
+ * `BENCH_ROUNDS` overrides the number of rounds (default 7). `BENCH_SECTIONS=tools` runs only
+ * the named sections (here the built-in tools') and merges their tables into docs/benchmarks.md.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
@@ -20,10 +21,36 @@ import { batchBench } from './batch-bench.js';
 import { searchBench } from './search-bench.js';
 import { cliBench } from './cli-bench.js';
 import { takeoverBench } from './takeover-bench.js';
+import { builtinToolsBench } from './builtin-tools-bench.js';
+import { mergeSections } from './merge-sections.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
 const loadAtStart = loadavg()[0]!;
+const file = join(process.cwd(), 'docs', 'benchmarks.md');
+
+/** Sections that can run on their own, by the name `BENCH_SECTIONS` gives them. */
+const ALONE = { tools: () => builtinToolsBench({ rounds: Math.min(rounds, 5) }) };
+const only = (process.env.BENCH_SECTIONS ?? '').split(',').filter((s) => s !== '');
+if (only.length > 0) {
+  const unknown = only.filter((s) => !(s in ALONE));
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_SECTIONS: no section ${unknown.join(', ')} (known: ${Object.keys(ALONE).join(', ')})`,
+    );
+  const sections = [];
+  for (const name of only) sections.push(await ALONE[name as keyof typeof ALONE]());
+  const when = `${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)}`;
+  const merged = mergeSections(
+    existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n',
+    sections,
+    when,
+  );
+  const report = await format(merged, { ...(await resolveConfig(file)), parser: 'markdown' });
+  writeFileSync(file, report);
+  console.log(report.slice(report.indexOf(`## ${sections[0]!.title}`)));
+  process.exit(0);
+}
 
 const compile = await compileBench({ rounds, timeMs: 300, warmupMs: 100 });
 const engine = await engineBench({
@@ -52,12 +79,25 @@ const api = await apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40
 const batch = await batchBench({ lines: 100_000, redisLines: 30_000 });
 const search = await searchBench({ rounds: Math.min(rounds, 5) });
 const cli = await cliBench({ rounds });
+const tools = await ALONE.tools();
 
-const file = join(process.cwd(), 'docs', 'benchmarks.md');
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
   benchmarkReport(
-    [compile, engine, pythonHost, deno, distributed, takeover, telemetry, api, batch, search, cli],
+    [
+      compile,
+      engine,
+      pythonHost,
+      deno,
+      distributed,
+      takeover,
+      telemetry,
+      api,
+      batch,
+      search,
+      cli,
+      tools,
+    ],
     {
       date: new Date(),
       node: process.version,

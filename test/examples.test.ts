@@ -5,7 +5,7 @@
  * signals that resume it. A file in `directives/` without a row here fails the suite.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,8 @@ import { Engine } from '../src/engine/engine.js';
 import { MemoryRunStore } from '../src/engine/memory-run-store.js';
 import type { RunRecord, RunStatus, StepEntry } from '../src/engine/run-record.js';
 import { ItemDispatcher } from '../src/tools/item-dispatcher.js';
+import { serveExamplePages, type ExampleServer } from '../src/tools/serve-example-pages.js';
+import type { ServedPage } from '../src/tools/tool-example.js';
 
 const DIRECTIVES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'directives');
 const FILES = readdirSync(DIRECTIVES)
@@ -52,7 +54,15 @@ interface Row {
   error?: { code: string; step: string | null };
   /** Extra checks of the final record. */
   check?: (record: RunRecord) => void;
+  /**
+   * Pages served on 127.0.0.1 while the row runs: the scratch project's network policy opens
+   * that address, and `DIRIGENT_EXAMPLE_SITE` names the server (`http://127.0.0.1:<port>`).
+   */
+  site?: Record<string, ServedPage>;
 }
+
+/** The network policy a row with a `site` gets, opening the loopback address its server is on. */
+const SITE_POLICY = join('.ai', 'config', 'network.yaml');
 
 const ROWS: Row[] = [
   {
@@ -274,6 +284,40 @@ const ROWS: Row[] = [
     },
   },
   {
+    file: 'tidy_notes.md',
+    title: 'glob, grep, a fetched page and an edit, together',
+    inputs: {},
+    site: {
+      '/release.html': {
+        type: 'text/html; charset=utf-8',
+        body: '<html><head><title>Releases</title></head><body><h1>Dirigent 2.1.0</h1><p>Faster loops.</p></body></html>',
+      },
+    },
+    status: 'completed',
+    steps: ['scratch', 'find', 'search', 'fetch', 'edit', 'check', 'cleanup'],
+    outputs: {
+      notes: 2,
+      todo_line: 3,
+      version: '2.1.0',
+      match: 'exact',
+      release_notes: 'Release notes\n\nVersion 2.1.0\n',
+    },
+    check: (r) => {
+      const edit = r.steps.find((s) => s.name === 'edit');
+      expect(edit?.status).toBe('completed');
+    },
+  },
+  {
+    file: 'tidy_notes.md',
+    title: 'a marker the note does not hold: the edit fails with NO_MATCH, naming old',
+    inputs: { marker: 'FIXME: version' },
+    site: { '/release.html': { type: 'text/html', body: '<h1>Dirigent 2.1.0</h1>' } },
+    status: 'failed',
+    steps: ['scratch', 'find', 'search', 'fetch', 'edit:failed:1'],
+    outputs: null,
+    error: { code: 'NO_MATCH', step: 'edit' },
+  },
+  {
     file: 'python_and_typescript_tools.md',
     title: 'a Python tool and a TypeScript tool',
     inputs: { title: 'Écrire des outils, vite!' },
@@ -362,7 +406,18 @@ describe('directives/ examples', () => {
 
     it.each(rows.map((r) => [r.title, r] as const))('runs: %s', async (_title, row) => {
       const project = await mkdtemp(join(tmpdir(), 'dirigent-example-'));
-      const engine = exampleEngine(project, envOf(row));
+      let site: ExampleServer | undefined;
+      const env = envOf(row);
+      if (row.site !== undefined) {
+        site = await serveExamplePages(row.site);
+        await mkdir(join(project, '.ai', 'config'), { recursive: true });
+        await writeFile(
+          join(project, SITE_POLICY),
+          'hosts: ["127.0.0.1"]\nprivate: ["127.0.0.1"]\n',
+        );
+        env.DIRIGENT_EXAMPLE_SITE = `http://${site.host}`;
+      }
+      const engine = exampleEngine(project, env);
       try {
         const loaded = await engine.loader.loadFile(join(DIRECTIVES, row.file));
         let record = await engine.run(loaded, row.inputs);
@@ -387,9 +442,11 @@ describe('directives/ examples', () => {
         // Quick: every example settles well within two seconds (signals are sent at once).
         expect(record.endedAt! - record.startedAt).toBeLessThan(2000);
         row.check?.(record);
-        // Nothing is left outside .dirigent/ (the examples' scratch space).
-        expect((await filesUnder(project)).filter((f) => !f.startsWith('.dirigent/'))).toEqual([]);
+        // Nothing is left outside .dirigent/ (the examples' scratch space) but the row's policy.
+        const left = (await filesUnder(project)).filter((f) => !f.startsWith('.dirigent/'));
+        expect(left).toEqual(row.site === undefined ? [] : [SITE_POLICY.split('\\').join('/')]);
       } finally {
+        await site?.close();
         engine.release();
         await engine.dispatcher.close?.();
         await rm(project, { recursive: true, force: true });

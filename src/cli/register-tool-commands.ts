@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { lazyAction } from './lazy-action.js';
 
 /**
- * Registers `validate`, `graph` and `tool run|create|show`: their options and help only; each loads
- * its command's module when it runs.
+ * Registers `validate`, `graph` and `tool run|create|show|test`: their options and help only; each
+ * loads its command's module when it runs.
  */
 export function registerToolCommands(program: Command): void {
   program
@@ -41,6 +41,14 @@ export function registerToolCommands(program: Command): void {
     .option('-p, --project <dir>', 'project directory', process.cwd())
     .option('--json', 'print as JSON')
     .action(lazyAction(async () => (await import('./tool-command.js')).toolShowCommand));
+  tool
+    .command('test')
+    .description("Run a tool's worked examples and report each one's pass or difference.")
+    .argument('[item_id]', 'the tool, e.g. dirigent/fs/read')
+    .option('--all', 'every tool with examples: the built-ins and the JS/TS tools of the spaces')
+    .option('-p, --project <dir>', 'project directory', process.cwd())
+    .option('--json', 'print {ok, tools, outcomes} as JSON')
+    .action(lazyAction(async () => (await import('./tool-test-command.js')).toolTestCommand));
 
   program
     .command('graph')

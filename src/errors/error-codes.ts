@@ -77,6 +77,32 @@ export const ErrorCode = {
   PATH_PROTECTED: 'PATH_PROTECTED',
   // A value refused where it would be read as code (a shell's arithmetic, eval, a URL's host)
   UNSAFE_VALUE: 'UNSAFE_VALUE',
+  // The built-in file tools (src/tools/builtin): a folder where a file is needed or the other way
+  // round, a binary or oversized file read as text, a regular expression that does not compile
+  // or ran past its time bound, an edit whose text is not in the file (or is there more than
+  // once), and line numbers or line ids the file no longer has.
+  NOT_A_DIRECTORY: 'NOT_A_DIRECTORY',
+  IS_A_DIRECTORY: 'IS_A_DIRECTORY',
+  BINARY_FILE: 'BINARY_FILE',
+  FILE_TOO_LARGE: 'FILE_TOO_LARGE',
+  INVALID_PATTERN: 'INVALID_PATTERN',
+  SEARCH_TIMEOUT: 'SEARCH_TIMEOUT',
+  NO_MATCH: 'NO_MATCH',
+  AMBIGUOUS_MATCH: 'AMBIGUOUS_MATCH',
+  LINE_OUT_OF_RANGE: 'LINE_OUT_OF_RANGE',
+  STALE_LINE_ID: 'STALE_LINE_ID',
+  // The built-in web tools: a host the project does not allow, a private address (loopback,
+  // RFC 1918, link-local, …) it has not opened, redirects that loop or go on too long, a
+  // response over its size cap or past its time, and content a page reader cannot turn into text.
+  NETWORK_DENIED: 'NETWORK_DENIED',
+  PRIVATE_ADDRESS: 'PRIVATE_ADDRESS',
+  TOO_MANY_REDIRECTS: 'TOO_MANY_REDIRECTS',
+  REDIRECT_LOOP: 'REDIRECT_LOOP',
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
+  HTTP_TIMEOUT: 'HTTP_TIMEOUT',
+  UNSUPPORTED_CONTENT: 'UNSUPPORTED_CONTENT',
+  // `dirigent tool test`: a tool with no examples to run.
+  NO_EXAMPLES: 'NO_EXAMPLES',
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   STEP_TIMEOUT: 'STEP_TIMEOUT',
   RUN_TIMEOUT: 'RUN_TIMEOUT',

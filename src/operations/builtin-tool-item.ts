@@ -1,18 +1,19 @@
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
+import { RYE_ALIAS_TOOLS } from '../tools/rye-alias-tools.js';
 import type { LoadedItem, LoadRequest } from './load-item.js';
 
 /**
- * A tool built into Dirigent, as `load` answers for it when no space holds a file of that id
- * (`error`, what loading the file threw, is `UNKNOWN_TOOL`): its description and parameter schema
- * as JSON, from the system space. Undefined when `request` is not for a built-in tool (or names
- * the project or user space). Copying one is `INVALID_REQUEST`: it has no file.
+ * A tool built into Dirigent (or RYE's name of one), as `load` answers for it when no space holds
+ * a file of that id (`error`, what loading the file threw, is `UNKNOWN_TOOL`): its description and
+ * parameter schema as JSON, from the system space. Undefined when `request` is not for a built-in
+ * tool (or names the project or user space). Copying one is `INVALID_REQUEST`: it has no file.
  */
 export function builtinToolItem(request: LoadRequest, error: unknown): LoadedItem | undefined {
   const builtin =
     request.kind === 'tool' && request.source !== 'project' && request.source !== 'user'
-      ? BUILTIN_TOOLS.find((t) => t.itemId === request.itemId)
+      ? [...BUILTIN_TOOLS, ...RYE_ALIAS_TOOLS].find((t) => t.itemId === request.itemId)
       : undefined;
   if (builtin === undefined || DirigentError.from(error).code !== ErrorCode.UNKNOWN_TOOL)
     return undefined;

@@ -1,10 +1,11 @@
 /**
  * The tool dispatcher over items: the built-in tools, then tools resolved in the project, user and
- * system spaces and run through their executor chain. Per call: build the chain (tool → runtimes →
- * primitive), verify each link's signature, validate the parameters against the tool's schema,
- * resolve its declared secrets, build the config and environment down the chain, run the
- * primitive, check the result against the tool's output schema, and scrub secrets from whatever
- * comes back.
+ * system spaces and run through their executor chain, then RYE's names of built-ins
+ * (`rye/file-system/*`, `rye/web/webfetch`) where no space holds such a tool. Per call: build the
+ * chain (tool → runtimes → primitive), verify each link's signature, validate the parameters
+ * against the tool's schema, resolve its declared secrets, build the config and environment down
+ * the chain, run the primitive, check the result against the tool's output schema, and scrub
+ * secrets from whatever comes back.
  */
 import { dirname } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -38,6 +39,7 @@ import { BuiltinDispatcher, describeInvalidParams } from './builtin-dispatcher.j
 import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
 import type { ItemDispatcherOptions } from './item-dispatcher-options.js';
 import { projectRequiresSignatures } from './project-requires-signatures.js';
+import { RyeAliases } from './rye-aliases.js';
 import type { ToolCall } from './tool-call.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 import { ToolSchemas } from './tool-schemas.js';
@@ -49,6 +51,7 @@ export type { ItemDispatcherOptions } from './item-dispatcher-options.js';
 /** A {@link ToolDispatcher} over the built-in tools and the tools of the project's spaces. */
 export class ItemDispatcher implements ToolDispatcher {
   private readonly builtins: BuiltinDispatcher;
+  private readonly aliases: RyeAliases;
   private readonly schemas = new ToolSchemas();
   private readonly described = new Map<string, ToolDescription>();
   private readonly trust: TrustStore;
@@ -71,6 +74,10 @@ export class ItemDispatcher implements ToolDispatcher {
         ...(options.secretsFile !== undefined && { secretsFile: options.secretsFile }),
       });
     this.env = options.env ?? process.env;
+    this.aliases = new RyeAliases(items, {
+      env: this.env,
+      ...(options.secretsFile !== undefined && { secretsFile: options.secretsFile }),
+    });
     this.trust = new TrustStore(items.spaces);
     this.requireSignatures =
       options.requireSignatures ??
@@ -87,7 +94,9 @@ export class ItemDispatcher implements ToolDispatcher {
 
   /** Built-ins are known at once; item tools once they have been run (their files are read then). */
   describe(itemId: string): ToolDescription | undefined {
-    return this.builtins.describe(itemId) ?? this.described.get(itemId);
+    return (
+      this.builtins.describe(itemId) ?? this.aliases.active(itemId) ?? this.described.get(itemId)
+    );
   }
 
   /**
@@ -120,7 +129,7 @@ export class ItemDispatcher implements ToolDispatcher {
     params: Record<string, unknown>,
     projectDir: string,
   ): Promise<{ params: Record<string, unknown>; chain: { itemId: string; space: string }[] }> {
-    const builtin = this.builtins.describe(itemId);
+    const builtin = this.builtins.describe(itemId) ?? this.aliases.active(itemId);
     const chain = builtin === undefined ? await this.chainOf(itemId, projectDir) : [];
     const schema = builtin?.paramsSchema ?? chain[0]!.item.paramsSchema;
     const checked = structuredClone(params);
@@ -129,9 +138,15 @@ export class ItemDispatcher implements ToolDispatcher {
     return { params: checked, chain: chain.map((l) => ({ itemId: l.itemId, space: l.space })) };
   }
 
-  /** Whether `itemId` is one of the built-in tools (which have no chain). */
+  /** Whether `itemId` is one of the built-in tools (which have no chain), or RYE's name of one. */
   isBuiltin(itemId: string): boolean {
-    return this.builtins.describe(itemId) !== undefined;
+    return this.builtinsOf(itemId) !== undefined;
+  }
+
+  /** The dispatcher of the built-in `itemId`: the built-ins', or that of RYE's names in force. */
+  private builtinsOf(itemId: string): BuiltinDispatcher | undefined {
+    if (this.builtins.describe(itemId) !== undefined) return this.builtins;
+    return this.aliases.active(itemId) === undefined ? undefined : this.aliases.dispatcher;
   }
 
   /**
@@ -155,8 +170,9 @@ export class ItemDispatcher implements ToolDispatcher {
 
   /** {@link dispatch}, without telemetry: runs the call and checks its result's size. */
   private async dispatchChecked(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
-    const result = await (this.isBuiltin(call.itemId)
-      ? this.builtins.dispatch(call)
+    const builtins = this.builtinsOf(call.itemId);
+    const result = await (builtins !== undefined
+      ? builtins.dispatch(call)
       : this.dispatchItem(call, chain));
     const limits = this.options.limits ?? DEFAULT_LIMITS;
     checkJsonSize(

@@ -1,4 +1,5 @@
 import type { RetryPolicy } from '../directive/ast.js';
+import type { ToolExample } from './tool-example.js';
 
 /** What a running tool knows about the call it serves. */
 export interface ToolContext {
@@ -36,5 +37,7 @@ export interface ToolDefinition {
   paramsSchema: object;
   /** Overrides of {@link DEFAULT_RETRY_POLICY}; a step's `<retry>` overrides both. */
   retry?: Partial<RetryPolicy>;
+  /** Worked examples: documentation that `dirigent tool test` runs. */
+  examples?: readonly ToolExample[];
   execute(params: Record<string, unknown>, ctx: ToolContext): unknown | Promise<unknown>;
 }

@@ -248,7 +248,8 @@ describe('dirigent run --json: the run record and the exit status', () => {
   });
 
   it('runs every example through the CLI without getting stuck, with the exit status its outcome calls for', async () => {
-    const expected: Record<string, number> = { wait_for_signal: 3 };
+    // tidy_notes fetches a page: the scratch project opens no host, so its fetch is refused.
+    const expected: Record<string, number> = { wait_for_signal: 3, tidy_notes: 1 };
     const inputs: Record<string, string[]> = { greet_child: ['--input', 'name=Ada'] };
     const names = readdirSync(DIRECTIVES)
       .filter((f) => f.endsWith('.md'))
@@ -257,7 +258,8 @@ describe('dirigent run --json: the run record and the exit status', () => {
     // which allows the one variable an example reads as the repository's configuration does.
     const env = {
       DIRIGENT_USER_SPACE: join(DIRECTIVES, '..', '.ai'),
-      DIRIGENT_ENV_ALLOW: 'DIRIGENT_EXAMPLE_CURRENCY',
+      DIRIGENT_ENV_ALLOW: 'DIRIGENT_EXAMPLE_CURRENCY,DIRIGENT_EXAMPLE_SITE',
+      DIRIGENT_EXAMPLE_SITE: 'http://127.0.0.1:9',
     };
     const results = await Promise.all(
       names.map((n) => json(['run', example(n), ...(inputs[n] ?? [])], { env })),
@@ -265,6 +267,8 @@ describe('dirigent run --json: the run record and the exit status', () => {
     results.forEach(({ code, record }, i) => {
       const name = names[i]!;
       expect({ name, code }).toEqual({ name, code: expected[name] ?? 0 });
+      if (name === 'tidy_notes')
+        expect(record.error).toMatchObject({ code: 'NETWORK_DENIED', step: 'fetch' });
       // A bound that catches a run stuck on something (stdin, a lock), not a speed goal: all the
       // examples run at once on a shared machine. Speed is measured in `npm run bench`.
       if (record.endedAt) expect(record.endedAt - record.startedAt!).toBeLessThan(10_000);

@@ -38,6 +38,18 @@ export const bashTool: ToolDefinition = {
     required: ['command'],
     additionalProperties: false,
   },
+  examples: [
+    {
+      description: 'a command with a variable of env',
+      input: { command: 'printf "%s, %s" "$GREETING" world', env: { GREETING: 'hello' } },
+      output: { stdout: 'hello, world', stderr: '', exit_code: 0 },
+    },
+    {
+      description: 'a non-zero exit is a retryable COMMAND_FAILED',
+      input: { command: 'echo broken >&2; exit 3' },
+      error: { code: 'COMMAND_FAILED', retryable: true },
+    },
+  ],
   async execute(params, ctx) {
     const command = params.command as string;
     const dir = params.working_dir as string | undefined;

@@ -28,6 +28,18 @@ export const fsWriteTool: ToolDefinition = {
     anyOf: [{ required: ['file_path'] }, { required: ['path'] }],
     additionalProperties: false,
   },
+  examples: [
+    {
+      description: 'writes a file, creating its folder',
+      input: { path: 'out/note.txt', content: 'héllo' },
+      output: { bytes: 6 },
+    },
+    {
+      description: "the project's .ai/ folder is not for tools to write",
+      input: { path: '.ai/tools/evil.py', content: '' },
+      error: { code: 'PATH_PROTECTED', retryable: false },
+    },
+  ],
   async execute(params, ctx) {
     const given = (params.file_path ?? params.path) as string;
     const content = params.content as string;

@@ -17,6 +17,7 @@ export const sleepTool: ToolDefinition = {
     required: ['ms'],
     additionalProperties: false,
   },
+  examples: [{ description: 'waits 5 ms', input: { ms: 5 }, output: { slept: 5 } }],
   execute(params, ctx) {
     const ms = params.ms as number;
     const signal = ctx.signal;

@@ -31,7 +31,15 @@ describe('dirigent/fs/read and dirigent/fs/write', () => {
       const read = await dispatcher.dispatch(
         makeCall(READ, { path: 'a/b/note.txt' }, { projectDir: project }),
       );
-      expect(read).toEqual({ path: join(project, 'a/b/note.txt'), content: 'héllo', size: 6 });
+      expect(read).toEqual({
+        path: join(project, 'a/b/note.txt'),
+        content: 'héllo',
+        size: 6,
+        offset: 1,
+        line_count: 1,
+        total_lines: 1,
+        truncated: false,
+      });
     });
   });
 
