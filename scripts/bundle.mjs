@@ -9,24 +9,25 @@
 //    a command still loads only what it needs. Packages stay outside (commander excepted, which
 //    every command uses), resolved from node_modules as before.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
-/** The packages `lazyPackage` loads (keep in step with its callers). */
-export const VENDORED = [
-  'yaml',
-  'xstate',
-  'jsonata',
-  'fast-xml-parser',
-  'ajv',
-  'cron-parser',
-  'smol-toml',
-  're2js',
-];
+/** The packages `lazyPackage('…')` loads somewhere in the built sources. */
+function lazyPackages(dir) {
+  const names = new Set();
+  for (const entry of readdirSync(dir, { recursive: true })) {
+    if (!entry.endsWith('.js')) continue;
+    const text = readFileSync(join(dir, entry), 'utf8');
+    for (const m of text.matchAll(/lazyPackage\(\s*['"]([^'"]+)['"]\s*\)/g)) names.add(m[1]);
+  }
+  return [...names].sort();
+}
+
+const VENDORED = lazyPackages(join(dist, 'src'));
 
 const node = { platform: 'node', target: 'node20', logLevel: 'warning', legalComments: 'none' };
 
