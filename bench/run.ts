@@ -2,8 +2,8 @@
  * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
  * on Redis), takeover and telemetry overhead benchmarks in one process, each against its baseline in the
  * same rounds. Prints a Markdown table and writes it to docs/benchmarks.md.
- * `BENCH_ROUNDS` overrides the number of rounds (default 7). `BENCH_SECTIONS=tools` runs only
- * the named sections (here the built-in tools') and merges their tables into docs/benchmarks.md.
+ * `BENCH_ROUNDS` overrides the number of rounds (default 7). `BENCH_SECTIONS=distributed,cli`
+ * runs only the named sections (see `SECTIONS`) and merges their tables into docs/benchmarks.md.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -23,23 +23,56 @@ import { cliBench } from './cli-bench.js';
 import { takeoverBench } from './takeover-bench.js';
 import { builtinToolsBench } from './builtin-tools-bench.js';
 import { mergeSections } from './merge-sections.js';
+import type { BenchSection } from './bench-section.js';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const started = performance.now();
 const loadAtStart = loadavg()[0]!;
 const file = join(process.cwd(), 'docs', 'benchmarks.md');
 
-/** Sections that can run on their own, by the name `BENCH_SECTIONS` gives them. */
-const ALONE = { tools: () => builtinToolsBench({ rounds: Math.min(rounds, 5) }) };
+/** Every section, in the report's order, by the name `BENCH_SECTIONS` gives it. */
+const SECTIONS = {
+  compile: () => compileBench({ rounds, timeMs: 300, warmupMs: 100 }),
+  engine: () =>
+    engineBench({
+      rounds,
+      timeMs: 800,
+      warmupMs: 150,
+      loopIterations: 1000,
+      sequenceSteps: 100,
+      directBatch: 1000,
+    }),
+  python: () => pythonHostBench({ rounds }),
+  deno: () => denoBench({ rounds }),
+  distributed: () => distributedBench({ rounds: Math.min(rounds, 5) }),
+  takeover: () => takeoverBench({ kills: 20 }),
+  telemetry: (engine?: BenchSection) =>
+    telemetryBench({
+      rounds,
+      timeMs: 800,
+      warmupMs: 150,
+      sequenceSteps: 100,
+      runsPerIteration: 10,
+      redisRounds: rounds,
+      engineSequenceUs: engine?.rows.find((r) => r.name.includes('100 sequential echo steps'))?.us,
+    }),
+  api: () => apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40 }),
+  batch: () => batchBench({ lines: 100_000, redisLines: 30_000 }),
+  search: () => searchBench({ rounds: Math.min(rounds, 5) }),
+  cli: () => cliBench({ rounds }),
+  tools: () => builtinToolsBench({ rounds: Math.min(rounds, 5) }),
+} as const;
+type SectionName = keyof typeof SECTIONS;
+
 const only = (process.env.BENCH_SECTIONS ?? '').split(',').filter((s) => s !== '');
 if (only.length > 0) {
-  const unknown = only.filter((s) => !(s in ALONE));
+  const unknown = only.filter((s) => !(s in SECTIONS));
   if (unknown.length > 0)
     throw new Error(
-      `BENCH_SECTIONS: no section ${unknown.join(', ')} (known: ${Object.keys(ALONE).join(', ')})`,
+      `BENCH_SECTIONS: no section ${unknown.join(', ')} (known: ${Object.keys(SECTIONS).join(', ')})`,
     );
   const sections = [];
-  for (const name of only) sections.push(await ALONE[name as keyof typeof ALONE]());
+  for (const name of only) sections.push(await SECTIONS[name as SectionName]());
   const when = `${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)}`;
   const merged = mergeSections(
     existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n',
@@ -52,61 +85,22 @@ if (only.length > 0) {
   process.exit(0);
 }
 
-const compile = await compileBench({ rounds, timeMs: 300, warmupMs: 100 });
-const engine = await engineBench({
-  rounds,
-  timeMs: 800,
-  warmupMs: 150,
-  loopIterations: 1000,
-  sequenceSteps: 100,
-  directBatch: 1000,
-});
-
-const pythonHost = await pythonHostBench({ rounds });
-const deno = await denoBench({ rounds });
-const distributed = await distributedBench({ rounds: Math.min(rounds, 5) });
-const takeover = await takeoverBench({ kills: 20 });
-const telemetry = await telemetryBench({
-  rounds,
-  timeMs: 800,
-  warmupMs: 150,
-  sequenceSteps: 100,
-  runsPerIteration: 10,
-  redisRounds: rounds,
-  engineSequenceUs: engine.rows.find((r) => r.name.includes('100 sequential echo steps'))?.us,
-});
-const api = await apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40 });
-const batch = await batchBench({ lines: 100_000, redisLines: 30_000 });
-const search = await searchBench({ rounds: Math.min(rounds, 5) });
-const cli = await cliBench({ rounds });
-const tools = await ALONE.tools();
+const done = new Map<SectionName, BenchSection>();
+// The telemetry section compares its embedded rows with the engine section's sequence.
+for (const name of Object.keys(SECTIONS) as SectionName[])
+  done.set(name, await SECTIONS[name](done.get('engine')));
+const all = [...done.values()];
 
 // Formatted as `npm run format` would, so that the written file passes `format:check`.
 const report = await format(
-  benchmarkReport(
-    [
-      compile,
-      engine,
-      pythonHost,
-      deno,
-      distributed,
-      takeover,
-      telemetry,
-      api,
-      batch,
-      search,
-      cli,
-      tools,
-    ],
-    {
-      date: new Date(),
-      node: process.version,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
-      rounds,
-      load: [loadAtStart, loadavg()[0]!],
-    },
-  ),
+  benchmarkReport(all, {
+    date: new Date(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    rounds,
+    load: [loadAtStart, loadavg()[0]!],
+  }),
   { ...(await resolveConfig(file)), parser: 'markdown' },
 );
 console.log(report);
