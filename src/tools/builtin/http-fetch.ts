@@ -1,6 +1,6 @@
 import { DIRIGENT_VERSION } from '../../package-info.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
-import { SYNTAX_KEYWORD } from '../../syntax/syntax.js';
+import { FETCH_PARAMS } from '../fetch-params.js';
 import { decodeBody, isTextual } from '../decode-body.js';
 import { httpStatusError } from '../http-status-error.js';
 import { loadNetworkPolicy } from '../network-policy.js';
@@ -66,12 +66,7 @@ export const httpFetchTool: ToolDefinition = {
   paramsSchema: {
     type: 'object',
     properties: {
-      url: {
-        type: 'string',
-        minLength: 1,
-        [SYNTAX_KEYWORD]: 'url',
-        description: 'http:// or https:// URL.',
-      },
+      url: FETCH_PARAMS.url,
       method: { type: 'string', enum: METHODS, default: 'GET' },
       headers: {
         type: 'object',
@@ -80,15 +75,9 @@ export const httpFetchTool: ToolDefinition = {
       },
       body: { description: 'A string is sent as it is; anything else as JSON.' },
       response_type: { type: 'string', enum: ['auto', 'text', 'json', 'base64'], default: 'auto' },
-      timeout: {
-        type: 'number',
-        exclusiveMinimum: 0,
-        maximum: 600,
-        default: 30,
-        description: 'Seconds.',
-      },
+      timeout: FETCH_PARAMS.timeout,
       max_bytes: { type: 'integer', minimum: 1, maximum: 33554432, default: 1048576 },
-      max_redirects: { type: 'integer', minimum: 0, maximum: 20, default: 5 },
+      max_redirects: FETCH_PARAMS.max_redirects,
       fail_on_status: {
         type: 'boolean',
         default: true,

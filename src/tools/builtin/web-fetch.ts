@@ -1,6 +1,6 @@
 import { DIRIGENT_VERSION } from '../../package-info.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
-import { SYNTAX_KEYWORD } from '../../syntax/syntax.js';
+import { FETCH_PARAMS } from '../fetch-params.js';
 import { capText } from '../cap-text.js';
 import { decodeBody, isTextual } from '../decode-body.js';
 import { htmlToReadable } from '../html-to-readable.js';
@@ -65,20 +65,9 @@ export const webFetchTool: ToolDefinition = {
   paramsSchema: {
     type: 'object',
     properties: {
-      url: {
-        type: 'string',
-        minLength: 1,
-        [SYNTAX_KEYWORD]: 'url',
-        description: 'http:// or https:// URL.',
-      },
+      url: FETCH_PARAMS.url,
       format: { type: 'string', enum: ['markdown', 'text', 'html'], default: 'markdown' },
-      timeout: {
-        type: 'number',
-        exclusiveMinimum: 0,
-        maximum: 600,
-        default: 30,
-        description: 'Seconds.',
-      },
+      timeout: FETCH_PARAMS.timeout,
       max_bytes: {
         type: 'integer',
         minimum: 1,
@@ -93,7 +82,7 @@ export const webFetchTool: ToolDefinition = {
         default: 100000,
         description: 'Characters of content returned at most.',
       },
-      max_redirects: { type: 'integer', minimum: 0, maximum: 20, default: 5 },
+      max_redirects: FETCH_PARAMS.max_redirects,
     },
     required: ['url'],
     additionalProperties: false,
