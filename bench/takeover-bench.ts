@@ -86,12 +86,7 @@ async function dirigentTakeovers(root: string, redis: PrivateRedis, kills: numbe
   const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: 'tb' };
   delete env.DIRIGENT_LOCK_MS;
   delete env.DIRIGENT_WORKER_LEASE_MS;
-  const pool = new WorkerPool(
-    join(process.cwd(), 'dist', 'cli', 'main.js'),
-    env,
-    project,
-    3,
-  );
+  const pool = new WorkerPool(join(process.cwd(), 'dist', 'cli', 'main.js'), env, project, 3);
   const conn = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: null });
   const client = new RunsClient(conn, 'tb');
   try {

@@ -22,7 +22,9 @@ describe('dirigent worker', () => {
       REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('--queues takes one or more of runs, tools, triggers (got runs,jobs)');
+    expect(r.stderr).toContain(
+      '--queues takes one or more of runs, tools, triggers (got runs,jobs)',
+    );
     const c = worker(['--concurrency', 'many'], { REDIS_URL: 'redis://127.0.0.1:1' });
     expect(c.status).toBe(2);
     expect(c.stderr).toContain('--concurrency takes a whole number of at least 1 (got many)');
