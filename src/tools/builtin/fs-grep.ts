@@ -76,7 +76,7 @@ const EXAMPLES: ToolExample[] = [
 ];
 
 /** One line with a match, as the result lists it. */
-interface GrepMatch {
+export interface GrepMatch {
   file: string;
   line: number;
   column: number;

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
 import { caller, rejection } from './helpers.js';
+import type { GrepMatch } from '../../../src/tools/builtin/fs-grep.js';
 
 let root: string;
 let project: string;
@@ -21,14 +22,7 @@ const glob = async (params: Out) =>
   (await call('dirigent/fs/glob', params)) as { files: string[] } & Out;
 const grep = async (params: Out) =>
   (await call('dirigent/fs/grep', params)) as {
-    matches: {
-      file: string;
-      line: number;
-      column: number;
-      content: string;
-      before?: string[];
-      after?: string[];
-    }[];
+    matches: GrepMatch[];
   } & Out;
 
 const LONG = `${'x'.repeat(200_000)}NEEDLE${'y'.repeat(200_000)}`;
