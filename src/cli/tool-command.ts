@@ -6,6 +6,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces } from '../items/space.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
+import type { ToolDescription } from '../tools/tool-dispatcher.js';
 import { parseJsonOption } from './parse-inputs.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
 
@@ -27,6 +28,10 @@ export const INVALID_CALL: readonly string[] = [
   ErrorCode.INTEGRITY_FAILED,
   ErrorCode.UNTRUSTED_KEY,
   ErrorCode.BAD_SIGNATURE,
+  // A parameter's value the built-in tools refuse as it is, whatever the files say.
+  ErrorCode.INVALID_PATTERN,
+  ErrorCode.UNSAFE_VALUE,
+  ErrorCode.PATH_OUTSIDE_PROJECT,
 ];
 
 /**
@@ -73,7 +78,8 @@ export async function toolRunCommand(
 
 /**
  * `dirigent tool show <item_id>`: the file that won, the files it shadows, and the executor chain
- * with each link's space. Exit 0, or 2 when the tool or its chain is broken.
+ * with each link's space; for a built-in tool (which has no file), its description and parameters.
+ * Exit 0, or 2 when the tool or its chain is broken.
  */
 export async function toolShowCommand(
   itemId: string,
@@ -83,24 +89,27 @@ export async function toolShowCommand(
   const resolver = new ItemResolver(defaultSpaces(projectDir));
   const dispatcher = new ItemDispatcher(resolver);
   try {
-    const resolution = await resolver.resolve('tool', itemId);
-    const chain = await dispatcher.chainOf(itemId, projectDir);
-    const links = chain.map((l) => ({
-      itemId: l.itemId,
-      space: l.space,
-      file: l.file,
-      toolType: l.item.toolType,
-    }));
-    if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify({ ok: true, itemId, file: resolution.file, space: resolution.space, shadowed: resolution.shadowed, chain: links })}\n`,
-      );
-    } else {
-      const lines = [`${itemId}: ${resolution.file} (${resolution.space} space)`];
-      for (const s of resolution.shadowed) lines.push(`  shadows ${s.file} (${s.space} space)`);
-      lines.push('chain:');
-      for (const l of links) lines.push(`  ${l.itemId} [${l.toolType}, ${l.space}] ${l.file}`);
-      process.stdout.write(`${lines.join('\n')}\n`);
+    if (dispatcher.isBuiltin(itemId)) showBuiltin(dispatcher.describe(itemId)!, opts);
+    else {
+      const resolution = await resolver.resolve('tool', itemId);
+      const chain = await dispatcher.chainOf(itemId, projectDir);
+      const links = chain.map((l) => ({
+        itemId: l.itemId,
+        space: l.space,
+        file: l.file,
+        toolType: l.item.toolType,
+      }));
+      if (opts.json) {
+        process.stdout.write(
+          `${JSON.stringify({ ok: true, itemId, builtin: false, file: resolution.file, space: resolution.space, shadowed: resolution.shadowed, chain: links })}\n`,
+        );
+      } else {
+        const lines = [`${itemId}: ${resolution.file} (${resolution.space} space)`];
+        for (const s of resolution.shadowed) lines.push(`  shadows ${s.file} (${s.space} space)`);
+        lines.push('chain:');
+        for (const l of links) lines.push(`  ${l.itemId} [${l.toolType}, ${l.space}] ${l.file}`);
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }
     }
     return 0;
   } catch (err) {
@@ -110,6 +119,34 @@ export async function toolShowCommand(
     await dispatcher.close();
     resolver.close();
   }
+}
+
+/** Prints a built-in tool: it runs in the worker's process, so it has no file and no chain. */
+function showBuiltin(tool: ToolDescription, opts: { json?: boolean }): void {
+  const { itemId, description, paramsSchema, retry } = tool;
+  if (opts.json) {
+    process.stdout.write(
+      `${JSON.stringify({ ok: true, itemId, builtin: true, description, params: paramsSchema, retry, chain: [] })}\n`,
+    );
+    return;
+  }
+  const schema = paramsSchema as {
+    properties?: Record<string, { type?: unknown; description?: string }>;
+    required?: string[];
+  };
+  const required = new Set(schema.required ?? []);
+  const lines = [
+    `${itemId}: built in (runs in the worker's process; no file, no chain)`,
+    description,
+  ];
+  const params = Object.entries(schema.properties ?? {});
+  if (params.length > 0) lines.push('params:');
+  for (const [name, p] of params) {
+    const type = Array.isArray(p.type) ? p.type.join(' | ') : String(p.type ?? 'any');
+    const what = p.description === undefined ? '' : `  ${p.description}`;
+    lines.push(`  ${name}${required.has(name) ? '' : '?'}: ${type}${what}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** Prints why a tool command failed (`{ok: false, error}` with `--json`) and returns the error. */

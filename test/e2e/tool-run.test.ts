@@ -61,4 +61,46 @@ describe('dirigent tool run', () => {
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain('--params is not valid JSON');
   });
+
+  it('exits 2 for a parameter value a built-in refuses as it is (a bad pattern, a path outside)', () => {
+    const pattern = tool('dirigent/fs/grep', '--params', '{"pattern": "(("}', '--json');
+    expect(pattern.code).toBe(2);
+    expect(JSON.parse(pattern.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_PATTERN' },
+    });
+    const outside = tool('dirigent/fs/read', '--params', '{"file_path": "../../etc/passwd"}');
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('PATH_OUTSIDE_PROJECT');
+  });
+});
+
+describe('dirigent tool show', () => {
+  const show = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI_MAIN, 'tool', 'show', ...args, '--project', project], {
+      encoding: 'utf8',
+    });
+
+  it('describes a built-in tool, which has no file: its description and parameters', () => {
+    const text = show('dirigent/fs/grep');
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain('dirigent/fs/grep: built in');
+    expect(text.stdout).toMatch(/^ {2}pattern: string/m);
+    const json = show('rye/file-system/read', '--json');
+    expect(json.status).toBe(0);
+    const shown = JSON.parse(json.stdout) as { builtin: boolean; params: { properties: object } };
+    expect(shown).toMatchObject({
+      ok: true,
+      itemId: 'rye/file-system/read',
+      builtin: true,
+      chain: [],
+    });
+    expect(Object.keys(shown.params.properties)).toContain('file_path');
+  });
+
+  it('exits 2 for a tool no space holds', () => {
+    const r = show('dirigent/fs/reed');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('UNKNOWN_TOOL');
+  });
 });

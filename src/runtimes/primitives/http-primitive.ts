@@ -9,9 +9,9 @@
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
+import { httpStatusError } from '../../tools/http-status-error.js';
 import type { PrimitiveCall } from '../primitive.js';
 
-const RETRYABLE_STATUS = new Set([408, 425, 429]);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Bytes of a failing response's body kept in the error. */
 const ERROR_BODY_CHARS = 1000;
@@ -80,15 +80,14 @@ export async function httpPrimitive(call: PrimitiveCall): Promise<unknown> {
   if (status >= 200 && status < 400) {
     return { status_code: status, body: parsed, headers: Object.fromEntries(response.headers) };
   }
-  const retryable = status >= 500 || RETRYABLE_STATUS.has(status);
-  throw new DirigentError(
-    ErrorCode.HTTP_FAILED,
-    `${label}: ${method} ${url.origin}${url.pathname} answered ${status} ${response.statusText}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ''}`,
+  throw httpStatusError(
+    label,
+    `${method} ${url.origin}${url.pathname}`,
+    status,
+    response.statusText,
+    text,
     {
-      retryable,
-      hint: retryable
-        ? 'The server may recover; the step retries per its policy.'
-        : 'Check the parameters and credentials of the request.',
+      fatalHint: 'Check the parameters and credentials of the request.',
       details: {
         status_code: status,
         body: typeof parsed === 'string' ? parsed.slice(0, ERROR_BODY_CHARS) : parsed,
