@@ -63,7 +63,12 @@ export interface ParentRun {
 export interface StorableRun extends ParentRun {
   readonly record: RunRecord;
   /** The directive's file and exact text, so a resumed run follows the definition it started with. */
-  readonly loaded: { readonly file: string; readonly text: string };
+  readonly loaded: {
+    readonly file: string;
+    readonly text: string;
+    /** The text's content hash, as the directive was compiled with it. */
+    readonly compiled: { readonly directive: { readonly source: { readonly hash: string } } };
+  };
   readonly children: Record<string, string>;
   readonly steps: Record<string, StepRecord>;
   readonly counters: RunCounters;

@@ -8,8 +8,11 @@ export interface StoredRun {
   record: RunRecord;
   /** The machine's persisted xstate snapshot. */
   snapshot: unknown;
-  /** The directive's file and exact text, so a resumed run follows the definition it started with. */
-  source: { file: string; text: string };
+  /**
+   * The directive's file and exact text, so a resumed run follows the definition it started with;
+   * `hash`, when known, is the text's `contentHash` (a store that keeps each text once uses it).
+   */
+  source: { file: string; text: string; hash?: string };
   projectDir: string;
   /** Nesting depth: 0 for a run started by a trigger, parent + 1 for a child directive. */
   depth: number;

@@ -6,7 +6,11 @@ export function toStoredRun(run: StorableRun, projectDir: string): StoredRun {
   return {
     record: run.record,
     snapshot: run.persistedSnapshot(),
-    source: { file: run.loaded.file, text: run.loaded.text },
+    source: {
+      file: run.loaded.file,
+      text: run.loaded.text,
+      hash: run.loaded.compiled.directive.source.hash,
+    },
     projectDir,
     depth: run.lineage.depth,
     parentRunId: run.lineage.parentRunId,

@@ -133,6 +133,8 @@ export const ErrorCode = {
   DIRECTIVE_CHANGED: 'DIRECTIVE_CHANGED',
   /** A worker's copy of the run's directive differs from the one the run was started with. */
   DIRECTIVE_MISMATCH: 'DIRECTIVE_MISMATCH',
+  /** A stored run whose directive text the store no longer has (its key was deleted by hand). */
+  RUN_SOURCE_MISSING: 'RUN_SOURCE_MISSING',
   /** A worker's copy of a tool differs from the one the run's submitter resolved. */
   TOOL_MISMATCH: 'TOOL_MISMATCH',
   /** A request (API, queue trigger, library call) that is malformed in itself. */

@@ -23,6 +23,7 @@ import { runBusy, runConflict, RunClaims, runTakenOver, type RunClaim } from './
 import {
   changes,
   fieldsOf,
+  hashOf,
   metaOf,
   sameMeta,
   STEP,
@@ -30,13 +31,12 @@ import {
   type StoredHash,
   type VersionedRun,
 } from './run-hash.js';
+import { RunSaver } from './run-saver.js';
 import { WrittenRuns } from './written-runs.js';
 import {
   defineRunStoreCommands,
   RUN_STATUSES,
-  saveRunArgs,
   type RunStoreCommands,
-  type SaveMode,
 } from './run-store-scripts.js';
 import { workersKey } from './worker-lease.js';
 
@@ -63,6 +63,7 @@ const ENDED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled
  * at 3,000. The entries of the record's `steps` list, which only grows, are serialised and sent
  * once each (the store relies on an entry never changing once in the list); what still grows with
  * the run is serialising every step record (one per step name, not per entry) to compare it.
+ * A directive's text is kept once for all its runs, not in each (see `run-hash.ts`).
  * Saves of one run from one store are applied in call order.
  *
  * Ended runs expire after the retention. Their index entries never pile up: every save that
@@ -80,6 +81,7 @@ export class RedisRunStore implements RunStore {
   /** The lease name of the worker writing through this store, if it is fenced. */
   readonly owner: string | undefined;
   private readonly written: WrittenRuns;
+  private readonly saver: RunSaver;
   /** The claims of a fenced store (see `run-claims.ts`). */
   private readonly claims: RunClaims | undefined;
 
@@ -99,6 +101,7 @@ export class RedisRunStore implements RunStore {
       options.owner === undefined
         ? undefined
         : new RunClaims(this.redis, workersKey(this.prefix), options.owner);
+    this.saver = new RunSaver(this, (id) => this.claims?.fence(id) ?? '', this.owner ?? '');
   }
 
   /** The key of a run's hash. */
@@ -126,6 +129,7 @@ export class RedisRunStore implements RunStore {
   /** {@link save}, resolving with the run's new version. */
   async saveVersioned(run: StoredRun, options: SaveRunOptions = {}): Promise<number> {
     const { record } = run;
+    const { expectVersion } = options;
     if (!RUN_STATUSES.includes(record.status))
       throw DirigentError.fatal(ErrorCode.INTERNAL, `Unknown run status "${record.status}".`);
     const before = this.written.get(record.runId);
@@ -138,10 +142,21 @@ export class RedisRunStore implements RunStore {
       try {
         if (known !== undefined) {
           const { set, removed } = changes(known.fields, fields);
-          reply = await this.runSave('diff', record, options, known.etag, etag, removed, set);
+          const baseEtag = known.etag;
+          reply = await this.saver.send('diff', run, expectVersion, {
+            baseEtag,
+            etag,
+            removed,
+            set,
+          });
         }
         if (reply === undefined || reply[0] === 'stale')
-          reply = await this.runSave('full', record, options, '', etag, [], fields);
+          reply = await this.saver.send('full', run, expectVersion, {
+            baseEtag: '',
+            etag,
+            removed: [],
+            set: fields,
+          });
       } catch (err) {
         this.written.forget(record.runId);
         throw err;
@@ -171,7 +186,9 @@ export class RedisRunStore implements RunStore {
       const target = { runId, status: 'running', directive: '', startedAt: 0 } as const;
       let reply: [string, number, string?];
       try {
-        reply = await this.runSave('steps', target, options, known?.etag ?? '', etag, [], set);
+        const baseEtag = known?.etag ?? '';
+        const write = { baseEtag, etag, removed: [], set };
+        reply = await this.saver.send('steps', { record: target }, options.expectVersion, write);
       } catch (err) {
         this.written.forget(runId);
         throw err;
@@ -200,7 +217,7 @@ export class RedisRunStore implements RunStore {
       this.claims.take(runId);
       return claim.run;
     }
-    const read = storedRunOf(await this.redis.hgetall(this.runKey(runId)));
+    const read = storedRunOf(hashOf(await this.redis.dirigentReadRun(this.runKey(runId))));
     if (read === undefined) return undefined;
     this.rememberRead(runId, read);
     return read.run;
@@ -266,27 +283,6 @@ export class RedisRunStore implements RunStore {
   }
 
   // ---- internals ----
-
-  private runSave(
-    mode: SaveMode,
-    record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>,
-    options: SaveRunOptions,
-    baseEtag: string,
-    etag: string,
-    removed: string[],
-    set: Map<string, string>,
-  ): Promise<[string, number, string?]> {
-    const args = saveRunArgs(this, mode, record, {
-      expectVersion: options.expectVersion,
-      baseEtag,
-      etag,
-      fence: this.claims?.fence(record.runId) ?? '',
-      owner: this.owner ?? '',
-      removed,
-      set,
-    });
-    return this.redis.dirigentSaveRun(...args);
-  }
 
   private forget(runId: string, mode: 'delete' | 'dangling', directive = ''): Promise<number> {
     return this.redis.dirigentForgetRun(this.runKey(runId), this.prefix, runId, mode, directive);

@@ -11,7 +11,7 @@
  */
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { storedRunOf, type StoredHash, type VersionedRun } from './run-hash.js';
+import { hashOf, storedRunOf, type StoredHash, type VersionedRun } from './run-hash.js';
 import type { RunStoreCommands } from './run-store-scripts.js';
 import type { Redis } from 'ioredis';
 
@@ -101,9 +101,7 @@ export class RunClaims {
     const reply = await this.redis.dirigentClaimRun(runKey, this.workersKey, this.owner);
     if (reply[0] === 'missing') return { claim: { status: 'missing' } };
     if (reply[0] === 'busy') return { claim: { status: 'busy', owner: reply[1]! } };
-    const hash: Record<string, string> = {};
-    for (let i = 3; i < reply.length; i += 2) hash[reply[i]!] = reply[i + 1]!;
-    const read = storedRunOf(hash);
+    const read = storedRunOf(hashOf(reply, 3));
     if (read === undefined) return { claim: { status: 'missing' } };
     if (reply[1] !== '') this.epochs.set(runId, reply[1]!); // '': an ended run, read only
     this.claimed.set(runId, read.run);

@@ -7,19 +7,28 @@
  *   list left empty), `entry:<i>` per entry of that list, `snapshot`, `counters`, `children` and
  *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
  *   per step record (all JSON), `version` (incremented by every save), and the plain `status`,
- *   `directive` and `etag` (the identity of the last write) that the scripts read, and, for runs
+ *   `directive` and `etag` (the identity of the last write) that the scripts read, `textkey` (where
+ *   its directive's text is kept), and, for runs
  *   written by workers, `epoch` (how many times the run was claimed) and `owner` (the lease name of
  *   the worker that holds it, cleared when it lets the run go): see `run-claims.ts`.
  * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
  *   sets of run ids scored by `startedAt`, moved atomically with every save.
+ * - `<prefix>:directive-text:<content hash>`: a directive's text, kept once for all its runs (their
+ *   `meta` names the hash, not the text) while one of them is stored: `…:runs` is the set of their
+ *   ids, and `<prefix>:runs:text-of` (run id → content hash) finds it from a run whose hash has
+ *   expired.
  * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms) and
  *   `<prefix>:runs:directive-of` (hash run id → directive): what index cleanup needs once a run's
  *   hash has expired.
  */
 import type { StepRecord } from '../compiler/run-context.js';
+import { contentHash } from '../directive/parse-directive.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
+import { TEXT_FIELD } from './run-store-lua.js';
 
 /** A stored run with the version its hash had when it was read. */
 export type VersionedRun = StoredRun & { version: number };
@@ -45,6 +54,27 @@ export interface RunMeta {
   parentRunId: string | null;
   trace?: RunTrace;
   tools?: Record<string, string>;
+}
+
+/** The `meta` field as stored: the source names its text's hash; older runs hold the text. */
+interface StoredMeta extends Omit<RunMeta, 'source'> {
+  source: { file: string; hash?: string; text?: string };
+}
+
+/** The content hash of a run's directive text. */
+export function sourceHash(source: StoredRun['source']): string {
+  return source.hash ?? contentHash(source.text);
+}
+
+/** The key at which a store with `prefix` keeps the directive text whose content hash is `hash`. */
+export function textKey(prefix: string, hash: string): string {
+  return `${prefix}:directive-text:${hash}`;
+}
+
+/** The `meta` field's JSON: the text is kept at its text key, so meta names its hash. */
+function metaJson(meta: RunMeta): string {
+  const { file } = meta.source;
+  return JSON.stringify({ ...meta, source: { file, hash: sourceHash(meta.source) } });
 }
 
 /** The unchanging fields of a run. */
@@ -85,7 +115,7 @@ export function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map
   const fields = new Map<string, string>([
     ['record', JSON.stringify({ ...run.record, steps: [] })],
     ['snapshot', JSON.stringify(run.snapshot) ?? 'null'],
-    ['meta', previous?.fields.get('meta') ?? JSON.stringify(meta)],
+    ['meta', previous?.fields.get('meta') ?? metaJson(meta)],
     ['counters', JSON.stringify(run.counters)],
     ['children', JSON.stringify(run.children)],
   ]);
@@ -96,6 +126,17 @@ export function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map
   for (const [name, step] of Object.entries(run.steps))
     fields.set(STEP + name, JSON.stringify(step));
   return fields;
+}
+
+function sourceMissing(runId: string, hash: string | undefined): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.RUN_SOURCE_MISSING,
+    `Run ${runId} is stored, but the text of its directive (content ${hash?.slice(0, 12) ?? '?'}…) is not: it cannot be resumed or shown.`,
+    {
+      hint: 'The store keeps a text while a run may need it; a key deleted by hand loses it. Start the run again.',
+      details: { runId, hash },
+    },
+  );
 }
 
 /** The run record in a run's hash: its `record` field with the `steps` list from its entries. */
@@ -126,6 +167,13 @@ export interface StoredHash {
   etag?: string;
 }
 
+/** A hash as a flat reply lists it (`field, value, …` from index `from`), as an object. */
+export function hashOf(flat: readonly string[], from = 0): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = from; i + 1 < flat.length; i += 2) hash[flat[i]!] = flat[i + 1]!;
+  return hash;
+}
+
 /**
  * The run a hash holds (as `HGETALL` answers it), with the fields it was read with; undefined when
  * the hash holds no run (missing, or expired).
@@ -147,11 +195,14 @@ export function storedRunOf(hash: Record<string, string>): StoredHash | undefine
     fields.set(field, json);
     steps[field.slice(STEP.length)] = JSON.parse(json) as StepRecord;
   }
-  const m = JSON.parse(meta) as RunMeta;
+  const m = JSON.parse(meta) as StoredMeta;
+  const runRecord = recordOf(hash);
+  const text = m.source.text ?? hash[TEXT_FIELD];
+  if (text === undefined) throw sourceMissing(runRecord.runId, m.source.hash);
   const run: VersionedRun = {
-    record: recordOf(hash),
+    record: runRecord,
     snapshot: JSON.parse(snapshot) as unknown,
-    source: m.source,
+    source: { file: m.source.file, text, ...(m.source.hash && { hash: m.source.hash }) },
     projectDir: m.projectDir,
     depth: m.depth,
     parentRunId: m.parentRunId,

@@ -1,193 +1,17 @@
 /**
- * The Lua scripts of {@link RedisRunStore} (see its module comment for the keys they touch): every
- * write of a run is one of them, run through ioredis `defineCommand` (EVALSHA).
+ * The commands of {@link RedisRunStore}: every write of a run is one of its Lua scripts
+ * (`run-store-lua.ts`), run through ioredis `defineCommand` (EVALSHA).
  */
 import type { Redis } from 'ioredis';
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
-
-/** Lua shared by the scripts: forgetting a run, and retiring the index entries of expired ones. */
-const LUA_LIBRARY = `
-local function nowMs()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
--- Deletes a run's hash and every index entry of it; hint: a directive it may be indexed under.
-local function forget(prefix, runId, hint)
-  local hash, of = prefix .. ':run:' .. runId, prefix .. ':runs:directive-of'
-  local directives = {}
-  local d = redis.call('HGET', hash, 'directive')
-  if d then directives[d] = true end
-  d = redis.call('HGET', of, runId)
-  if d then directives[d] = true end
-  if hint ~= '' then directives[hint] = true end
-  for name in pairs(directives) do redis.call('ZREM', prefix .. ':runs:directive:' .. name, runId) end
-  for _, s in ipairs({'running', 'waiting', 'completed', 'failed', 'cancelled'}) do
-    redis.call('ZREM', prefix .. ':runs:status:' .. s, runId)
-  end
-  redis.call('ZREM', prefix .. ':runs', runId)
-  redis.call('ZREM', prefix .. ':runs:expiring', runId)
-  redis.call('HDEL', of, runId)
-  return redis.call('DEL', hash)
-end
--- Forgets up to max runs whose retention is over; returns how many.
-local function sweep(prefix, now, max)
-  local expiring, removed = prefix .. ':runs:expiring', 0
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', expiring, '-inf', now, 'LIMIT', 0, max)) do
-    local left = redis.call('PTTL', prefix .. ':run:' .. id)
-    if left == -2 then
-      forget(prefix, id, '')
-      removed = removed + 1
-    elseif left == -1 then
-      redis.call('ZREM', expiring, id)
-    else
-      redis.call('ZADD', expiring, now + left, id)
-    end
-  end
-  return removed
-end
-`;
-
-/**
- * KEYS: run hash, all runs, the five status sets (in STATUSES order), the run's directive set,
- * expiring, directive-of.
- * ARGV: prefix, mode (full | diff | steps), expectVersion or '', base etag or '', new etag, run
- * id, status, directive, startedAt, retention seconds (0: keep), fence, owner, n, n fields to
- * delete, field/value pairs.
- * `full` also deletes the step fields it is not given; `diff` requires the base etag (else
- * answers `stale`, writing nothing); `steps` writes step fields of an existing run only. A full
- * save, or a diff that changes the run's status or directive, also moves the run in the indexes,
- * sets its expiry and retires up to two expired runs' index entries, so that they never pile up;
- * a diff that changes neither leaves all that as the last write left it.
- * Fencing (see `run-claims.ts`): a fence of '' writes unconditionally; '0' creates a run no one
- * has claimed (its `epoch` becomes 1 and its `owner` the given owner); any other fence writes only
- * if the run's `epoch` still equals it, else answers `fenced` with the current owner. A save of an
- * ended run clears its owner.
- */
-const SAVE_SCRIPT = `${LUA_LIBRARY}
-local hash, prefix, mode = KEYS[1], ARGV[1], ARGV[2]
-local current = tonumber(redis.call('HGET', hash, 'version') or '0')
-local fence = ARGV[11]
-if fence ~= '' then
-  local epoch = redis.call('HGET', hash, 'epoch')
-  if (fence == '0' and epoch) or (fence ~= '0' and epoch ~= fence) then
-    return {'fenced', current, redis.call('HGET', hash, 'owner') or ''}
-  end
-end
-if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then return {'conflict', current} end
-if mode == 'steps' and current == 0 then return {'missing', 0} end
-local based = ARGV[4] ~= '' and redis.call('HGET', hash, 'etag') == ARGV[4]
-if mode == 'diff' and not based then return {'stale', current} end
-local runId, status, directive = ARGV[6], ARGV[7], ARGV[8]
-local statuses = {running = 3, waiting = 4, completed = 5, failed = 6, cancelled = 7}
-local own = statuses[status]
-if mode ~= 'steps' and not own then return redis.error_reply('unknown run status ' .. status) end
-local ndel = tonumber(ARGV[13])
-local first = 14 + ndel
-local function chunked(cmd, from, to)
-  local i = from
-  while i <= to do
-    local j = math.min(i + 999, to)
-    redis.call(cmd, hash, unpack(ARGV, i, j))
-    i = j + 1
-  end
-end
-if mode == 'full' then
-  local given = {}
-  for i = first, #ARGV, 2 do given[ARGV[i]] = true end
-  for _, field in ipairs(redis.call('HKEYS', hash)) do
-    local kind = string.sub(field, 1, 5)
-    if (kind == 'step:' or kind == 'entry') and not given[field] then redis.call('HDEL', hash, field) end
-  end
-end
-chunked('HDEL', 14, first - 1)
-chunked('HSET', first, #ARGV)
-local version = current + 1
-redis.call('HSET', hash, 'version', version, 'etag', ARGV[5])
-if fence == '0' then redis.call('HSET', hash, 'epoch', 1, 'owner', ARGV[12]) end
-if mode == 'steps' then return {based and 'ok' or 'unbased', version} end
-if status == 'completed' or status == 'failed' or status == 'cancelled' then
-  redis.call('HDEL', hash, 'owner')
-end
-local old = redis.call('HGET', hash, 'directive')
--- A diff builds on this store's last write, so the indexes are as that write left them.
-if mode == 'diff' and old == directive and redis.call('HGET', hash, 'status') == status then
-  return {'ok', version}
-end
-if old and old ~= directive then redis.call('ZREM', prefix .. ':runs:directive:' .. old, runId) end
-redis.call('HSET', hash, 'status', status, 'directive', directive)
-local score = ARGV[9]
-redis.call('ZADD', KEYS[2], score, runId)
-for _, k in pairs(statuses) do
-  if k == own then redis.call('ZADD', KEYS[k], score, runId) else redis.call('ZREM', KEYS[k], runId) end
-end
-redis.call('ZADD', KEYS[8], score, runId)
-redis.call('HSET', KEYS[10], runId, directive)
-local retention, now = tonumber(ARGV[10]), nowMs()
-if retention > 0 and (status == 'completed' or status == 'failed' or status == 'cancelled') then
-  redis.call('EXPIRE', hash, retention)
-  redis.call('ZADD', KEYS[9], now + retention * 1000, runId)
-else
-  redis.call('PERSIST', hash)
-  redis.call('ZREM', KEYS[9], runId)
-end
-sweep(prefix, now, 2)
-return {'ok', version}
-`;
-
-/**
- * KEYS: run hash. ARGV: prefix, run id, mode (delete | dangling), a directive the id may be
- * indexed under or ''. `dangling` does nothing (answers -1) while the hash exists; otherwise
- * answers 1 if a hash was deleted, else 0.
- */
-const FORGET_SCRIPT = `${LUA_LIBRARY}
-if ARGV[3] == 'dangling' and redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-return forget(ARGV[1], ARGV[2], ARGV[4])
-`;
-
-/** KEYS: expiring. ARGV: prefix, max. Answers how many expired runs were forgotten. */
-const PRUNE_SCRIPT = `${LUA_LIBRARY}
-return sweep(ARGV[1], nowMs(), tonumber(ARGV[2]))
-`;
-
-/**
- * Claims a run for a worker (see `run-claims.ts`). KEYS: run hash, the workers' leases.
- * ARGV: the claiming worker's lease name. Answers `{'missing'}` when the run is not stored,
- * `{'busy', owner}` while another worker whose lease is live holds it, else
- * `{'ok', epoch, previous owner or '', field, value, …}` with the run's hash: the run's `owner`
- * becomes the claimer and its `epoch` grows (unless the claimer held it already), which fences
- * off every later write of the previous holder. An ended run is read, not claimed (epoch '').
- */
-const CLAIM_SCRIPT = `${LUA_LIBRARY}
-local hash, me = KEYS[1], ARGV[1]
-if redis.call('EXISTS', hash) == 0 then return {'missing'} end
-local out = {'ok', '', ''}
-local status = redis.call('HGET', hash, 'status')
-if status == 'completed' or status == 'failed' or status == 'cancelled' then
-  for _, v in ipairs(redis.call('HGETALL', hash)) do out[#out + 1] = v end
-  return out
-end
-local owner = redis.call('HGET', hash, 'owner')
-local previous = ''
-if owner and owner ~= me then
-  local lease = redis.call('ZSCORE', KEYS[2], owner)
-  if lease and tonumber(lease) > nowMs() then return {'busy', owner} end
-  previous = owner
-end
-local epoch = redis.call('HGET', hash, 'epoch')
-if owner ~= me or not epoch then
-  epoch = redis.call('HINCRBY', hash, 'epoch', 1)
-  redis.call('HSET', hash, 'owner', me)
-end
-out = {'ok', tostring(epoch), previous}
-for _, v in ipairs(redis.call('HGETALL', hash)) do out[#out + 1] = v end
-return out
-`;
-
-/** KEYS: run hash. ARGV: the holder's lease name. Lets the run go if that worker holds it. */
-const RELEASE_SCRIPT = `
-if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then return redis.call('HDEL', KEYS[1], 'owner') end
-return 0
-`;
+import {
+  CLAIM_SCRIPT,
+  FORGET_SCRIPT,
+  PRUNE_SCRIPT,
+  READ_SCRIPT,
+  RELEASE_SCRIPT,
+  SAVE_SCRIPT,
+} from './run-store-lua.js';
 
 /** Arguments of a store command: its keys, then its arguments. */
 export type Args = (string | number)[];
@@ -199,17 +23,19 @@ export interface RunStoreCommands {
   dirigentPruneRuns(...args: Args): Promise<number>;
   dirigentClaimRun(...args: Args): Promise<string[]>;
   dirigentReleaseRun(...args: Args): Promise<number>;
+  dirigentReadRun(...args: Args): Promise<string[]>;
 }
 
 /** Defines the run store's scripts on `redis` (idempotent) and returns it typed with them. */
 export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
   const r = redis as Redis & Partial<RunStoreCommands>;
-  if (r.dirigentClaimRun === undefined) {
+  if (r.dirigentReadRun === undefined) {
     redis.defineCommand('dirigentSaveRun', { numberOfKeys: 10, lua: SAVE_SCRIPT });
     redis.defineCommand('dirigentForgetRun', { numberOfKeys: 1, lua: FORGET_SCRIPT });
     redis.defineCommand('dirigentPruneRuns', { numberOfKeys: 1, lua: PRUNE_SCRIPT });
     redis.defineCommand('dirigentClaimRun', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
     redis.defineCommand('dirigentReleaseRun', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    redis.defineCommand('dirigentReadRun', { numberOfKeys: 1, lua: READ_SCRIPT });
   }
   return redis as Redis & RunStoreCommands;
 }
@@ -233,6 +59,11 @@ export function saveRunArgs(
     etag: string;
     fence: string;
     owner: string;
+    /**
+     * The content hash of the directive's text, when this write sets the run's meta, with the
+     * text unless the store sent it before.
+     */
+    text: { hash: string; text: string | undefined } | undefined;
     removed: string[];
     set: Map<string, string>;
   },
@@ -257,6 +88,8 @@ export function saveRunArgs(
     retention,
     write.fence,
     write.owner,
+    write.text?.hash ?? '',
+    write.text === undefined || write.text.text === undefined ? '' : `=${write.text.text}`,
     write.removed.length,
     ...write.removed,
   ];

@@ -16,6 +16,8 @@ import {
   redisUrl,
 } from '../../src/queue/redis-connection.js';
 import { RedisRunStore, type RedisRunStoreOptions } from '../../src/queue/redis-run-store.js';
+import { textKey } from '../../src/queue/run-hash.js';
+import { contentHash } from '../../src/directive/parse-directive.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { redisForTest } from '../support/redis.js';
 import { writeDirective } from '../support/directive-file.js';
@@ -87,7 +89,7 @@ function runOf(status: RunStatus, startedAt: number, directive = 'demo'): Stored
       endedAt: status === 'running' || status === 'waiting' ? null : startedAt + 10,
     },
     snapshot: { value: 'a', context: {} },
-    source: { file: `${directive}.md`, text: '<directive/>' },
+    source: { file: `${directive}.md`, text: '<directive/>', hash: contentHash('<directive/>') },
     projectDir: '/p',
     depth: 0,
     parentRunId: null,
@@ -133,6 +135,7 @@ describe('RedisRunStore: layout and round trip', () => {
         'record',
         'snapshot',
         'status',
+        'textkey',
         'version',
         ...Object.keys(run.steps).map((name) => `step:${name}`),
         ...run.record.steps.map((_, i) => `entry:${i}`),
@@ -145,7 +148,7 @@ describe('RedisRunStore: layout and round trip', () => {
     expect(Object.keys(run.steps)).toEqual(expect.arrayContaining(['draft', 'count', 'ask']));
     expect(JSON.parse(hash['step:draft']!)).toEqual(run.steps.draft);
     expect(JSON.parse(hash.meta!)).toEqual({
-      source: run.source,
+      source: { file: run.source.file, hash: run.source.hash },
       projectDir: run.projectDir,
       depth: 0,
       parentRunId: null,
@@ -520,6 +523,102 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     expect(await store.delete(run.record.runId)).toBe(false);
     // Saved again after a delete, it starts over at version 1.
     expect(await store.saveVersioned(run)).toBe(1);
+  });
+});
+
+describe('RedisRunStore: directive texts, kept once', () => {
+  /** A run of directive text `text`, as the engine stores it (with its content hash). */
+  const runWith = (status: RunStatus, text: string): StoredRun => {
+    const run = runOf(status, Date.now());
+    return { ...run, source: { file: 'demo.md', text, hash: contentHash(text) } };
+  };
+  const keyOf = (store: RedisRunStore, text: string) => textKey(store.prefix, contentHash(text));
+  const TEXT = '# Demo\n\n```xml\n<directive name="demo"/>\n```\n'.repeat(40);
+
+  it("keeps a directive's text once for all its runs, out of their hashes, and loads it back", async () => {
+    const store = storeFor();
+    const runs = [runWith('waiting', TEXT), runWith('running', TEXT), runWith('completed', TEXT)];
+    for (const run of runs) await store.save(run);
+    expect(await t.redis.get(keyOf(store, TEXT))).toBe(TEXT);
+    for (const run of runs) {
+      const hash = await t.redis.hgetall(store.runKey(run.record.runId));
+      expect(hash.meta).not.toContain('<directive');
+      expect(JSON.parse(hash.meta!).source).toEqual({ file: 'demo.md', hash: contentHash(TEXT) });
+      expect(hash.textkey).toBe(keyOf(store, TEXT));
+      // Another process reads the run whole, its text included.
+      expect((await storeFor({}, t.connect()).load(run.record.runId))?.source.text).toBe(TEXT);
+    }
+    // Only the first save sent the text: the others name it.
+    expect(await t.redis.strlen(keyOf(store, TEXT))).toBe(TEXT.length);
+  });
+
+  it('keeps the text while a run of it is stored, and deletes it with the last one', async () => {
+    const store = storeFor();
+    const key = keyOf(store, TEXT);
+    const [waiting, ended] = [runWith('waiting', TEXT), runWith('completed', TEXT)];
+    await store.save(waiting);
+    await store.save(ended);
+    expect(await t.redis.smembers(`${key}:runs`)).toEqual(
+      expect.arrayContaining([waiting.record.runId, ended.record.runId]),
+    );
+    expect(await store.delete(waiting.record.runId)).toBe(true);
+    expect(await t.redis.get(key)).toBe(TEXT); // the ended run still reads it
+    expect(await store.delete(ended.record.runId)).toBe(true);
+    expect(await t.redis.keys(`${t.prefix}:*`)).toEqual([]);
+  });
+
+  it('deletes the text once the last run of it has expired and left the indexes', async () => {
+    const store = storeFor({ retentionSeconds: 1 });
+    await store.save(runWith('completed', TEXT));
+    expect(await t.redis.exists(keyOf(store, TEXT))).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(await store.prune()).toBe(1);
+    expect(await t.redis.keys(`${t.prefix}:*`)).toEqual([]);
+  });
+
+  it('sends the text again when its key has gone since this store last wrote it', async () => {
+    const store = storeFor();
+    await store.save(runWith('waiting', TEXT));
+    await t.redis.del(keyOf(store, TEXT)); // every run that read it expired meanwhile
+    const next = runWith('waiting', TEXT);
+    await store.save(next);
+    expect(await t.redis.get(keyOf(store, TEXT))).toBe(TEXT);
+    expect((await storeFor({}, t.connect()).load(next.record.runId))?.source.text).toBe(TEXT);
+  });
+
+  it('keeps an empty text as it keeps any other', async () => {
+    const store = storeFor();
+    const run = runWith('waiting', '');
+    await store.save(run);
+    expect(await t.redis.exists(keyOf(store, ''))).toBe(1);
+    expect((await storeFor({}, t.connect()).load(run.record.runId))?.source.text).toBe('');
+  });
+
+  it('reads runs stored with their text in meta, as stores did before', async () => {
+    const store = storeFor();
+    const run = runWith('waiting', TEXT);
+    await store.save(run);
+    const runKey = store.runKey(run.record.runId);
+    await t.redis.hdel(runKey, 'textkey');
+    await t.redis.hset(
+      runKey,
+      'meta',
+      JSON.stringify({
+        ...JSON.parse((await t.redis.hget(runKey, 'meta'))!),
+        source: { file: 'demo.md', text: 'old text' },
+      }),
+    );
+    expect((await storeFor({}, t.connect()).load(run.record.runId))?.source.text).toBe('old text');
+  });
+
+  it('says RUN_SOURCE_MISSING for a run whose text was deleted by hand', async () => {
+    const store = storeFor();
+    const run = runWith('waiting', TEXT);
+    await store.save(run);
+    await t.redis.del(keyOf(store, TEXT));
+    const err = await rejection(storeFor({}, t.connect()).load(run.record.runId));
+    expect(err.code).toBe('RUN_SOURCE_MISSING');
+    expect(err.message).toContain(run.record.runId);
   });
 });
 
