@@ -398,7 +398,22 @@ function foreachDirective(): GeneratedDirective {
   return { file: 'bench/echo-foreach.md', text, steps: 1 };
 }
 
-function waitingDirective(): GeneratedDirective {
+/** Steps after the instruction of the long waiting directive: about 5 KB of text in all. */
+const LONG_WAITING_PADDING = 20;
+
+/**
+ * A directive whose first step waits for a person; `padding` steps after it (never reached) make
+ * its text as long as a real directive's.
+ */
+function waitingDirective(padding = 0): GeneratedDirective {
+  const later = Array.from(
+    { length: padding },
+    (_, i) => `    <step name="ship${i}">
+      <execute item_type="tool" item_id="dirigent/util/echo">
+        <param name="note" value="Release \${inputs.label}, part ${i}: check the artifacts, the changelog and the rollout plan."/>
+      </execute>
+    </step>`,
+  ).join('\n');
   const text = `# Waiting run
 
 \`\`\`xml
@@ -411,11 +426,12 @@ function waitingDirective(): GeneratedDirective {
     <step name="approve">
       <instruction>Approve the release of \${inputs.label}. Reply with {"approved": true}.</instruction>
     </step>
+${later}
   </process>
 </directive>
 \`\`\`
 `;
-  return { file: 'bench/waiting-run.md', text, steps: 1 };
+  return { file: 'bench/waiting-run.md', text, steps: 1 + padding };
 }
 
 // ---- the measurements: each returns one figure for one round ----
@@ -688,6 +704,8 @@ interface Figures {
   foreach: Timed[];
   flow: Timed[];
   waiting: Growth[];
+  /** Runs of a directive as long as a real one ({@link LONG_WAITING_PADDING} more steps). */
+  waitingLong: Growth[];
   empty: Growth[];
 }
 
@@ -707,6 +725,7 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
   const oneStep = load(echoSequenceDirective(1));
   const foreach = load(foreachDirective());
   const waiting = load(waitingDirective());
+  const waitingLong = load(waitingDirective(LONG_WAITING_PADDING));
   const f: Figures = {
     sequence: [],
     chain: [],
@@ -718,6 +737,7 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
     foreach: [],
     flow: [],
     waiting: [],
+    waitingLong: [],
     empty: [],
   };
   /** Measures every side into `f`, in an order that turns by one each round. */
@@ -765,6 +785,7 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
       await pair(
         round,
         [f.waiting, () => waitingSide(redis, waiting)],
+        [f.waitingLong, () => waitingSide(redis, waitingLong)],
         [f.empty, () => emptyJobSide(redis)],
       );
     }
@@ -784,6 +805,8 @@ function section(f: Figures, profiled: Profiles): BenchSection {
   const foreachRatio = ratio(f.foreach, f.flow);
   const perRun = (xs: readonly Growth[]) => xs.map((x) => (x.ms * 1000) / SIZE.waiting);
   const waitingBytes = median(f.waiting.map((w) => w.keys));
+  const longBytes = median(f.waitingLong.map((w) => w.keys));
+  const longText = waitingDirective(LONG_WAITING_PADDING).text.length;
   const emptyBytes = median(f.empty.map((e) => e.keys));
   const kb = (bytes: number) => `${(bytes / KB).toFixed(2)} KB`;
   const cpu = (xs: readonly Timed[]) =>
@@ -866,6 +889,17 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         {
           text: `< ${G.bytesPerWaitingRun / KB} KB of Redis per waiting run`,
           met: () => waitingBytes < G.bytesPerWaitingRun,
+        },
+      ),
+      benchRow(
+        `… the same with a directive as long as a real one (${(longText / KB).toFixed(1)} KB: ${LONG_WAITING_PADDING} more steps after the instruction), per run`,
+        perRun(f.waitingLong),
+        'runs/s',
+        `**${kb(longBytes)}** of Redis per waiting run: the directive's text is kept once for all ` +
+          'its runs, not in each',
+        {
+          text: `< ${G.bytesPerWaitingRun / KB} KB of Redis per waiting run`,
+          met: () => longBytes < G.bytesPerWaitingRun,
         },
       ),
       benchRow(
