@@ -6,11 +6,11 @@
  * - `<prefix>:run:<id>`: a hash per run with the fields `record` (the run record, its `steps`
  *   list left empty), `entry:<i>` per entry of that list, `snapshot`, `counters`, `children` and
  *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
- *   per step record (all JSON), `version` (incremented by every save), and the plain `status`,
- *   `directive` and `etag` (the identity of the last write) that the scripts read, `textkey` (where
- *   its directive's text is kept), and, for runs
- *   written by workers, `epoch` (how many times the run was claimed) and `owner` (the lease name of
- *   the worker that holds it, cleared when it lets the run go): see `run-claims.ts`.
+ *   per step record (all JSON), `version` (incremented by every save), the plain `status`,
+ *   `directive` and `etag` (the identity of the last write) that the scripts read, `textkey` (the
+ *   key of its directive's text), and, for runs written by workers, `epoch` (how many times the
+ *   run was claimed) and `owner` (the lease name of the worker that holds it, cleared when it lets
+ *   the run go): see `run-claims.ts`.
  * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
  *   sets of run ids scored by `startedAt`, moved atomically with every save.
  * - `<prefix>:directive-text:<content hash>`: a directive's text, kept once for all its runs (their
