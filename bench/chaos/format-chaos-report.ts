@@ -27,5 +27,8 @@ export function formatChaosReport(r: ChaosReport): string {
     `side effects lost: ${some(r.lostEffects)}`,
     `side effects duplicated: ${some(r.duplicatedEffects)}`,
     `tool calls made again (at least once, around lost workers): ${r.repeatedCalls}`,
+    ...(r.wrongRunLines.length > 0
+      ? ['the workers on the runs not completed:', ...r.wrongRunLines.map((l) => `  ${l}`)]
+      : []),
   ].join('\n');
 }

@@ -52,8 +52,13 @@ export interface ChaosReport {
   runs: number;
   /** The runs started, by final status (`running`, `waiting` or `unseen` when time was up). */
   statuses: Record<string, number>;
-  /** Runs that did not complete, or whose record does not hold each step once: id and why. */
+  /**
+   * Runs that did not complete, or whose record does not hold each step once: id and why (the
+   * error, and a failed child's own).
+   */
   wrongRuns: string[];
+  /** The workers' log lines that name a wrong run or its children (at most 40). */
+  wrongRunLines: string[];
   /** Guarded side effects missing (lost) or present more than once (duplicated). */
   lostEffects: string[];
   duplicatedEffects: string[];
@@ -117,7 +122,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const statuses = await untilEnded(conn, options.runs, options.settleMs ?? 120_000);
     const seconds = (Date.now() - started) / 1000;
     signalling.stop();
-    const report = await check(store, project, options.runs, statuses);
+    const report = await check(store, project, options.runs, statuses, pool.lines);
     return {
       ...report,
       kills: pool.kills.length,
@@ -280,21 +285,31 @@ async function check(
   project: string,
   runs: number,
   statuses: Record<string, number>,
+  lines: readonly string[],
 ) {
   const wrongRuns: string[] = [];
+  const wrongIds = new Set<string>();
   const expected: string[] = [];
+  const why = (record: RunRecord | undefined) =>
+    `${record?.status ?? 'missing'} ${record?.error ? `${record.error.code}: ${record.error.message}` : ''}`;
   for (let i = 0; i < runs; i++) {
     const kind = kindOf(i);
     expected.push(...kind.effects(`k${i}`));
-    const record: RunRecord | undefined = (await store.load(`run-${i}`))?.record;
+    const stored = await store.load(`run-${i}`);
+    const record: RunRecord | undefined = stored?.record;
     const names = record?.steps.map((s) => s.name) ?? [];
-    if (record?.status !== 'completed')
-      wrongRuns.push(
-        `run-${i} (${kind.id}): ${record?.status ?? 'missing'} ${record?.error?.code ?? ''}`,
-      );
-    else if (JSON.stringify(names) !== JSON.stringify(STEPS[kind.id]))
+    if (record?.status !== 'completed') {
+      const children = Object.values(stored?.children ?? {});
+      const failed = await Promise.all(children.map(async (id) => (await store.load(id))?.record));
+      const told = failed.map((c, k) => ` (child ${children[k]}: ${why(c)})`).join('');
+      wrongRuns.push(`run-${i} (${kind.id}): ${why(record)}${told}`);
+      for (const id of [`run-${i}`, ...children]) wrongIds.add(id);
+    } else if (JSON.stringify(names) !== JSON.stringify(STEPS[kind.id]))
       wrongRuns.push(`run-${i} (${kind.id}): steps ${names.join(',')}`);
   }
+  const wrongRunLines = lines
+    .filter((line) => [...wrongIds].some((id) => new RegExp(`\\b${id}\\b`).test(line)))
+    .slice(0, 40);
   const count = (file: string) => {
     const seen = new Map<string, number>();
     if (!existsSync(join(project, file))) return seen;
@@ -311,6 +326,7 @@ async function check(
     runs,
     statuses,
     wrongRuns,
+    wrongRunLines,
     lostEffects,
     duplicatedEffects,
     repeatedCalls,

@@ -159,6 +159,12 @@ export class ActiveRun extends StepWork {
     if (this.host.durable) this.checkpoint();
   }
 
+  /** Forgets the child a step noted but that was never stored: the step starts it again. */
+  forgetChild(node: string): void {
+    delete this.children[node];
+    this.counters.spawns--; // counted again when it starts
+  }
+
   /** The step's call runs in this process (see `StepRecord.runsOn`); stored with the next write. */
   callRunsHere(node: string, worker: string): void {
     const rec = this.steps[node];

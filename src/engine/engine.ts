@@ -200,7 +200,17 @@ export class Engine implements RunHost {
     inputs: Record<string, unknown>,
     parent: ParentRun,
     parentSpan: SpanParent | undefined,
-  ): Promise<ActiveRun> {
+    child: { runId: string; again: boolean },
+  ): Promise<ActiveRun | RunRecord> {
+    const { runId } = child;
+    if (child.again) {
+      // The parent's worker may have stored the child before it stopped: take that one up.
+      const stored = this.active.get(runId) ?? (await this.store.load(runId));
+      if (stored instanceof ActiveRun) return stored;
+      const status = stored?.record.status;
+      if (status === 'running' || status === 'waiting') return this.attach(runId, true);
+      if (stored !== undefined) return stored.record; // it ended: its outcome settles the step
+    }
     const file = await this.loader.resolve(ref, parent.loaded.file);
     const loaded = await this.loader.loadFile(file);
     const valid = validateInputs(loaded.compiled.directive, inputs, this.loader.policy.limits);
@@ -209,7 +219,6 @@ export class Engine implements RunHost {
       maxDepth: parent.lineage.maxDepth,
       parentRunId: parent.runId,
     };
-    const runId = randomUUID();
     const trace = parentSpan && this.telemetry?.newRunTrace(runId, 'child', parentSpan);
     return this.launch(loaded, valid, lineage, {
       runId,
@@ -278,12 +287,22 @@ export class Engine implements RunHost {
       throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
         hint: 'List runs with `dirigent runs`.',
       });
+    const children = await Promise.all(
+      Object.entries(stored.children).map(
+        async ([node, childId]) => [node, childId, await this.store.load(childId)] as const,
+      ),
+    );
     const run = restoredRun(this, this.loader, runId, stored, interrupted);
     this.register(run);
     run.begin();
-    if (interrupted) run.restartInterrupted();
-    for (const [node, childId] of Object.entries(stored.children)) {
-      const child = await this.store.load(childId);
+    if (interrupted) {
+      // A child noted but never stored (the worker stopped before its first write) is started
+      // again by its step, under the same id.
+      for (const [node, , child] of children)
+        if (child === undefined && run.steps[node]?.status === 'running') run.forgetChild(node);
+      run.restartInterrupted();
+    }
+    for (const [node, childId, child] of children) {
       const resumable =
         child?.record.status === 'waiting' || (interrupted && child?.record.status === 'running');
       if (resumable) run.adoptChild(node, await this.attach(childId, interrupted));

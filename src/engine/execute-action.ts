@@ -10,6 +10,7 @@ import { childOutcome } from './child-outcome.js';
 import { renderParams } from './render-params.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { ToolGate } from '../tools/tool-call.js';
+import { childRunId } from './child-run-id.js';
 import { workerLost } from '../tools/worker-lost.js';
 import type { LoadedDirective } from './directive-loader.js';
 import type { ParentRun, RunHost } from './run-host.js';
@@ -67,7 +68,7 @@ export function executeAction(
   if (action.itemType === 'directive') {
     const params: Record<string, unknown> = {};
     for (const p of action.params) params[p.name] = evaluateValue(p.value, scope);
-    return runChild(run, itemId, params, node, attempt, signal);
+    return runChild(run, itemId, params, node, attempt, signal, item);
   }
   const host = run.host;
   const rec = run.steps[node];
@@ -114,6 +115,7 @@ async function runChild(
   node: string,
   attempt: number,
   signal: AbortSignal,
+  item: number | undefined,
 ): Promise<unknown> {
   const { depth, maxDepth } = run.lineage;
   if (depth + 1 > maxDepth) {
@@ -130,7 +132,10 @@ async function runChild(
     );
   }
   const parentSpan = run.spans?.attemptSpan(node, run.steps[node]?.attempts ?? attempt);
-  const child = await run.host.startChild(itemId, params, run, parentSpan);
+  const child = await run.host.startChild(itemId, params, run, parentSpan, {
+    runId: childRunId(run.runId, callIdOf(run, node, attempt, item)),
+    again: run.isRepeating(node),
+  });
   run.noteChild(node, child.runId);
   const onAbort = () => run.host.cancel(child.runId, `Parent step "${node}" was stopped.`);
   signal.addEventListener('abort', onAbort, { once: true });

@@ -36,13 +36,18 @@ export interface RunHost {
   activeRun(runId: string): LinkedRun | undefined;
   /** The run ended and was stored: it leaves the host. */
   unregister(runId: string): void;
-  /** Starts a child directive of `parent` (resolved from the parent's file) with `inputs`. */
+  /**
+   * Starts a child directive of `parent` (resolved from the parent's file) with `inputs`, as run
+   * `runId`. With `again` (the parent resumed, its step started again), a child of that id that is
+   * live or stored is taken up instead: resumed, or its record when it has ended.
+   */
   startChild(
     ref: string,
     inputs: Record<string, unknown>,
     parent: ParentRun,
     parentSpan: SpanParent | undefined,
-  ): Promise<LinkedRun>;
+    child: { runId: string; again: boolean },
+  ): Promise<LinkedRun | RunRecord>;
   /** Fire-and-forget cancel of a live run (a child whose step was stopped). */
   cancel(runId: string, reason?: string): void;
   /** Step work that was stopped and is still stopping: the host awaits it before exiting. */

@@ -214,6 +214,56 @@ describe('Engine.resume', () => {
     expect(record).toMatchObject({ status: 'completed', outputs: { v: 'from the child' } });
   });
 
+  /** A parent whose child's only step hangs (the process "dies" there), let go after 150 ms. */
+  async function parentStoppedInChild(): Promise<{ parentId: string; childId: string }> {
+    writeDirective(
+      project,
+      'child',
+      `<process>${echo('inner', 'deep')}</process><outputs><output name="v" value="\${steps.inner.result.v}"/></outputs>`,
+    );
+    const file = writeDirective(
+      project,
+      'parent',
+      `<metadata><limits spawns="1"/></metadata><process><step name="call"><execute item_type="directive" item_id="child"/></step></process><outputs><output name="v" value="\${steps.call.result.v}"/></outputs>`,
+    );
+    const first = engineWith(new Recorder('inner'));
+    const parent = first.start(await first.loader.loadFile(file), {});
+    await new Promise((r) => setTimeout(r, 150));
+    first.release();
+    const stored = await new FileRunStore(project).load(parent.runId);
+    return { parentId: parent.runId, childId: stored!.children.call! };
+  }
+
+  it('starts a child again, under the same id, when its parent stopped before the child was first stored', async () => {
+    const { parentId, childId } = await parentStoppedInChild();
+    rmSync(join(project, '.dirigent', 'runs', `${childId}.json`)); // never written
+    const again = new Recorder();
+    const second = engineWith(again);
+    const record = await (await second.resume(parentId)).settled();
+    expect(record).toMatchObject({ status: 'completed', outputs: { v: 'deep' } });
+    expect(again.calls).toEqual(['inner']);
+    const store = new FileRunStore(project);
+    const parent = await store.load(parentId);
+    expect(parent?.children.call).toBe(childId);
+    expect(parent?.counters.spawns).toBe(1); // within <limits spawns="1">: counted once
+    expect((await store.load(childId))?.record.status).toBe('completed');
+  });
+
+  it('takes up the child its parent started but had not noted when it stopped, instead of a second one', async () => {
+    const { parentId, childId } = await parentStoppedInChild();
+    const store = new FileRunStore(project);
+    const stored = await store.load(parentId);
+    delete stored!.children.call; // the parent's process stopped before it noted the child
+    stored!.counters.spawns = 0;
+    await store.save(stored!);
+    const second = engineWith(new Recorder());
+    const record = await (await second.resume(parentId)).settled();
+    expect(record).toMatchObject({ status: 'completed', outputs: { v: 'deep' } });
+    expect((await store.load(parentId))?.children.call).toBe(childId);
+    const runs = await store.list();
+    expect(runs.map((r) => r.runId).sort()).toEqual([childId, parentId].sort());
+  });
+
   it('goes on counting the attempts of a step that was retrying when its process died', async () => {
     const file = writeDirective(
       project,
