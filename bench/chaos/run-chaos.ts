@@ -300,8 +300,8 @@ async function check(
     const names = record?.steps.map((s) => s.name) ?? [];
     if (record?.status !== 'completed') {
       const children = Object.values(stored?.children ?? {});
-      const failed = await Promise.all(children.map(async (id) => (await store.load(id))?.record));
-      const told = failed.map((c, k) => ` (child ${children[k]}: ${why(c)})`).join('');
+      const records = await Promise.all(children.map(async (id) => (await store.load(id))?.record));
+      const told = records.map((c, k) => ` (child ${children[k]}: ${why(c)})`).join('');
       wrongRuns.push(`run-${i} (${kind.id}): ${why(record)}${told}`);
       for (const id of [`run-${i}`, ...children]) wrongIds.add(id);
     } else if (JSON.stringify(names) !== JSON.stringify(STEPS[kind.id]))

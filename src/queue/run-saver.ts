@@ -6,6 +6,8 @@
  */
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import { sourceHash } from './run-hash.js';
 import {
   saveRunArgs,
@@ -69,6 +71,15 @@ export class RunSaver {
     };
     let reply = await send(this.sent.has(hash) ? undefined : run.source?.text);
     if (reply[0] === 'needtext') reply = await send(run.source!.text);
+    // Sent with its text, a save never asks for it: one that does was not written.
+    if (reply[0] === 'needtext')
+      throw DirigentError.fatal(
+        ErrorCode.INTERNAL,
+        `Run ${run.record.runId} was not saved: the store asked for its directive's text, which was sent.`,
+        {
+          hint: 'Report this: the save script and this store disagree (are all processes the same version?).',
+        },
+      );
     if (hash !== '' && reply[0] === 'ok') {
       if (this.sent.size >= 1000) this.sent.clear();
       this.sent.add(hash);
