@@ -65,14 +65,18 @@ type Outcome = { value: unknown } | { error: Error };
 
 /**
  * The jobs a worker finished, by id, reported through its `completed` and `failed` events (so
- * both sides are timed to the same point: the worker has moved the job to its final state).
+ * both sides are timed to the same point: the worker has moved the job to its final state). A
+ * batch of starts finishes each of its runs under the run's id.
  */
 class Finished {
   private readonly done = new Map<string, Outcome>();
   private readonly waiters = new Set<{ left: Set<string>; resolve: () => void }>();
 
   constructor(worker: Worker) {
-    worker.on('completed', (job, value: unknown) => this.settle(job.id!, { value }));
+    worker.on('completed', (job, value: unknown) => {
+      if ((job.data as { kind?: string }).kind !== 'starts') this.settle(job.id!, { value });
+      else for (const r of value as RunRecord[]) this.settle(r.runId, { value: r });
+    });
     worker.on('failed', (job, error) => {
       if (job?.id !== undefined) this.settle(job.id, { error });
     });

@@ -4,26 +4,22 @@
  * delay that grows from 50 ms to 2 s.
  */
 import { DelayedError, type Job } from 'bullmq';
-import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { RunJobData } from './run-job.js';
+import type { RunJob } from './run-job.js';
 
 /** How many times a run job is taken up at most before an error fails it for good. */
 const MAX_TAKEN_UP = 200;
 
 /** Delays the job a moment; throws BullMQ's `DelayedError` (the job is no longer this worker's). */
-export async function comeBackLater(
-  job: Job<RunJobData, RunRecord>,
-  token: string | undefined,
-): Promise<never> {
+export async function comeBackLater(job: RunJob, token: string | undefined): Promise<never> {
   const delay = Math.min(2000, 50 * 2 ** Math.min(6, Math.max(0, job.attemptsStarted - 1)));
   await job.moveToDelayed(Date.now() + delay, token);
   throw new DelayedError();
 }
 
 /** Whether the job may still come back after an error, rather than fail. */
-export function mayComeBack(job: Job<RunJobData, RunRecord>): boolean {
+export function mayComeBack(job: RunJob): boolean {
   return job.attemptsStarted < MAX_TAKEN_UP;
 }
 

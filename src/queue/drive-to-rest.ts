@@ -23,7 +23,8 @@ import { markParked, PARKED_CHECK_IN_MS, promoteParked } from './parked-runs.js'
 import type { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from './queue-names.js';
 import type { RedisRunStore } from './redis-run-store.js';
-import type { RunJobData } from './run-job.js';
+import type { RunJob, RunJobData } from './run-job.js';
+import { goAlone } from './go-alone.js';
 import type { ToolJobData } from './tool-job.js';
 
 /**
@@ -121,18 +122,27 @@ export class DrivenRun {
   }
 }
 
+/** The job a run is driven in: its own, or (`shared`) a batch of starts it belongs to. */
+export interface TakenJob {
+  job: RunJob;
+  token: string | undefined;
+  shared: boolean;
+}
+
 /**
- * Drives `run` (taken up by `job`) until it comes to rest; resolves with its record once it ends
- * or waits, and otherwise throws BullMQ's `WaitingError` (handed back) or `DelayedError` (parked)
- * after moving the job, or the error of losing it.
+ * Drives `run` (taken up in `taken`) until it comes to rest; resolves with its record once it
+ * ends or waits, and otherwise throws BullMQ's `WaitingError` (handed back, or lost) or
+ * `DelayedError` (parked) after moving the job. A run of a batch moves no job but goes on in a job
+ * of its own (`go-alone.ts`) and throws `DelayedError`; lost, it throws `WaitingError` and leaves
+ * its batch's job to whoever took it.
  */
 export async function driveToRest(
   ctx: DriveContext,
   run: ActiveRun,
-  job: Job<RunJobData, RunRecord>,
-  token: string | undefined,
+  taken: TakenJob,
   takenUp: TakenUp,
 ): Promise<RunRecord> {
+  const { job, token, shared } = taken;
   const t = ctx.telemetry;
   const info = { runId: run.runId, directive: run.record.directive, trace: run.trace };
   const span = t && startDriveSpan(t, QueueName.RUNS, job, info, takenUp);
@@ -167,7 +177,7 @@ export async function driveToRest(
     ctx.store.forgetClaim(run.runId);
     // The job is no longer this worker's when another took the run over; if it still is (Redis
     // did not answer for a lease), it goes back to the queue.
-    await job.moveToWait(token).catch(() => undefined);
+    if (!shared) await job.moveToWait(token).catch(() => undefined);
     throw new WaitingError();
   }
   span?.span.addEvent(rest.kind === 'handover' ? 'handed over' : 'parked', {
@@ -180,6 +190,10 @@ export async function driveToRest(
     const tree = runTree(ctx.engine, run.runId);
     ctx.engine.releaseRun(run.runId);
     await Promise.all(tree.map((id) => ctx.store.release(id)));
+    if (shared) {
+      await goAlone(ctx.runsQueue, job, run.runId);
+      throw new DelayedError();
+    }
     await job.moveToWait(token);
     throw new WaitingError();
   }
@@ -189,13 +203,17 @@ export async function driveToRest(
   // The mark first: a worker that dies after it leaves a job still active, which its takeover
   // puts back in the queue; the other way round, a call ending in between would find nothing to
   // wake, and the run would sleep until its check-in.
-  await markParked(redis, prefix, run.runId, job.id!, rest.due);
-  await job.moveToDelayed(rest.due, token);
+  // A run of a batch parks in a job of its own, whose id is the run's.
+  await markParked(redis, prefix, run.runId, shared ? run.runId : job.id!, rest.due);
+  const parked = shared
+    ? await goAlone(ctx.runsQueue, job, run.runId, Math.max(1, rest.due - Date.now()))
+    : job;
+  if (!shared) await job.moveToDelayed(rest.due, token);
   // A call that ended before the job was delayed could not wake it: look for one.
   const ended = await Promise.all(
     rest.jobIds.map(async (id) => (await Job.fromId(ctx.toolsQueue, id))?.finishedOn),
   );
-  if (ended.some((at) => at !== undefined)) await promoteParked(redis, prefix, job);
+  if (ended.some((at) => at !== undefined)) await promoteParked(redis, prefix, parked, run.runId);
   throw new DelayedError();
 }
 

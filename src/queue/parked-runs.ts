@@ -63,10 +63,15 @@ export async function wakeParked(
 }
 
 /**
- * Wakes the parked run whose delayed job is `job` at once, whoever holds the mark: the run
- * worker that parked it, when one of its calls ended before the job was delayed.
+ * Wakes the parked run `runId`, whose delayed job is `job`, at once, whoever holds the mark: the
+ * run worker that parked it, when one of its calls ended before the job was delayed.
  */
-export async function promoteParked(redis: Redis, prefix: string, job: Job): Promise<void> {
-  await redis.del(parkedKey(prefix, job.data.runId));
+export async function promoteParked(
+  redis: Redis,
+  prefix: string,
+  job: Job,
+  runId: string,
+): Promise<void> {
+  await redis.del(parkedKey(prefix, runId));
   await job.promote().catch(() => undefined); // no longer delayed: a waker came first
 }

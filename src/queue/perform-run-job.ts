@@ -2,15 +2,14 @@
  * What a run job asks of the worker that took it up (see `run-job.ts`): start a run, deliver a
  * signal, cancel a run, or wake one at a deadline, each on the run as claimed from the store.
  */
-import type { Job } from 'bullmq';
 import type { ActiveRun } from '../engine/active-run.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { driveToRest, type DriveContext } from './drive-to-rest.js';
+import { driveToRest, type DriveContext, type TakenJob } from './drive-to-rest.js';
 import type { TakenUp } from './job-spans.js';
 import type { VersionedRun } from './run-hash.js';
-import type { RunJobData } from './run-job.js';
+import type { OneRunJobData } from './run-job.js';
 import { loadRunDirective } from './run-source.js';
 
 /**
@@ -20,16 +19,15 @@ import { loadRunDirective } from './run-source.js';
  */
 export async function performRunJob(
   ctx: DriveContext,
-  data: RunJobData,
+  data: OneRunJobData,
   stored: VersionedRun | undefined,
-  job: Job<RunJobData, RunRecord>,
-  token: string | undefined,
+  taken: TakenJob,
   takenUp: TakenUp,
 ): Promise<RunRecord> {
   const engine = ctx.engine;
   const redelivered = takenUp === 'takeover' || takenUp === 'resume';
   const over = stored && !['running', 'waiting'].includes(stored.record.status);
-  const drive = (run: ActiveRun) => driveToRest(ctx, run, job, token, takenUp);
+  const drive = (run: ActiveRun) => driveToRest(ctx, run, taken, takenUp);
   let record: RunRecord;
   switch (data.kind) {
     case 'start':
@@ -74,7 +72,11 @@ export async function performRunJob(
 }
 
 /** A waiting run's next deadline becomes a delayed wake job (one per deadline: idempotent). */
-async function scheduleWake(ctx: DriveContext, data: RunJobData, record: RunRecord): Promise<void> {
+async function scheduleWake(
+  ctx: DriveContext,
+  data: OneRunJobData,
+  record: RunRecord,
+): Promise<void> {
   const deadlines = (record.waiting ?? []).flatMap((w) => (w.deadline ? [w.deadline] : []));
   const limit = ctx.engine.activeRun(data.runId)?.directive.limits.durationSeconds;
   if (limit !== undefined) deadlines.push(record.startedAt + limit * 1000);

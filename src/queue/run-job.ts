@@ -1,3 +1,5 @@
+import type { Job } from 'bullmq';
+import type { RunRecord } from '../engine/run-record.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
 /**
@@ -20,6 +22,16 @@ export interface RunSource {
   tools?: Record<string, string>;
 }
 
+/** One run of a batch of starts: what a start job says, its directive named by index. */
+export interface StartMember {
+  runId: string;
+  /** Index of the run's directive in the batch's `sources`. */
+  source: number;
+  inputs: Record<string, unknown>;
+  trigger?: RunTrigger;
+  trace?: RunTrace;
+}
+
 /** The jobs of the runs queue. Jobs name no project: a worker runs them in the one it serves. */
 export type RunJobData =
   | {
@@ -33,7 +45,18 @@ export type RunJobData =
       trigger?: RunTrigger;
       /** The run's trace, when the process that submitted it records telemetry. */
       trace?: RunTrace;
+      /**
+       * A run of a batch of starts that goes on in a job of its own (it parked, its worker
+       * closed, or it could not begin there): it may be stored already, and is claimed first.
+       */
+      alone?: true;
     }
+  /**
+   * Runs started together (see `start-batch.ts`): one job, each run driven by the worker that
+   * takes it until it ends or waits; a run that would park or be handed back gets a job of its
+   * own (a `wake` job whose id is the run's).
+   */
+  | { kind: 'starts'; sources: RunSource[]; runs: StartMember[] }
   | {
       kind: 'signal';
       runId: string;
@@ -44,3 +67,33 @@ export type RunJobData =
   | { kind: 'cancel'; runId: string; reason?: string }
   /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */
   | { kind: 'wake'; runId: string };
+
+/** The jobs about one run: every kind but a batch of starts. */
+export type OneRunJobData = Exclude<RunJobData, { kind: 'starts' }>;
+
+/** A start of one run. */
+export type StartJobData = Extract<RunJobData, { kind: 'start' }>;
+
+/** A batch of starts. */
+export type StartsJobData = Extract<RunJobData, { kind: 'starts' }>;
+
+/**
+ * What a run job completes with: the run's record as the job left it, or for a batch of starts
+ * the records of the runs that ended or wait (the others went on in jobs of their own).
+ */
+export type RunJobResult = RunRecord | RunRecord[];
+
+/** A job of the runs queue. */
+export type RunJob = Job<RunJobData, RunJobResult>;
+
+/** Run `member`'s start, as a start job of its own would say it. */
+export function startOfMember(batch: StartsJobData, member: StartMember): StartJobData {
+  return {
+    kind: 'start',
+    runId: member.runId,
+    source: batch.sources[member.source]!,
+    inputs: member.inputs,
+    ...(member.trigger && { trigger: member.trigger }),
+    ...(member.trace && { trace: member.trace }),
+  };
+}

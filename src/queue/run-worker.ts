@@ -12,6 +12,7 @@
  */
 import { DelayedError, Job, Queue, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -30,7 +31,8 @@ import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
 import { performRunJob } from './perform-run-job.js';
 import { RedisRunStore } from './redis-run-store.js';
 import { ResultInbox } from './result-inbox.js';
-import type { RunJobData } from './run-job.js';
+import type { OneRunJobData, RunJob, RunJobData, RunJobResult } from './run-job.js';
+import { performStartBatch } from './start-batch.js';
 import type { ToolJobData } from './tool-job.js';
 import type { ToolWorker } from './tool-worker.js';
 import { workerEngine } from './worker-engine.js';
@@ -72,7 +74,7 @@ export interface RunWorkerOptions {
 
 /** A running run worker; `close()` lets the runs under way settle, then stops. */
 export class RunWorker {
-  readonly worker: Worker<RunJobData, RunRecord>;
+  readonly worker: Worker<RunJobData, RunJobResult>;
   readonly store: RedisRunStore;
   private readonly runsQueue: Queue<RunJobData>;
   private readonly toolsQueue: Queue<ToolJobData>;
@@ -86,6 +88,11 @@ export class RunWorker {
   private driveContext: DriveContext | undefined;
   /** Runs this worker drives, and how to hand each back, park it or stop driving it. */
   private readonly driving = new Map<string, DrivenRun>();
+  /**
+   * One per run this worker drives for a job, from its start or take-up until it comes to rest:
+   * a batch of starts (one job) drives no more runs at once than jobs of their own would.
+   */
+  private readonly runSlots: LimitFunction;
   /** Runs a job of this worker is about (at most one job per run at a time). */
   private readonly held = new Set<string>();
   private readonly parkScan: NodeJS.Timeout;
@@ -99,17 +106,19 @@ export class RunWorker {
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
+    const concurrency = options.concurrency ?? 50;
+    this.runSlots = pLimit(concurrency);
     const timing = options.timing ?? workerTiming();
     this.telemetry = Telemetry.of(options.telemetry);
     this.log = options.logger ?? SILENT_LOGGER;
     // Made first, started last: its id names this worker's lease and its claims of runs.
-    this.worker = new Worker<RunJobData, RunRecord>(
+    this.worker = new Worker<RunJobData, RunJobResult>(
       QueueName.RUNS,
       (job, token) => this.process(job, token),
       {
         connection: this.own(redis),
         prefix,
-        concurrency: options.concurrency ?? 50,
+        concurrency,
         autorun: false,
         ...bullWorkerTiming(timing),
       },
@@ -186,12 +195,13 @@ export class RunWorker {
     return c;
   }
 
-  private async process(
-    job: Job<RunJobData, RunRecord>,
-    token: string | undefined,
-  ): Promise<RunRecord> {
+  private async process(job: RunJob, token: string | undefined): Promise<RunJobResult> {
     const data = job.data;
-    const watch = 'watch' in data && data.watch === true;
+    const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
+    if (data.kind === 'starts')
+      return performStartBatch(job, token, redelivered, this.runsQueue, this.log, (member) =>
+        this.processRun(job, token, member, redelivered, true),
+      );
     if (data.kind === 'cancel') {
       // The worker driving the run (if one does, this one included) cancels it at once; a run
       // no worker drives is cancelled here, once claimed.
@@ -202,15 +212,50 @@ export class RunWorker {
     }
     // A signal for a run this worker drives reaches it here, whatever its steps are doing.
     if (data.kind === 'signal' && this.driving.has(data.runId)) return this.signalHere(data);
-    if (this.held.has(data.runId)) return comeBackLater(job, token); // another job of it, here
+    const alone = data.kind === 'start' && data.alone === true;
+    return this.processRun(job, token, data, redelivered || alone, false);
+  }
+
+  /**
+   * Does what a job asks of one run: the job's own run, or (`shared`) one run of a batch of
+   * starts. A job that cannot be done now comes back later; for a run of a batch, which has no job
+   * to move, the errors say what happened (see `start-batch.ts`): `DelayedError` when another job
+   * has the run, `WaitingError` when this worker lost it, and any other error as it is.
+   */
+  private async processRun(
+    job: RunJob,
+    token: string | undefined,
+    data: OneRunJobData,
+    redelivered: boolean,
+    shared: boolean,
+  ): Promise<RunRecord> {
+    const later = () => (shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token));
+    if (this.held.has(data.runId)) return later(); // another job of it, here
+    const watch = 'watch' in data && data.watch === true;
     this.held.add(data.runId);
     if (watch) this.watched.add(data.runId);
     try {
-      const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
+      return await this.runSlots(() => this.performRun(job, token, data, redelivered, shared));
+    } finally {
+      this.held.delete(data.runId);
+      if (watch) this.watched.delete(data.runId);
+    }
+  }
+
+  /** {@link processRun}, once the run has a slot. */
+  private async performRun(
+    job: RunJob,
+    token: string | undefined,
+    data: OneRunJobData,
+    redelivered: boolean,
+    shared: boolean,
+  ): Promise<RunRecord> {
+    const later = () => (shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token));
+    try {
       // A start taken up for the first time has nothing stored yet: nothing to claim.
       const claim =
         data.kind === 'start' && !redelivered ? undefined : await this.store.claim(data.runId);
-      if (claim?.status === 'busy') return await comeBackLater(job, token);
+      if (claim?.status === 'busy') return await later();
       const stored = claim?.status === 'claimed' ? claim.run : undefined;
       const from = claim?.status === 'claimed' ? claim.takenOverFrom : undefined;
       const takenUp: TakenUp =
@@ -224,12 +269,14 @@ export class RunWorker {
           { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
           `took over run ${data.runId}: the worker that drove it (${from ?? 'unknown'}) stopped`,
         );
-      const record = await performRunJob(this.context(), data, stored, job, token, takenUp);
+      const ctx = this.context();
+      const record = await performRunJob(ctx, data, stored, { job, token, shared }, takenUp);
       await this.letGo(data.runId, record);
       return record;
     } catch (err) {
       if (err instanceof WaitingError || err instanceof DelayedError) throw err;
       await this.letGo(data.runId).catch(() => undefined);
+      if (shared) throw err;
       // Redis went away mid-job (restarting, say): the run is as last stored; the job comes back.
       if (transient(err) && mayComeBack(job)) {
         this.log.warn(
@@ -239,9 +286,6 @@ export class RunWorker {
         return await comeBackLater(job, token);
       }
       throw toJobError(err);
-    } finally {
-      this.held.delete(data.runId);
-      if (watch) this.watched.delete(data.runId);
     }
   }
 

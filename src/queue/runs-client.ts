@@ -11,22 +11,52 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { fromJobError } from './job-error.js';
 import { QueueName } from './queue-names.js';
-import { queueOptions } from './queue-options.js';
+import { queueOptions, RUN_JOB_RETENTION } from './queue-options.js';
 import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
 import { watchRunEvents } from './run-events.js';
-import type { RunJobData, RunSource } from './run-job.js';
+import type { OneRunJobData, RunJobData, RunJobResult, RunSource, StartMember } from './run-job.js';
+import { batchJobId, batchJobIdOf, batchRunIds, MAX_BATCH_RUNS } from './start-batch-ids.js';
+import { StartGatherer } from './start-gatherer.js';
 import { Attr } from '../telemetry/attributes.js';
-import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 import { SPAN_KIND, Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
-
-/**
- * Finished run jobs leave BullMQ at once (whoever waits hears the outcome from the events stream;
- * the run record lives in the store); failed ones stay a while, for inspection.
- */
-const RUN_JOB_RETENTION = { removeOnComplete: true, removeOnFail: { age: 86_400, count: 1000 } };
 
 /** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
 const WAIT_POLL_MS = 1000;
+
+/** How a client sends starts. */
+export interface RunsClientOptions {
+  /**
+   * Runs at most in one job of starts made together (default `DIRIGENT_START_BATCH`, else
+   * {@link DEFAULT_START_BATCH}; 1 sends every start as a job of its own).
+   */
+  startBatch?: number;
+}
+
+/** Runs at most in one job of starts, by default: a burst still spreads over the workers. */
+export const DEFAULT_START_BATCH = 25;
+
+/** `DIRIGENT_START_BATCH`, else the default; a value that is not a whole number from 1 to 65,536 is an error. */
+function startBatchFromEnv(): number {
+  const raw = process.env.DIRIGENT_START_BATCH;
+  if (raw === undefined || raw === '') return DEFAULT_START_BATCH;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_RUNS) return n;
+  throw DirigentError.fatal(
+    ErrorCode.INVALID_CONFIG,
+    `DIRIGENT_START_BATCH is "${raw}": it must be a whole number from 1 to ${MAX_BATCH_RUNS}.`,
+    {
+      hint: 'Set it to the most runs one job of starts may hold (1 sends each start alone), or unset it.',
+    },
+  );
+}
+
+/** A start as the client gathers it. */
+interface Start {
+  source: RunSource;
+  inputs: Record<string, unknown>;
+  trigger: RunTrigger;
+}
 
 /** Whoever waits for a run to end or wait. */
 interface Waiter {
@@ -37,27 +67,33 @@ interface Waiter {
 /** Starts, signals, cancels and reads runs on a Redis deployment. */
 export class RunsClient {
   readonly store: RedisRunStore;
-  private readonly queue: Queue<RunJobData, RunRecord>;
+  private readonly queue: Queue<RunJobData, RunJobResult>;
   private events: Promise<QueueEvents> | undefined;
   /** BullMQ does not close a connection it is given: the client closes its own. */
   private eventsConnection: Redis | undefined;
   private readonly telemetry: Telemetry | undefined;
   private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly gathered: StartGatherer<Start>;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     telemetry?: Telemetry | TelemetryOptions,
+    options: RunsClientOptions = {},
   ) {
     this.telemetry = Telemetry.of(telemetry);
+    const batch = options.startBatch ?? startBatchFromEnv();
+    this.gathered = new StartGatherer(batch, (starts) => this.send(starts));
     this.store = new RedisRunStore(redis, { prefix });
-    this.queue = new Queue<RunJobData, RunRecord>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.queue = new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix));
   }
 
   /**
-   * Enqueues a run of `source` with `inputs` (validated by the caller: see `operations/`) under
-   * `runId` (default a new UUID) and resolves with its id once the job is in the queue. A job
-   * with that id already there is left as it is (BullMQ keeps one job per id).
+   * Enqueues a run of `source` with `inputs` (validated by the caller: see `operations/`) and
+   * resolves with its id once the job that holds it is in the queue. A start given its `runId`, or
+   * watched, is a job of its own, and a job with that id already there is left as it is (BullMQ
+   * keeps one job per id). Other starts made in the same turn of the event loop share jobs of up
+   * to `startBatch` runs (see `start-batch.ts`).
    */
   async start(
     source: RunSource,
@@ -69,23 +105,70 @@ export class RunsClient {
       watch?: boolean;
     } = {},
   ): Promise<string> {
-    const runId = options.runId ?? randomUUID();
     const trigger = options.trigger ?? 'library';
-    const t = this.telemetry;
-    const trace = t?.newRunTrace(runId, trigger);
+    if (options.runId === undefined && options.watch !== true)
+      return this.gathered.add({ source, inputs, trigger });
+    const runId = options.runId ?? randomUUID();
+    await this.sendOne(runId, { source, inputs, trigger }, options.watch === true);
+    return runId;
+  }
+
+  /** Sends the starts gathered in one turn: one start as its own job, more as a batch. */
+  private async send(starts: readonly Start[]): Promise<string[]> {
+    const key = randomUUID();
+    if (starts.length === 1) {
+      await this.sendOne(key, starts[0]!, false);
+      return [key];
+    }
+    const runIds = batchRunIds(key, starts.length);
+    const sources: RunSource[] = [];
+    const sourceAt = new Map<string, number>();
+    const runs = starts.map((s, i): StartMember => {
+      const sourceKey = `${s.source.directive}\0${s.source.hash}`;
+      let at = sourceAt.get(sourceKey);
+      if (at === undefined) sourceAt.set(sourceKey, (at = sources.push(s.source) - 1));
+      const runId = runIds[i]!;
+      const trace = this.telemetry?.newRunTrace(runId, s.trigger);
+      return { runId, source: at, inputs: s.inputs, trigger: s.trigger, ...(trace && { trace }) };
+    });
+    const spans = runs.map((m, i) =>
+      this.sendSpan(m.runId, sources[m.source]!, starts[i]!.trigger, m.trace),
+    );
+    try {
+      await this.queue.add(
+        'starts',
+        { kind: 'starts', sources, runs },
+        { jobId: batchJobId(key), ...RUN_JOB_RETENTION },
+      );
+    } finally {
+      for (const span of spans) span?.end();
+    }
+    return runIds;
+  }
+
+  /** Enqueues one start as a job of its own, whose id is the run's. */
+  private async sendOne(runId: string, start: Start, watch: boolean): Promise<void> {
+    const trace = this.telemetry?.newRunTrace(runId, start.trigger);
     const data: RunJobData = {
       kind: 'start',
       runId,
-      source,
-      inputs,
-      trigger,
+      ...start,
       ...(trace && { trace }),
-      ...(options.watch === true && { watch: true }),
+      ...(watch && { watch: true }),
     };
-    // The run's trace begins here: a span for handing the run to the queue, under the run's own.
-    const span =
+    const span = this.sendSpan(runId, start.source, start.trigger, trace);
+    try {
+      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
+    } finally {
+      span?.end();
+    }
+  }
+
+  /** The run's trace begins with handing it to the queue: a span under the run's own. */
+  private sendSpan(runId: string, source: RunSource, trigger: RunTrigger, trace?: RunTrace) {
+    return (
       trace &&
-      t?.startSpan(
+      this.telemetry?.startSpan(
         `start ${source.directive}`,
         {
           kind: SPAN_KIND.PRODUCER,
@@ -100,13 +183,8 @@ export class RunsClient {
           },
         },
         trace,
-      );
-    try {
-      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
-    } finally {
-      span?.end();
-    }
-    return runId;
+      )
+    );
   }
 
   /**
@@ -179,10 +257,10 @@ export class RunsClient {
   async status(runId: string): Promise<RunRecord> {
     const run = await this.store.load(runId);
     if (run !== undefined) return run.record;
-    const job = await Job.fromId<RunJobData, RunRecord>(this.queue, runId);
-    if (job !== undefined && job.data.kind === 'start') {
-      if (job.failedReason) throw fromJobError(job.failedReason, `run ${runId}`);
-      return queuedRecord(runId, job.data.source.directive, job.timestamp);
+    const queued = await this.queued(runId);
+    if (queued !== undefined) {
+      if (queued.failedReason) throw fromJobError(queued.failedReason, `run ${runId}`);
+      return queuedRecord(runId, queued.directive, queued.at);
     }
     // Between the two reads a worker may have taken the job up, saved the run and completed the
     // job (which removes it): the store holds the run now.
@@ -191,6 +269,26 @@ export class RunsClient {
     throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
       hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
     });
+  }
+
+  /** The job that holds the run's start (its own, or its batch's), if one does. */
+  private async queued(
+    runId: string,
+  ): Promise<{ directive: string; at: number; failedReason: string } | undefined> {
+    const job = await Job.fromId<RunJobData, RunJobResult>(this.queue, runId);
+    if (job !== undefined && job.data.kind === 'start')
+      return {
+        directive: job.data.source.directive,
+        at: job.timestamp,
+        failedReason: job.failedReason,
+      };
+    const batchId = batchJobIdOf(runId);
+    const batch = batchId && (await Job.fromId<RunJobData, RunJobResult>(this.queue, batchId));
+    if (!batch || batch.data.kind !== 'starts') return undefined;
+    const member = batch.data.runs.find((m) => m.runId === runId);
+    if (member === undefined) return undefined;
+    const { directive } = batch.data.sources[member.source]!;
+    return { directive, at: batch.timestamp, failedReason: batch.failedReason };
   }
 
   /** Replays a run's progress (published by workers for runs started or signalled with `watch`). */
@@ -209,6 +307,7 @@ export class RunsClient {
   }
 
   async close(): Promise<void> {
+    await this.gathered.settle();
     await Promise.all([this.queue.close(), this.events?.then((e) => e.close())]);
     this.eventsConnection?.disconnect();
   }
@@ -222,16 +321,19 @@ export class RunsClient {
         prefix: this.prefix,
       });
       events.on('completed', ({ returnvalue }) => {
-        const record = parseRecord(returnvalue);
-        if (record === undefined || record.status === 'running') return;
-        for (const w of this.waiters.get(record.runId) ?? []) w.settled(record);
+        for (const record of parseRecords(returnvalue)) {
+          if (record.status === 'running') continue;
+          for (const w of this.waiters.get(record.runId) ?? []) w.settled(record);
+        }
       });
-      // A start job fails only when its run could not begin: its id is the run's.
+      // A start job fails only when its run could not begin: its id is the run's. A batch fails
+      // as a whole only when none of its runs could be told apart (its job was malformed).
       events.on('failed', ({ jobId, failedReason }) => {
-        const set = this.waiters.get(jobId);
-        if (set === undefined) return;
-        const error = fromJobError(failedReason, `run ${jobId}`);
-        for (const w of set) w.failed(error);
+        for (const [runId, set] of this.waiters) {
+          if (runId !== jobId && batchJobIdOf(runId) !== jobId) continue;
+          const error = fromJobError(failedReason, `run ${runId}`);
+          for (const w of set) w.failed(error);
+        }
       });
       await events.waitUntilReady();
       return events;
@@ -239,22 +341,27 @@ export class RunsClient {
     return this.events;
   }
 
-  private async submit(name: string, data: RunJobData): Promise<RunRecord> {
+  private async submit(name: string, data: OneRunJobData): Promise<RunRecord> {
     const events = await this.listening();
     const job = await this.queue.add(name, data, RUN_JOB_RETENTION);
     try {
-      return await job.waitUntilFinished(events);
+      // A job about one run completes with that run's record.
+      return (await job.waitUntilFinished(events)) as RunRecord;
     } catch (err) {
       throw fromJobError(err, `run ${data.runId}`);
     }
   }
 }
 
-function parseRecord(value: unknown): RunRecord | undefined {
+/** The records a run job completed with: one, or a batch's (see {@link RunJobResult}). */
+function parseRecords(value: unknown): RunRecord[] {
+  let parsed: unknown;
   try {
-    const r = (typeof value === 'string' ? JSON.parse(value) : value) as RunRecord | null;
-    return r !== null && typeof r === 'object' && typeof r.runId === 'string' ? r : undefined;
+    parsed = typeof value === 'string' ? JSON.parse(value) : value;
   } catch {
-    return undefined;
+    return [];
   }
+  const isRecord = (r: unknown): r is RunRecord =>
+    r !== null && typeof r === 'object' && typeof (r as RunRecord).runId === 'string';
+  return (Array.isArray(parsed) ? parsed : [parsed]).filter(isRecord);
 }

@@ -1,0 +1,91 @@
+/**
+ * Runs started together: one job of the runs queue holds a batch of starts (made in one turn of
+ * a client's event loop, see `runs-client.ts`), and the worker that takes it up starts and drives
+ * every run of it at once, as it would drive each in a job of its own. So a burst of short runs
+ * costs a few jobs instead of one each.
+ *
+ * A run ends or waits for a signal inside the batch, and the batch's job completes with those
+ * records. A run that parks, whose worker closes, or that cannot begin here goes on in a job of
+ * its own (`go-alone.ts`), whose id is the run's. A batch taken up again (its worker died, or Redis
+ * went away) looks at each run again: one that has a job of its own is left to it, one stored is
+ * claimed and resumed (or, ended, answered from the store), one never stored starts.
+ */
+import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
+import type { RunRecord } from '../engine/run-record.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import type { Logger } from '../telemetry/logger.js';
+import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
+import { goAlone } from './go-alone.js';
+import {
+  startOfMember,
+  type OneRunJobData,
+  type RunJob,
+  type RunJobData,
+  type StartMember,
+} from './run-job.js';
+import { toJobError } from './job-error.js';
+
+/** How one run of a batch came out. */
+type Outcome =
+  | { kind: 'rested'; record: RunRecord }
+  /** Another job has it: its own (it went on alone), or one under way here. */
+  | { kind: 'elsewhere' }
+  /** This worker lost it (its lease lapsed): the batch's job goes back to whoever takes it. */
+  | { kind: 'lost' }
+  /** Redis went away: the batch comes back later. */
+  | { kind: 'again'; error: unknown };
+
+/**
+ * Starts and drives the runs of the batch `job` with `runOne` (the worker's way of doing one
+ * run's job, see `run-worker.ts`); resolves with the records of the runs that ended or wait.
+ */
+export async function performStartBatch(
+  job: RunJob,
+  token: string | undefined,
+  redelivered: boolean,
+  runs: Queue<RunJobData>,
+  log: Logger,
+  runOne: (data: OneRunJobData) => Promise<RunRecord>,
+): Promise<RunRecord[]> {
+  const batch = job.data;
+  if (batch.kind !== 'starts') throw new TypeError(`job ${job.id} is not a batch of starts`);
+  const one = async (member: StartMember): Promise<Outcome> => {
+    const data = startOfMember(batch, member);
+    try {
+      if (redelivered && (await Job.fromId(runs, member.runId)) !== undefined)
+        return { kind: 'elsewhere' };
+      return { kind: 'rested', record: await runOne(data) };
+    } catch (err) {
+      if (err instanceof DelayedError) return { kind: 'elsewhere' };
+      if (err instanceof WaitingError) return { kind: 'lost' };
+      if (transient(err)) return { kind: 'again', error: err };
+      // It fails here for good (it cannot begin on this worker, say): alone, it fails as a start
+      // job of its own does, where `status` and its waiters see why.
+      log.warn(
+        { run_id: member.runId, batch: job.id, error_code: DirigentError.from(err).code },
+        `run ${member.runId} goes on alone, out of batch ${job.id}: ${String(err)}`,
+      );
+      return goAlone(runs, job, member.runId).then(
+        (): Outcome => ({ kind: 'elsewhere' }),
+        (error: unknown): Outcome => ({ kind: 'again', error }),
+      );
+    }
+  };
+  const outcomes = await Promise.all(batch.runs.map(one));
+  const again = outcomes.find((o) => o.kind === 'again');
+  if (again !== undefined) {
+    if (mayComeBack(job)) {
+      log.warn(
+        { batch: job.id, err: String(again.error) },
+        `batch of starts ${job.id} comes back later: ${String(again.error)}`,
+      );
+      return comeBackLater(job, token);
+    }
+    throw toJobError(again.error);
+  }
+  if (outcomes.some((o) => o.kind === 'lost')) {
+    await job.moveToWait(token).catch(() => undefined);
+    throw new WaitingError();
+  }
+  return outcomes.flatMap((o) => (o.kind === 'rested' ? [o.record] : []));
+}

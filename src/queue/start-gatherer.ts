@@ -1,0 +1,57 @@
+/**
+ * Gathers the starts a client makes in one turn of the event loop into batches (see
+ * `start-batch.ts`): a burst of starts becomes a few jobs instead of one each, while a start made
+ * alone is sent at once, as its own job, after that turn.
+ */
+
+/** A start waiting to be sent, and who waits for its run id. */
+export interface GatheredStart<T> {
+  start: T;
+  resolve: (runId: string) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Sends starts gathered in one turn, at most `maxRuns` per batch. */
+export class StartGatherer<T> {
+  private pending: GatheredStart<T>[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  private readonly sending = new Set<Promise<void>>();
+
+  /**
+   * `send` sends one batch and resolves with its runs' ids, in order (or rejects, failing them
+   * all).
+   */
+  constructor(
+    private readonly maxRuns: number,
+    private readonly send: (starts: readonly T[]) => Promise<string[]>,
+  ) {}
+
+  /** Resolves with the run's id once the job that holds its start is in the queue. */
+  add(start: T): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      this.pending.push({ start, resolve, reject });
+      if (this.pending.length >= this.maxRuns) this.flush();
+      else this.scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** Sends what is gathered now, and resolves once every batch sent so far is in the queue. */
+  async settle(): Promise<void> {
+    this.flush();
+    await Promise.all(this.sending);
+  }
+
+  private flush(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const sent = this.send(batch.map((g) => g.start)).then(
+      (ids) => batch.forEach((g, i) => g.resolve(ids[i]!)),
+      (err: unknown) => batch.forEach((g) => g.reject(err)),
+    );
+    this.sending.add(sent);
+    void sent.finally(() => this.sending.delete(sent));
+  }
+}
