@@ -11,7 +11,6 @@
  * ```
  */
 import { resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
@@ -110,7 +109,8 @@ export class Dirigent {
       request.inputs ?? {},
       this.loader.policy.limits,
     );
-    let runId: string = randomUUID();
+    // A run with no key gets its id where it starts (a batch of starts names its runs).
+    let runId: string | undefined;
     if (request.idempotencyKey !== undefined) {
       const claimed = await claimRun(this.claims, this.backend, {
         key: request.idempotencyKey,
@@ -122,11 +122,11 @@ export class Dirigent {
       runId = claimed.runId;
     }
     const record = await this.backend.start(loaded, inputs, {
-      runId,
+      ...(runId !== undefined && { runId }),
       trigger: request.trigger ?? 'library',
       ...(request.observer && { observer: request.observer }),
     });
-    return { runId, created: true, record };
+    return { runId: record.runId, created: true, record };
   }
 
   /**

@@ -2,6 +2,7 @@
  * Runs in this process (no server): an engine over the project, waiting and ended runs kept in
  * `.dirigent/runs/` (`FileRunStore`), so another process can read, signal or cancel them.
  */
+import { randomUUID } from 'node:crypto';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import { Engine } from '../engine/engine.js';
@@ -51,14 +52,12 @@ export class EmbeddedBackend implements RunBackend {
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
+    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
   ): Promise<RunRecord> {
+    const runId = options.runId ?? randomUUID();
     // Subscribed first: a run's first step starts within `engine.start`.
-    const stop = options.observer && this.hub.add(options.runId, options.observer);
-    const run = this.engine.start(loaded, inputs, {
-      runId: options.runId,
-      trigger: options.trigger,
-    });
+    const stop = options.observer && this.hub.add(runId, options.observer);
+    const run = this.engine.start(loaded, inputs, { runId, trigger: options.trigger });
     if (stop) void run.settled().then(stop);
     return Promise.resolve(structuredClone(run.record));
   }

@@ -2,6 +2,7 @@
  * Runs on the workers of a Redis deployment: this process enqueues, waits and reads; the workers
  * run (see `queue/`).
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
@@ -43,21 +44,23 @@ export class RedisBackend implements RunBackend {
   async start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
+    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
   ): Promise<RunRecord> {
     const source = await this.sourceOf(loaded);
-    // Subscribed before the job exists, so its first step is heard.
-    if (options.observer)
-      this.replays.set(
-        options.runId,
-        await this.client.watchEvents(options.runId, options.observer),
-      );
-    await this.client.start(source, inputs, {
-      runId: options.runId,
-      trigger: options.trigger,
-      watch: options.observer !== undefined,
+    const { observer, trigger } = options;
+    // A watched run is subscribed to before its job exists, so its first step is heard; other
+    // starts with no id of their own may share a job with others (see `queue/start-batch.ts`).
+    let runId = options.runId;
+    if (observer) {
+      runId ??= randomUUID();
+      this.replays.set(runId, await this.client.watchEvents(runId, observer));
+    }
+    runId = await this.client.start(source, inputs, {
+      ...(runId !== undefined && { runId }),
+      trigger,
+      watch: observer !== undefined,
     });
-    return queuedRecord(options.runId, source.directive, Date.now());
+    return queuedRecord(runId, source.directive, Date.now());
   }
 
   /**

@@ -27,7 +27,7 @@ export interface RunBackend {
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId: string; trigger: RunTrigger; observer?: EngineObserver },
+    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
   ): Promise<RunRecord>;
   /** The run's record (`queued` while no worker has taken it up), or undefined. */
   get(runId: string): Promise<RunRecord | undefined>;

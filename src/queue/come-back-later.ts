@@ -3,7 +3,7 @@
  * mid-job) comes back a moment later, holding no worker slot meanwhile: its job is delayed, with a
  * delay that grows from 50 ms to 2 s.
  */
-import { DelayedError, type Job } from 'bullmq';
+import { DelayedError } from 'bullmq';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunJob } from './run-job.js';

@@ -6,18 +6,85 @@ import type { ActiveRun } from '../engine/active-run.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { driveToRest, type DriveContext, type TakenJob } from './drive-to-rest.js';
+import { DelayedError, WaitingError } from 'bullmq';
+import { traceFields } from '../telemetry/logger.js';
+import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
+import { driveToRest, runTree, type DriveContext, type TakenJob } from './drive-to-rest.js';
+import { toJobError } from './job-error.js';
 import type { TakenUp } from './job-spans.js';
 import type { VersionedRun } from './run-hash.js';
 import type { OneRunJobData } from './run-job.js';
 import { loadRunDirective } from './run-source.js';
 
 /**
+ * Takes the run of a job up: claims it (a start taken up the first time has nothing stored, and
+ * claims nothing), does what the job asks, and lets the run go. A job that cannot be done now
+ * comes back later; for a run of a batch (`taken.shared`), which has no job to move, the errors
+ * say what happened (see `start-batch.ts`): `DelayedError` when another job has the run,
+ * `WaitingError` when this worker lost it, and any other error as it is.
+ */
+export async function takeUpRun(
+  ctx: DriveContext,
+  data: OneRunJobData,
+  taken: TakenJob,
+  redelivered: boolean,
+): Promise<RunRecord> {
+  const { job, token, shared } = taken;
+  try {
+    const claim =
+      data.kind === 'start' && !redelivered ? undefined : await ctx.store.claim(data.runId);
+    if (claim?.status === 'busy')
+      return await (shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token));
+    const stored = claim?.status === 'claimed' ? claim.run : undefined;
+    const from = claim?.status === 'claimed' ? claim.takenOverFrom : undefined;
+    const takenUp: TakenUp =
+      from !== undefined || job.stalledCounter > 0
+        ? 'takeover'
+        : redelivered
+          ? 'resume'
+          : data.kind;
+    if (takenUp === 'takeover' && stored)
+      ctx.log.info(
+        { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
+        `took over run ${data.runId}: the worker that drove it (${from ?? 'unknown'}) stopped`,
+      );
+    const record = await performRunJob(ctx, data, stored, taken, takenUp);
+    await letGo(ctx, data.runId, record);
+    return record;
+  } catch (err) {
+    if (err instanceof WaitingError || err instanceof DelayedError) throw err;
+    await letGo(ctx, data.runId).catch(() => undefined);
+    if (shared) throw err;
+    // Redis went away mid-job (restarting, say): the run is as last stored; the job comes back.
+    if (transient(err) && mayComeBack(job)) {
+      ctx.log.warn(
+        { run_id: data.runId, err: String(err) },
+        `run job of ${data.runId} comes back later: ${String(err)}`,
+      );
+      return await comeBackLater(job, token);
+    }
+    throw toJobError(err);
+  }
+}
+
+/**
+ * After a job: an ended run has no owner any more (its last save cleared it); one that waits
+ * (or a job that failed) is let go, so that the next job of it is taken up at once anywhere.
+ */
+async function letGo(ctx: DriveContext, runId: string, record?: RunRecord): Promise<void> {
+  const tree = runTree(ctx.engine, runId);
+  ctx.engine.releaseRun(runId);
+  if (record !== undefined && !['running', 'waiting'].includes(record.status))
+    for (const id of tree) ctx.store.forgetClaim(id);
+  else await Promise.all(tree.map((id) => ctx.store.release(id)));
+}
+
+/**
  * Does what the job asks. `stored`: the run as claimed (none for a start taken up the first
  * time). `takenUp` says how the job came here (a takeover, a resume after it was handed back,
  * parked or lost with its worker, or its first delivery).
  */
-export async function performRunJob(
+async function performRunJob(
   ctx: DriveContext,
   data: OneRunJobData,
   stored: VersionedRun | undefined,

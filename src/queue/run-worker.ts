@@ -10,25 +10,24 @@
  * (`drive-to-rest.ts`): its job is delayed until its next deadline, and the end of one of its tool
  * jobs promotes it.
  */
-import { DelayedError, Job, Queue, WaitingError, Worker } from 'bullmq';
+import { DelayedError, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Engine } from '../engine/engine.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { SILENT_LOGGER, traceFields, type Logger } from '../telemetry/logger.js';
+import { SILENT_LOGGER, type Logger } from '../telemetry/logger.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
-import { DrivenRun, PARK_AFTER_MS, runTree, type DriveContext } from './drive-to-rest.js';
+import { DrivenRun, PARK_AFTER_MS, type DriveContext } from './drive-to-rest.js';
 import { toJobError } from './job-error.js';
-import type { TakenUp } from './job-spans.js';
 import { wakeParked } from './parked-runs.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from './queue-names.js';
 import { queueOptions } from './queue-options.js';
 import { takeOverDeadWorkers } from './reap-dead-worker.js';
-import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
-import { performRunJob } from './perform-run-job.js';
+import { comeBackLater } from './come-back-later.js';
+import { takeUpRun } from './perform-run-job.js';
 import { RedisRunStore } from './redis-run-store.js';
 import { ResultInbox } from './result-inbox.js';
 import type { OneRunJobData, RunJob, RunJobData, RunJobResult } from './run-job.js';
@@ -229,63 +228,18 @@ export class RunWorker {
     redelivered: boolean,
     shared: boolean,
   ): Promise<RunRecord> {
-    const later = () => (shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token));
-    if (this.held.has(data.runId)) return later(); // another job of it, here
+    // Another job of the run is here: this one comes back later (one of a batch is left to it).
+    if (this.held.has(data.runId))
+      return shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token);
     const watch = 'watch' in data && data.watch === true;
     this.held.add(data.runId);
     if (watch) this.watched.add(data.runId);
     try {
-      return await this.runSlots(() => this.performRun(job, token, data, redelivered, shared));
+      const taken = { job, token, shared };
+      return await this.runSlots(() => takeUpRun(this.context(), data, taken, redelivered));
     } finally {
       this.held.delete(data.runId);
       if (watch) this.watched.delete(data.runId);
-    }
-  }
-
-  /** {@link processRun}, once the run has a slot. */
-  private async performRun(
-    job: RunJob,
-    token: string | undefined,
-    data: OneRunJobData,
-    redelivered: boolean,
-    shared: boolean,
-  ): Promise<RunRecord> {
-    const later = () => (shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token));
-    try {
-      // A start taken up for the first time has nothing stored yet: nothing to claim.
-      const claim =
-        data.kind === 'start' && !redelivered ? undefined : await this.store.claim(data.runId);
-      if (claim?.status === 'busy') return await later();
-      const stored = claim?.status === 'claimed' ? claim.run : undefined;
-      const from = claim?.status === 'claimed' ? claim.takenOverFrom : undefined;
-      const takenUp: TakenUp =
-        from !== undefined || job.stalledCounter > 0
-          ? 'takeover'
-          : redelivered
-            ? 'resume'
-            : data.kind;
-      if (takenUp === 'takeover' && stored)
-        this.log.info(
-          { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
-          `took over run ${data.runId}: the worker that drove it (${from ?? 'unknown'}) stopped`,
-        );
-      const ctx = this.context();
-      const record = await performRunJob(ctx, data, stored, { job, token, shared }, takenUp);
-      await this.letGo(data.runId, record);
-      return record;
-    } catch (err) {
-      if (err instanceof WaitingError || err instanceof DelayedError) throw err;
-      await this.letGo(data.runId).catch(() => undefined);
-      if (shared) throw err;
-      // Redis went away mid-job (restarting, say): the run is as last stored; the job comes back.
-      if (transient(err) && mayComeBack(job)) {
-        this.log.warn(
-          { run_id: data.runId, err: String(err) },
-          `run job of ${data.runId} comes back later: ${String(err)}`,
-        );
-        return await comeBackLater(job, token);
-      }
-      throw toJobError(err);
     }
   }
 
@@ -304,19 +258,6 @@ export class RunWorker {
     } finally {
       if (watch) this.watched.delete(data.runId);
     }
-  }
-
-  /**
-   * After a job: an ended run has no owner any more (its last save cleared it); one that waits
-   * (or a job that failed) is let go, so that the next job of it is taken up at once anywhere.
-   */
-  private async letGo(runId: string, record?: RunRecord): Promise<void> {
-    const engine = this.engineOfProject;
-    const tree = engine ? runTree(engine, runId) : [runId];
-    engine?.releaseRun(runId);
-    if (record !== undefined && !['running', 'waiting'].includes(record.status))
-      for (const id of tree) this.store.forgetClaim(id);
-    else await Promise.all(tree.map((id) => this.store.release(id)));
   }
 
   /** This worker's lease lapsed: another worker may hold its runs now, so it stops driving them. */

@@ -2,7 +2,6 @@
  * A Redis deployment as the operations see it (`operations/redis-backend.ts`): enqueue run jobs,
  * hear how runs end, read run records from the store. Workers do the running.
  */
-import { randomUUID } from 'node:crypto';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { EngineObserver } from '../engine/engine-options.js';
@@ -14,49 +13,14 @@ import { QueueName } from './queue-names.js';
 import { queueOptions, RUN_JOB_RETENTION } from './queue-options.js';
 import { RedisRunStore, type RunListFilter } from './redis-run-store.js';
 import { watchRunEvents } from './run-events.js';
-import type { OneRunJobData, RunJobData, RunJobResult, RunSource, StartMember } from './run-job.js';
-import { batchJobId, batchJobIdOf, batchRunIds, MAX_BATCH_RUNS } from './start-batch-ids.js';
-import { StartGatherer } from './start-gatherer.js';
-import { Attr } from '../telemetry/attributes.js';
-import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
-import { SPAN_KIND, Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from './run-job.js';
+import { batchJobIdOf } from './start-batch-ids.js';
+import { StartSender, type StartOptions } from './start-sender.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
 
 /** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
 const WAIT_POLL_MS = 1000;
-
-/** How a client sends starts. */
-export interface RunsClientOptions {
-  /**
-   * Runs at most in one job of starts made together (default `DIRIGENT_START_BATCH`, else
-   * {@link DEFAULT_START_BATCH}; 1 sends every start as a job of its own).
-   */
-  startBatch?: number;
-}
-
-/** Runs at most in one job of starts, by default: a burst still spreads over the workers. */
-export const DEFAULT_START_BATCH = 25;
-
-/** `DIRIGENT_START_BATCH`, else the default; a value that is not a whole number from 1 to 65,536 is an error. */
-function startBatchFromEnv(): number {
-  const raw = process.env.DIRIGENT_START_BATCH;
-  if (raw === undefined || raw === '') return DEFAULT_START_BATCH;
-  const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_RUNS) return n;
-  throw DirigentError.fatal(
-    ErrorCode.INVALID_CONFIG,
-    `DIRIGENT_START_BATCH is "${raw}": it must be a whole number from 1 to ${MAX_BATCH_RUNS}.`,
-    {
-      hint: 'Set it to the most runs one job of starts may hold (1 sends each start alone), or unset it.',
-    },
-  );
-}
-
-/** A start as the client gathers it. */
-interface Start {
-  source: RunSource;
-  inputs: Record<string, unknown>;
-  trigger: RunTrigger;
-}
 
 /** Whoever waits for a run to end or wait. */
 interface Waiter {
@@ -73,19 +37,18 @@ export class RunsClient {
   private eventsConnection: Redis | undefined;
   private readonly telemetry: Telemetry | undefined;
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private readonly gathered: StartGatherer<Start>;
+  private readonly sender: StartSender;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     telemetry?: Telemetry | TelemetryOptions,
-    options: RunsClientOptions = {},
+    options: StartOptions = {},
   ) {
     this.telemetry = Telemetry.of(telemetry);
-    const batch = options.startBatch ?? startBatchFromEnv();
-    this.gathered = new StartGatherer(batch, (starts) => this.send(starts));
     this.store = new RedisRunStore(redis, { prefix });
     this.queue = new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.sender = new StartSender(this.queue, this.telemetry, options);
   }
 
   /**
@@ -105,86 +68,7 @@ export class RunsClient {
       watch?: boolean;
     } = {},
   ): Promise<string> {
-    const trigger = options.trigger ?? 'library';
-    if (options.runId === undefined && options.watch !== true)
-      return this.gathered.add({ source, inputs, trigger });
-    const runId = options.runId ?? randomUUID();
-    await this.sendOne(runId, { source, inputs, trigger }, options.watch === true);
-    return runId;
-  }
-
-  /** Sends the starts gathered in one turn: one start as its own job, more as a batch. */
-  private async send(starts: readonly Start[]): Promise<string[]> {
-    const key = randomUUID();
-    if (starts.length === 1) {
-      await this.sendOne(key, starts[0]!, false);
-      return [key];
-    }
-    const runIds = batchRunIds(key, starts.length);
-    const sources: RunSource[] = [];
-    const sourceAt = new Map<string, number>();
-    const runs = starts.map((s, i): StartMember => {
-      const sourceKey = `${s.source.directive}\0${s.source.hash}`;
-      let at = sourceAt.get(sourceKey);
-      if (at === undefined) sourceAt.set(sourceKey, (at = sources.push(s.source) - 1));
-      const runId = runIds[i]!;
-      const trace = this.telemetry?.newRunTrace(runId, s.trigger);
-      return { runId, source: at, inputs: s.inputs, trigger: s.trigger, ...(trace && { trace }) };
-    });
-    const spans = runs.map((m, i) =>
-      this.sendSpan(m.runId, sources[m.source]!, starts[i]!.trigger, m.trace),
-    );
-    try {
-      await this.queue.add(
-        'starts',
-        { kind: 'starts', sources, runs },
-        { jobId: batchJobId(key), ...RUN_JOB_RETENTION },
-      );
-    } finally {
-      for (const span of spans) span?.end();
-    }
-    return runIds;
-  }
-
-  /** Enqueues one start as a job of its own, whose id is the run's. */
-  private async sendOne(runId: string, start: Start, watch: boolean): Promise<void> {
-    const trace = this.telemetry?.newRunTrace(runId, start.trigger);
-    const data: RunJobData = {
-      kind: 'start',
-      runId,
-      ...start,
-      ...(trace && { trace }),
-      ...(watch && { watch: true }),
-    };
-    const span = this.sendSpan(runId, start.source, start.trigger, trace);
-    try {
-      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
-    } finally {
-      span?.end();
-    }
-  }
-
-  /** The run's trace begins with handing it to the queue: a span under the run's own. */
-  private sendSpan(runId: string, source: RunSource, trigger: RunTrigger, trace?: RunTrace) {
-    return (
-      trace &&
-      this.telemetry?.startSpan(
-        `start ${source.directive}`,
-        {
-          kind: SPAN_KIND.PRODUCER,
-          attributes: {
-            [Attr.MESSAGING_SYSTEM]: 'bullmq',
-            [Attr.MESSAGING_DESTINATION]: QueueName.RUNS,
-            [Attr.MESSAGING_OPERATION_TYPE]: 'send',
-            [Attr.MESSAGING_MESSAGE_ID]: runId,
-            [Attr.RUN_ID]: runId,
-            [Attr.DIRECTIVE_ID]: source.directive,
-            [Attr.RUN_TRIGGER]: trigger,
-          },
-        },
-        trace,
-      )
-    );
+    return this.sender.start(source, inputs, options);
   }
 
   /**
@@ -307,7 +191,7 @@ export class RunsClient {
   }
 
   async close(): Promise<void> {
-    await this.gathered.settle();
+    await this.sender.settle();
     await Promise.all([this.queue.close(), this.events?.then((e) => e.close())]);
     this.eventsConnection?.disconnect();
   }
