@@ -117,12 +117,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const submitting = submitRuns(client, sources, options, say);
     const signalling = signalWaitingRuns(conn, runsQueue, () => Date.now() - started);
     const restartsMs = await unleashChaos(pool, redis, options, say);
-    await submitting;
     say(`chaos over after ${Math.round((Date.now() - started) / 1000)} s; waiting for the runs`);
-    const statuses = await untilEnded(conn, options.runs, options.settleMs ?? 120_000);
+    const runIds = await submitting;
+    const statuses = await untilEnded(conn, runIds, options.settleMs ?? 120_000);
     const seconds = (Date.now() - started) / 1000;
     signalling.stop();
-    const report = await check(store, project, options.runs, statuses, pool.lines);
+    const report = await check(store, project, runIds, statuses, pool.lines);
     return {
       ...report,
       kills: pool.kills.length,
@@ -156,29 +156,49 @@ function kindOf(i: number): ChaosKind {
   return CHAOS_KINDS[i % CHAOS_KINDS.length]!;
 }
 
-/** Starts the runs evenly over 70% of the duration, each again until Redis takes it. */
+/** How many runs start together in a burst (see {@link submitRuns}). */
+const BURST = 10;
+
+/**
+ * Starts the runs evenly over 70% of the duration and resolves with their ids, by number. Runs go
+ * by groups of {@link BURST}: every other group is a burst of starts made at once with no run ids,
+ * which the client sends as one batch of starts (its run ids the batch names); the other groups'
+ * runs start one by one under ids of their own, each again until Redis takes it.
+ */
 async function submitRuns(
   client: RunsClient,
   sources: Map<string, RunSource>,
   options: ChaosOptions,
   say: (line: string) => void,
-): Promise<void> {
+): Promise<string[]> {
   const spacing = (options.durationMs * 0.7) / options.runs;
   const t0 = Date.now();
-  for (let i = 0; i < options.runs; i++) {
+  const ids: string[] = [];
+  const source = (i: number) => sources.get(kindOf(i).id)!;
+  for (let i = 0; i < options.runs; ) {
     const wait = t0 + i * spacing - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const kind = kindOf(i);
+    const burst = Math.floor(i / BURST) % 2 === 0;
+    const group = Array.from(
+      { length: Math.min(burst ? BURST : 1, options.runs - i) },
+      (_, k) => i + k,
+    );
     for (;;) {
       try {
-        await client.start(sources.get(kind.id)!, { key: `k${i}` }, { runId: `run-${i}` });
+        if (burst)
+          ids.push(
+            ...(await Promise.all(group.map((n) => client.start(source(n), { key: `k${n}` })))),
+          );
+        else ids.push(await client.start(source(i), { key: `k${i}` }, { runId: `run-${i}` }));
         break;
       } catch {
-        await new Promise((r) => setTimeout(r, 100)); // Redis restarting: the same id again
+        await new Promise((r) => setTimeout(r, 100)); // Redis restarting: try again
       }
     }
+    i += group.length;
   }
-  say(`${options.runs} runs started`);
+  say(`${options.runs} runs started, half of them in bursts of ${BURST}`);
+  return ids;
 }
 
 /** Answers every waiting run's `ask` step with a signal job (one per run: its id is fixed). */
@@ -259,12 +279,17 @@ async function unleashChaos(
 
 const ENDED: ReadonlySet<string> = new Set<RunStatus>(['completed', 'failed', 'cancelled']);
 
-/** Waits until the `runs` runs started have ended, or `ms`; resolves with their counts by status. */
-async function untilEnded(conn: Redis, runs: number, ms: number): Promise<Record<string, number>> {
+/** Waits until the runs started have ended, or `ms`; resolves with their counts by status. */
+async function untilEnded(
+  conn: Redis,
+  runIds: readonly string[],
+  ms: number,
+): Promise<Record<string, number>> {
+  const runs = runIds.length;
   const deadline = Date.now() + ms;
   for (;;) {
     const pipeline = conn.pipeline();
-    for (let i = 0; i < runs; i++) pipeline.hget(`${PREFIX}:run:run-${i}`, 'status');
+    for (const id of runIds) pipeline.hget(`${PREFIX}:run:${id}`, 'status');
     const replies = (await pipeline.exec()) ?? [];
     const statuses: Record<string, number> = {};
     for (const [, status] of replies) {
@@ -283,10 +308,11 @@ async function untilEnded(conn: Redis, runs: number, ms: number): Promise<Record
 async function check(
   store: RedisRunStore,
   project: string,
-  runs: number,
+  runIds: readonly string[],
   statuses: Record<string, number>,
   lines: readonly string[],
 ) {
+  const runs = runIds.length;
   const wrongRuns: string[] = [];
   const wrongIds = new Set<string>();
   const expected: string[] = [];
@@ -295,17 +321,18 @@ async function check(
   for (let i = 0; i < runs; i++) {
     const kind = kindOf(i);
     expected.push(...kind.effects(`k${i}`));
-    const stored = await store.load(`run-${i}`);
+    const id = runIds[i]!;
+    const stored = await store.load(id);
     const record: RunRecord | undefined = stored?.record;
     const names = record?.steps.map((s) => s.name) ?? [];
     if (record?.status !== 'completed') {
       const children = Object.values(stored?.children ?? {});
       const records = await Promise.all(children.map(async (id) => (await store.load(id))?.record));
       const told = records.map((c, k) => ` (child ${children[k]}: ${why(c)})`).join('');
-      wrongRuns.push(`run-${i} (${kind.id}): ${why(record)}${told}`);
-      for (const id of [`run-${i}`, ...children]) wrongIds.add(id);
+      wrongRuns.push(`${id} (${kind.id}): ${why(record)}${told}`);
+      for (const wrong of [id, ...children]) wrongIds.add(wrong);
     } else if (JSON.stringify(names) !== JSON.stringify(STEPS[kind.id]))
-      wrongRuns.push(`run-${i} (${kind.id}): steps ${names.join(',')}`);
+      wrongRuns.push(`${id} (${kind.id}): steps ${names.join(',')}`);
   }
   const wrongRunLines = lines
     .filter((line) => [...wrongIds].some((id) => new RegExp(`\\b${id}\\b`).test(line)))

@@ -1,0 +1,260 @@
+/**
+ * Batches of starts: the starts a client makes in one turn of its event loop, with no run ids of
+ * their own, share one job of the runs queue, and the worker that takes it up drives each run as
+ * a job of its own would. A queued run of a batch is found by `status`; a run that waits for a
+ * signal stays in the store; one that parks, whose worker closes, or that cannot begin there goes
+ * on in a job of its own; a batch whose worker dies is taken over, and every run of it ends once.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectiveLoader } from '../../src/engine/directive-loader.js';
+import { QueueName } from '../../src/queue/queue-names.js';
+import type { RunJobData } from '../../src/queue/run-job.js';
+import { runSourceOf } from '../../src/queue/run-source.js';
+import { RunWorker } from '../../src/queue/run-worker.js';
+import { RunsClient } from '../../src/queue/runs-client.js';
+import type { StartOptions } from '../../src/queue/start-sender.js';
+import { ToolWorker } from '../../src/queue/tool-worker.js';
+import { dirigentProcesses, until } from '../support/dirigent-processes.js';
+import { redisForTest } from '../support/redis.js';
+
+const redis = redisForTest();
+const processes = dirigentProcesses();
+let project: string;
+const open: { close(): Promise<void> }[] = [];
+
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'dirigent-start-batches-'));
+});
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+  rmSync(project, { recursive: true, force: true });
+});
+
+/**
+ * A worker in this process. With `eager`, one serving both queues (a step's call runs in it);
+ * without, a run worker whose calls are tool jobs, and a tool worker apart.
+ */
+function worker(options: { eager?: boolean; projectDir?: string } = {}) {
+  const connection = redis.connect();
+  const projectDir = options.projectDir ?? project;
+  const tools = new ToolWorker({ redis: connection, prefix: redis.prefix, projectDir });
+  const runs = new RunWorker({
+    redis: connection,
+    prefix: redis.prefix,
+    projectDir,
+    ...(options.eager !== false && { tools }),
+  });
+  const w = {
+    runs,
+    tools,
+    closed: false,
+    async close() {
+      if (w.closed) return;
+      w.closed = true;
+      await Promise.all([runs.close(), tools.close()]);
+    },
+  };
+  open.push(w);
+  return w;
+}
+
+function client(options: StartOptions = {}): RunsClient {
+  const c = new RunsClient(redis.connect(), redis.prefix, undefined, options);
+  open.push(c);
+  return c;
+}
+
+function runsQueue(): Queue<RunJobData> {
+  const q = new Queue<RunJobData>(QueueName.RUNS, {
+    connection: redis.connect(),
+    prefix: redis.prefix,
+  });
+  open.push(q);
+  return q;
+}
+
+/** Writes `.ai/directives/<name>.md` under `dir` with `body`, and what a start job carries of it. */
+async function source(name: string, body: string, dir = project) {
+  const folder = join(dir, '.ai', 'directives');
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, `${name}.md`);
+  writeFileSync(
+    file,
+    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">\n<metadata><description>test</description></metadata>\n${body}\n</directive>\n\`\`\`\n`,
+  );
+  const loader = new DirectiveLoader(dir);
+  return runSourceOf(await loader.loadFile(file), loader.items);
+}
+
+const echo = `<process><step name="say"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="\${inputs.n}"/></execute></step></process><outputs><output name="n" value="\${steps.say.result.v}"/></outputs>`;
+const inputs = `<inputs><input name="n" type="integer" required="true"/></inputs>`;
+const bash = (command: string) =>
+  `<process><step name="work"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step></process>`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('batches of starts', { timeout: 60_000 }, () => {
+  it('sends starts made together as one job, finds its runs while queued, and ends each', async () => {
+    const c = client();
+    const src = await source('count', `${inputs}${echo}`);
+    const ids = await Promise.all(Array.from({ length: 7 }, (_, n) => c.start(src, { n })));
+    expect(new Set(ids).size).toBe(7);
+    for (const id of ids) expect(id).toMatch(UUID);
+
+    const waiting = await runsQueue().getJobs(['wait']);
+    expect(waiting).toHaveLength(1);
+    const batch = waiting[0]!.data;
+    expect(batch.kind).toBe('starts');
+    if (batch.kind !== 'starts') return;
+    expect(batch.runs.map((r) => r.runId)).toEqual(ids);
+    expect(batch.sources).toHaveLength(1); // one directive, carried once
+    for (const id of ids)
+      expect(await c.status(id)).toMatchObject({ runId: id, status: 'queued', directive: 'count' });
+
+    worker();
+    const records = await Promise.all(ids.map((id) => c.wait(id, 20_000)));
+    // Each run got its own inputs.
+    expect(records.map((r) => [r.status, String(r.outputs?.n), r.steps.length])).toEqual(
+      ids.map((_, n) => ['completed', String(n), 1]),
+    );
+    expect(await runsQueue().getJobCounts('wait', 'active', 'delayed', 'failed')).toEqual({
+      wait: 0,
+      active: 0,
+      delayed: 0,
+      failed: 0,
+    });
+  });
+
+  it('caps a batch at startBatch runs, and sends a lone start or one with its own id alone', async () => {
+    const c = client({ startBatch: 3 });
+    const src = await source('count', `${inputs}${echo}`);
+    const ids = await Promise.all(Array.from({ length: 7 }, (_, n) => c.start(src, { n })));
+    const own = await c.start(src, { n: 9 }, { runId: 'my-own-id' });
+    expect(own).toBe('my-own-id');
+    const jobs = await runsQueue().getJobs(['wait']);
+    const shapes = jobs.map((j) =>
+      j.data.kind === 'starts' ? j.data.runs.length : `${j.data.kind} ${j.id}`,
+    );
+    // Two batches of three; the seventh start alone, under its run id, as any lone start.
+    expect(shapes).toHaveLength(4);
+    expect(shapes).toEqual(expect.arrayContaining([3, 3, `start ${ids[6]}`, 'start my-own-id']));
+
+    worker();
+    for (const id of [...ids, own]) expect((await c.wait(id, 20_000)).status).toBe('completed');
+  });
+
+  it('leaves a run that waits for a signal in the store, and ends it on its signal', async () => {
+    const c = client();
+    const hold = await source(
+      'hold',
+      `<process><step name="hold"><wait signal="go"/></step></process>`,
+    );
+    const quick = await source('quick', bash('true'));
+    const [held, done] = await Promise.all([c.start(hold, {}), c.start(quick, {})]);
+    worker();
+    expect((await c.wait(held, 20_000)).status).toBe('waiting');
+    expect((await c.wait(done, 20_000)).status).toBe('completed');
+    expect((await c.signal(held, 'go', 'yes')).status).toBe('completed');
+  });
+
+  it('gives a run that parks a job of its own, and wakes it when its tool job ends', async () => {
+    const c = client();
+    const long = await source('long', bash('sleep 3; echo done'));
+    const quick = await source('quick', bash('true'));
+    const [parked, done] = await Promise.all([c.start(long, {}), c.start(quick, {})]);
+    worker({ eager: false });
+    expect((await c.wait(done, 20_000)).status).toBe('completed');
+    const q = runsQueue();
+    // Parked (its calls a tool job for 2 s): its own job waits in the delayed set.
+    await until(async () => (await q.getJob(parked))?.data.kind === 'start', 10_000, 'own job');
+    const own = (await q.getJob(parked))!;
+    expect(own.data).toMatchObject({ kind: 'start', runId: parked, alone: true });
+    const record = await c.wait(parked, 20_000);
+    expect(record.status).toBe('completed');
+    expect(record.steps.map((s) => [s.status, s.attempts])).toEqual([['completed', 1]]);
+  });
+
+  it('fails a run that cannot begin on a job of its own, and the rest of its batch runs', async () => {
+    const c = client();
+    const elsewhere = mkdtempSync(join(tmpdir(), 'dirigent-start-batches-other-'));
+    try {
+      // The worker's copy of `tool-work` differs from the one the start carries.
+      await source('tool-work', bash('echo mine'));
+      const theirs = await source('tool-work', bash('echo theirs'), elsewhere);
+      const quick = await source('quick', bash('true'));
+      const [bad, good] = await Promise.all([c.start(theirs, {}), c.start(quick, {})]);
+      worker();
+      expect((await c.wait(good, 20_000)).status).toBe('completed');
+      const failure = await c.wait(bad, 20_000).catch((err: unknown) => err);
+      expect(failure).toMatchObject({ code: 'DIRECTIVE_MISMATCH' });
+      await expect(c.status(bad)).rejects.toMatchObject({ code: 'DIRECTIVE_MISMATCH' });
+      const own = (await runsQueue().getJob(bad))!;
+      expect(own.data).toMatchObject({ kind: 'start', alone: true });
+      expect(own.failedReason).toContain('tool-work');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('hands the runs of a closing worker to another, each in a job of its own', async () => {
+    const c = client();
+    const marker = join(project, 'made.log');
+    const src = await source('slow', bash(`sleep 1; echo x >> ${marker}`));
+    const ids = await Promise.all([c.start(src, {}), c.start(src, {}), c.start(src, {})]);
+    const first = worker({ eager: false });
+    await until(
+      async () => (await Promise.all(ids.map((id) => c.store.load(id)))).every((s) => s),
+      10_000,
+      'every run stored',
+    );
+    await first.close();
+    // Handed back: each run waits in a job of its own for the next worker.
+    const q = runsQueue();
+    const own = await Promise.all(
+      ids.map(async (id) => {
+        const job = await q.getJob(id);
+        return [job?.data, await job?.getState()];
+      }),
+    );
+    expect(own).toEqual(
+      ids.map((runId) => [expect.objectContaining({ runId, alone: true }), 'waiting']),
+    );
+    worker({ eager: false });
+    const records = await Promise.all(ids.map((id) => c.wait(id, 20_000)));
+    expect(records.map((r) => [r.status, r.steps[0]?.attempts])).toEqual(
+      ids.map(() => ['completed', 1]),
+    );
+  });
+});
+
+describe('a batch of starts whose worker is killed', { timeout: 90_000 }, () => {
+  const env = () => {
+    const e: NodeJS.ProcessEnv = {
+      ...process.env,
+      REDIS_URL: redis.url,
+      DIRIGENT_PREFIX: redis.prefix,
+    };
+    delete e.DIRIGENT_WORKER_LEASE_MS;
+    return e;
+  };
+
+  it('is taken over, and every run of it ends once, completed', async () => {
+    const begun = join(project, 'begun.log');
+    const src = await source('slow', `${inputs}${bash(`echo \${inputs.n} >> ${begun}; sleep 2`)}`);
+    const c = client();
+    const ids = await Promise.all(Array.from({ length: 5 }, (_, n) => c.start(src, { n })));
+    const doomed = await processes.worker(env(), '--project', project);
+    // Every run has begun its step on the doomed worker.
+    const lines = () => (existsSync(begun) ? readFileSync(begun, 'utf8').trim().split('\n') : []);
+    await until(() => lines().length >= 5, 15_000, 'every step begun');
+    doomed.kill('SIGKILL');
+    await processes.worker(env(), '--project', project);
+    const records = await Promise.all(ids.map((id) => c.wait(id, 60_000)));
+    expect(records.map((r) => r.status)).toEqual(ids.map(() => 'completed'));
+    expect(records.map((r) => r.steps.map((s) => s.name))).toEqual(ids.map(() => ['work']));
+  });
+});
