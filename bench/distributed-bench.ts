@@ -7,7 +7,7 @@
  */
 import { ItemResolver } from '../src/items/item-resolver.js';
 import { defaultSpaces } from '../src/items/space.js';
-import type { RunSource } from '../src/queue/run-job.js';
+import type { RunJobData, RunSource } from '../src/queue/run-job.js';
 import { runSourceOf } from '../src/queue/run-source.js';
 import { randomUUID } from 'node:crypto';
 import { FlowProducer, Queue, Worker, type Processor } from 'bullmq';
@@ -203,6 +203,14 @@ export interface Deployment {
   ): Promise<{ runIds: string[]; records: RunRecord[] }>;
 }
 
+/** How a {@link Deployment} is wired. */
+export interface DeploymentOptions {
+  /** The tool worker beside the run worker runs a step's call in process (default true). */
+  eager?: boolean;
+  /** The client's most runs per job of starts made together (default the client's own). */
+  startBatch?: number;
+}
+
 /**
  * Runs `work` on a {@link Deployment} under a fresh prefix. `telemetry`, when given, goes to the
  * RunWorker, the ToolWorker and the RunsClient (the telemetry benchmark); without it, none is
@@ -212,7 +220,7 @@ export async function withDeployment<T>(
   redis: Redis,
   work: (d: Deployment, scope: Scope) => Promise<T>,
   telemetry?: TelemetryOptions,
-  eager = true,
+  { eager = true, startBatch }: DeploymentOptions = {},
 ): Promise<T> {
   return withPrefix(redis, [QueueName.RUNS, QueueName.TOOLS], async (scope) => {
     const { prefix } = scope;
@@ -233,7 +241,9 @@ export async function withDeployment<T>(
       ...traced,
     });
     scope.defer(() => runWorker.close());
-    const client = new RunsClient(connection, prefix, telemetry);
+    const client = new RunsClient(connection, prefix, telemetry, {
+      ...(startBatch !== undefined && { startBatch }),
+    });
     scope.defer(() => client.close());
     const finished = new Finished(runWorker.worker);
     await Promise.all([runWorker.worker.waitUntilReady(), toolWorker.worker.waitUntilReady()]);
@@ -514,9 +524,9 @@ function runsRig(d: Deployment, loaded: LoadedDirective, count: number = SIZE.ru
 }
 
 /**
- * Batches of one-step runs started at once by a `RunsClient`, their start jobs taken by a plain
- * worker that returns at once: a run job with no engine, no call and no store write, the floor
- * under everything a run does.
+ * Batches of one-step runs started at once by a `RunsClient`, their start jobs (batches of starts,
+ * as the client sends them) taken by a plain worker that returns at once: run jobs with no engine,
+ * no call and no store write, the floor under everything a run does.
  */
 function runJobRig(
   redis: Redis,
@@ -526,7 +536,10 @@ function runJobRig(
 ): Rig {
   const client = new RunsClient(ownedConnection(redis, scope), scope.prefix);
   scope.defer(() => client.close());
-  const finished = worker(redis, scope, QueueName.RUNS, async () => ({}));
+  const finished = worker(redis, scope, QueueName.RUNS, async (job) => {
+    const data = job.data as RunJobData;
+    return data.kind === 'starts' ? data.runs.map((r) => ({ runId: r.runId })) : {};
+  });
   const items = new ItemResolver(defaultSpaces(process.cwd()));
   let source: RunSource | undefined;
   const batch = (n: number) => async () => {
@@ -701,6 +714,8 @@ interface Figures {
   /** The sequence with a run worker alone beside the tool worker: every call a tool job. */
   sequenceJobs: Timed[];
   runs: Timed[];
+  /** The one-step runs with every start a job of its own (no batches of starts). */
+  runsAlone: Timed[];
   noop: Timed[];
   runsJobs: Timed[];
   /** The one-step runs' start jobs alone (see {@link runJobRig}). */
@@ -735,6 +750,7 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
     chain: [],
     sequenceJobs: [],
     runs: [],
+    runsAlone: [],
     noop: [],
     runsJobs: [],
     runJob: [],
@@ -752,7 +768,7 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
   };
   /** Without the tool worker beside the run worker: every call a tool job. */
   const asJobs = <T>(work: (d: Deployment) => Promise<T>) =>
-    withDeployment(redis, work, undefined, false);
+    withDeployment(redis, work, undefined, { eager: false });
   try {
     for (let round = 0; round < options.rounds; round++) {
       await pair(
@@ -767,6 +783,13 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
       await pair(
         round,
         [f.runs, () => withDeployment(redis, (d) => timed(redis, runsRig(d, oneStep)))],
+        [
+          f.runsAlone,
+          () =>
+            withDeployment(redis, (d) => timed(redis, runsRig(d, oneStep)), undefined, {
+              startBatch: 1,
+            }),
+        ],
         [f.noop, () => withPrefix(redis, ['bench-noop'], (s) => timed(redis, noopRig(redis, s)))],
         [f.runsJobs, () => asJobs((d) => timed(redis, runsRig(d, oneStep)))],
         [
@@ -857,13 +880,19 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         { text: `≥ ${G.rateShare}× the no-op job rate`, met: () => rateShare >= G.rateShare },
       ),
       benchRow(
+        `… the same with every start a job of its own (\`DIRIGENT_START_BATCH=1\`), per run`,
+        us(f.runsAlone),
+        'runs/s',
+        `${(1 / ratio(f.runsAlone, f.noop)).toFixed(2)}× the no-op job rate`,
+      ),
+      benchRow(
         `… the same with the call a tool job (run and tool workers apart), per run`,
         us(f.runsJobs),
         'runs/s',
         `${(1 / ratio(f.runsJobs, f.noop)).toFixed(2)}× the no-op job rate`,
       ),
       benchRow(
-        `… the run jobs alone: the same starts, taken by a worker that returns at once (no engine, no call, no store write), per run`,
+        `… the run jobs alone: the same starts (in batches, as the client sends them), taken by a worker that returns at once (no engine, no call, no store write), per run`,
         us(f.runJob),
         'runs/s',
         `${ratio(f.runJob, f.noop).toFixed(2)}× the no-op job's time: the floor under a run's own work`,

@@ -204,11 +204,17 @@ export class RunsClient {
         connection: this.eventsConnection,
         prefix: this.prefix,
       });
-      events.on('completed', ({ returnvalue }) => {
-        for (const record of parseRecords(returnvalue)) {
+      const settle = (records: RunRecord[]) => {
+        for (const record of records) {
           if (record.status === 'running') continue;
           for (const w of this.waiters.get(record.runId) ?? []) w.settled(record);
         }
+      };
+      events.on('completed', ({ returnvalue }) => settle(parseRecords(returnvalue)));
+      // The runs of a batch of starts that rest before their batch completes.
+      events.on('progress', ({ data }) => {
+        const runs = (data as { runs?: unknown } | null)?.runs;
+        if (Array.isArray(runs)) settle(parseRecords(runs));
       });
       // A start job fails only when its run could not begin: its id is the run's. A batch fails
       // as a whole only when none of its runs could be told apart (its job was malformed).

@@ -5,7 +5,8 @@
  * costs a few jobs instead of one each.
  *
  * A run ends or waits for a signal inside the batch, and the batch's job completes with those
- * records. A run that parks, whose worker closes, or that cannot begin here goes on in a job of
+ * records; one that rests while others of its batch go on for a while is told sooner, as the
+ * job's progress (see {@link EARLY_END_MS}). A run that parks, whose worker closes, or that cannot begin here goes on in a job of
  * its own (`go-alone.ts`), whose id is the run's. A batch taken up again (its worker died, or Redis
  * went away) looks at each run again: one that has a job of its own is left to it, one stored is
  * claimed and resumed (or, ended, answered from the store), one never stored starts.
@@ -24,6 +25,13 @@ import {
   type StartMember,
 } from './run-job.js';
 import { toJobError } from './job-error.js';
+
+/**
+ * How long a run of a batch that has ended (or waits) may go untold: if its batch has not
+ * completed by then, the job's progress tells those that wait for it (with every other run that
+ * rested meanwhile), in one write. A batch whose runs rest together costs no such write.
+ */
+export const EARLY_END_MS = 50;
 
 /** How one run of a batch came out. */
 type Outcome =
@@ -71,7 +79,15 @@ export async function performStartBatch(
       );
     }
   };
-  const outcomes = await Promise.all(batch.runs.map(one));
+  const early = new EarlyEnds(job);
+  const outcomes = await Promise.all(
+    batch.runs.map(async (member) => {
+      const outcome = await one(member);
+      if (outcome.kind === 'rested') early.add(outcome.record);
+      return outcome;
+    }),
+  );
+  early.close();
   const again = outcomes.find((o) => o.kind === 'again');
   if (again !== undefined) {
     if (mayComeBack(job)) {
@@ -88,4 +104,30 @@ export async function performStartBatch(
     throw new WaitingError();
   }
   return outcomes.flatMap((o) => (o.kind === 'rested' ? [o.record] : []));
+}
+
+/** Tells the runs of a batch that rest early, as the job's progress: `{ runs: RunRecord[] }`. */
+class EarlyEnds {
+  private rested: RunRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly job: RunJob) {}
+
+  add(record: RunRecord): void {
+    this.rested.push(record);
+    this.timer ??= setTimeout(() => this.tell(), EARLY_END_MS);
+  }
+
+  /** The batch is over: its job's completion tells the rest. */
+  close(): void {
+    clearTimeout(this.timer);
+  }
+
+  private tell(): void {
+    const runs = this.rested;
+    this.rested = [];
+    this.timer = undefined;
+    // Only sooner: a progress lost (Redis away) leaves the completion, and the waiters' polls.
+    void this.job.updateProgress({ runs }).catch(() => undefined);
+  }
 }

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import { QueueName } from '../../src/queue/queue-names.js';
@@ -159,6 +159,28 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     expect((await c.wait(held, 20_000)).status).toBe('waiting');
     expect((await c.wait(done, 20_000)).status).toBe('completed');
     expect((await c.signal(held, 'go', 'yes')).status).toBe('completed');
+  });
+
+  it('tells of a run that ends before the rest of its batch, without waiting for them', async () => {
+    const c = client();
+    const events = new QueueEvents(QueueName.RUNS, {
+      connection: redis.connect(),
+      prefix: redis.prefix,
+    });
+    open.push(events);
+    const told: { runs: { runId: string; status: string }[] }[] = [];
+    events.on('progress', ({ data }) => void told.push(data as (typeof told)[number]));
+    await events.waitUntilReady();
+    const quick = await source('quick', bash('true'));
+    const slow = await source('slow', bash('sleep 2'));
+    const [done, later] = await Promise.all([c.start(quick, {}), c.start(slow, {})]);
+    worker();
+    expect((await c.wait(done, 20_000)).status).toBe('completed');
+    await until(() => told.length > 0, 5000, 'progress');
+    expect(told[0]!.runs).toEqual([expect.objectContaining({ runId: done, status: 'completed' })]);
+    // Told while the other run of its batch still had its call under way.
+    expect((await c.status(later)).status).not.toBe('completed');
+    expect((await c.wait(later, 20_000)).status).toBe('completed');
   });
 
   it('gives a run that parks a job of its own, and wakes it when its tool job ends', async () => {
