@@ -185,7 +185,8 @@ describe('batches of starts', { timeout: 60_000 }, () => {
 
   it('gives a run that parks a job of its own, and wakes it when its tool job ends', async () => {
     const c = client();
-    const long = await source('long', bash('sleep 3; echo done'));
+    // Long enough to park (its call a tool job, idle for 2 s) well before it ends.
+    const long = await source('long', bash('sleep 6; echo done'));
     const quick = await source('quick', bash('true'));
     const [parked, done] = await Promise.all([c.start(long, {}), c.start(quick, {})]);
     worker({ eager: false });
