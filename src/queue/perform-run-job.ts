@@ -1,12 +1,13 @@
 /**
  * What a run job asks of the worker that took it up (see `run-job.ts`): start a run, deliver a
- * signal, cancel a run, or wake one at a deadline, each on the run as claimed from the store.
+ * signal, cancel a run, or wake one at a deadline, each on the run as claimed from the store. A
+ * run of a batch of starts is taken up the same way (see `start-batch.ts`).
  */
+import { DelayedError, WaitingError } from 'bullmq';
 import type { ActiveRun } from '../engine/active-run.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { DelayedError, WaitingError } from 'bullmq';
 import { traceFields } from '../telemetry/logger.js';
 import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
 import { driveToRest, runTree, type DriveContext, type TakenJob } from './drive-to-rest.js';

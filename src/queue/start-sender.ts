@@ -101,14 +101,15 @@ export class StartSender {
       const trace = this.telemetry?.newRunTrace(runId, s.trigger);
       return { runId, source: at, inputs: s.inputs, trigger: s.trigger, ...(trace && { trace }) };
     });
+    const jobId = batchJobId(key);
     const spans = runs.map((m, i) =>
-      this.sendSpan(m.runId, sources[m.source]!, starts[i]!.trigger, m.trace),
+      this.sendSpan(m.runId, jobId, sources[m.source]!, starts[i]!.trigger, m.trace),
     );
     try {
       await this.queue.add(
         'starts',
         { kind: 'starts', sources, runs },
-        { jobId: batchJobId(key), ...RUN_JOB_RETENTION },
+        { jobId, ...RUN_JOB_RETENTION },
       );
     } finally {
       for (const span of spans) span?.end();
@@ -126,7 +127,7 @@ export class StartSender {
       ...(trace && { trace }),
       ...(watch && { watch: true }),
     };
-    const span = this.sendSpan(runId, start.source, start.trigger, trace);
+    const span = this.sendSpan(runId, runId, start.source, start.trigger, trace);
     try {
       await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
     } finally {
@@ -134,8 +135,17 @@ export class StartSender {
     }
   }
 
-  /** The run's trace begins with handing it to the queue: a span under the run's own. */
-  private sendSpan(runId: string, source: RunSource, trigger: RunTrigger, trace?: RunTrace) {
+  /**
+   * The run's trace begins with handing it to the queue (in job `jobId`): a span under the run's
+   * own.
+   */
+  private sendSpan(
+    runId: string,
+    jobId: string,
+    source: RunSource,
+    trigger: RunTrigger,
+    trace?: RunTrace,
+  ) {
     return (
       trace &&
       this.telemetry?.startSpan(
@@ -146,7 +156,7 @@ export class StartSender {
             [Attr.MESSAGING_SYSTEM]: 'bullmq',
             [Attr.MESSAGING_DESTINATION]: QueueName.RUNS,
             [Attr.MESSAGING_OPERATION_TYPE]: 'send',
-            [Attr.MESSAGING_MESSAGE_ID]: runId,
+            [Attr.MESSAGING_MESSAGE_ID]: jobId,
             [Attr.RUN_ID]: runId,
             [Attr.DIRECTIVE_ID]: source.directive,
             [Attr.RUN_TRIGGER]: trigger,
