@@ -20,6 +20,7 @@ import { queueOptions } from '../src/queue/queue-options.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../src/queue/redis-connection.js';
 import { RunWorker } from '../src/queue/run-worker.js';
 import { RunsClient } from '../src/queue/runs-client.js';
+import { DEFAULT_START_BATCH } from '../src/queue/start-sender.js';
 import { ToolWorker } from '../src/queue/tool-worker.js';
 import type { TelemetryOptions } from '../src/telemetry/telemetry.js';
 import { benchRow, withinRounds } from './bench-row.js';
@@ -979,16 +980,17 @@ function section(f: Figures, profiled: Profiles): BenchSection {
       'What sets the sequence and one-step rows (see docs/one-step-runs.md): with its call in ' +
         'process a step costs no job at all, only the engine and the call, and the run is stored ' +
         'promptly after each call (writes gathered while one is under way), so a fast sequence ' +
-        'is written a few times and a one-step run once: a one-step run is its run job and one ' +
-        'write. As tool jobs, a step costs its job (as a chain link does) plus the engine and the ' +
-        'worker around it, and a one-step run two jobs and a write. Either way a run is claimed ' +
-        'in the store in the same script that reads it (no per-run mutex). What is left above ' +
-        "the no-op job is Node CPU per run (the comparison above): the run job's larger data " +
-        "(the directive's source travels with it, and the run jobs alone already take " +
-        `${ratio(f.runJob, f.noop).toFixed(2)}× a no-op job's time), the engine (inputs ` +
-        'validated, an xstate actor started and stepped) and the run record written with its ' +
-        'indexes; docs/one-step-runs.md takes these apart and shows why one job and one write ' +
-        'per run stay under half the no-op rate.',
+        'is written a few times and a one-step run once. Runs started together share jobs ' +
+        `(batches of up to ${DEFAULT_START_BATCH} starts, driven by the worker that takes the ` +
+        'batch), so a one-step run is its share of a job, the engine, its call and one write ' +
+        `(the batches' jobs alone take ${ratio(f.runJob, f.noop).toFixed(2)}× a no-op job's ` +
+        'time per run); each start a job of its own, it is a whole job more. As tool jobs, a ' +
+        'step costs its job (as a chain link does) plus the engine and the worker around it, and ' +
+        'a one-step run a tool job more. Either way a run is claimed in the store in the same ' +
+        'script that reads it (no per-run mutex). What is left above the no-op job is Node CPU ' +
+        'per run (the comparison above): the engine (inputs validated, an xstate actor started ' +
+        'and stepped), the call, and the run record written with its indexes; ' +
+        'docs/one-step-runs.md takes these apart.',
       `Memory: the growth of \`MEMORY USAGE … SAMPLES 0\` summed over every key under the ` +
         `prefix, per run (or job), is the figure judged; the server's \`used_memory\` (other ` +
         "clients' activity shows in it) is given beside it. Per waiting run, by key: " +
