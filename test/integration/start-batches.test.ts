@@ -38,7 +38,7 @@ afterEach(async () => {
  * A worker in this process. With `eager`, one serving both queues (a step's call runs in it);
  * without, a run worker whose calls are tool jobs, and a tool worker apart.
  */
-function worker(options: { eager?: boolean; projectDir?: string } = {}) {
+function worker(options: { eager?: boolean; projectDir?: string; concurrency?: number } = {}) {
   const connection = redis.connect();
   const projectDir = options.projectDir ?? project;
   const tools = new ToolWorker({ redis: connection, prefix: redis.prefix, projectDir });
@@ -47,6 +47,7 @@ function worker(options: { eager?: boolean; projectDir?: string } = {}) {
     prefix: redis.prefix,
     projectDir,
     ...(options.eager !== false && { tools }),
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
   });
   const w = {
     runs,
@@ -145,6 +146,22 @@ describe('batches of starts', { timeout: 60_000 }, () => {
 
     worker();
     for (const id of [...ids, own]) expect((await c.wait(id, 20_000)).status).toBe('completed');
+  });
+
+  it('drives no more runs of a batch at once than the worker drives runs', async () => {
+    const c = client();
+    const log = join(project, 'overlap.log');
+    const src = await source('busy', bash(`echo + >> ${log}; sleep 0.4; echo - >> ${log}`));
+    const ids = await Promise.all(Array.from({ length: 6 }, () => c.start(src, {})));
+    worker({ concurrency: 2 });
+    for (const id of ids) expect((await c.wait(id, 30_000)).status).toBe('completed');
+    let now = 0;
+    let most = 0;
+    for (const mark of readFileSync(log, 'utf8').trim().split('\n')) {
+      now += mark === '+' ? 1 : -1;
+      most = Math.max(most, now);
+    }
+    expect(most).toBe(2);
   });
 
   it('leaves a run that waits for a signal in the store, and ends it on its signal', async () => {
