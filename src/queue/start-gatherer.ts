@@ -1,7 +1,9 @@
 /**
  * Gathers the starts a client makes in one turn of the event loop into batches (see
  * `start-batch.ts`): a burst of starts becomes a few jobs instead of one each, while a start made
- * alone is sent at once, as its own job, after that turn.
+ * alone is sent at once, as its own job, after that turn. A batch holds at most `maxRuns` starts
+ * and, past its first, at most `maxWeight` of their weight (the size of their inputs), so that
+ * runs with large inputs do not make one huge job.
  */
 
 /** A start waiting to be sent, and who waits for its run id. */
@@ -14,6 +16,7 @@ export interface GatheredStart<T> {
 /** Sends starts gathered in one turn, at most `maxRuns` per batch. */
 export class StartGatherer<T> {
   private pending: GatheredStart<T>[] = [];
+  private weight = 0;
   private scheduled: NodeJS.Immediate | undefined;
   private readonly sending = new Set<Promise<void>>();
 
@@ -24,12 +27,17 @@ export class StartGatherer<T> {
   constructor(
     private readonly maxRuns: number,
     private readonly send: (starts: readonly T[]) => Promise<string[]>,
+    private readonly weigh: (start: T) => number = () => 0,
+    private readonly maxWeight = Infinity,
   ) {}
 
   /** Resolves with the run's id once the job that holds its start is in the queue. */
   add(start: T): Promise<string> {
+    const weight = this.weigh(start);
+    if (this.pending.length > 0 && this.weight + weight > this.maxWeight) this.flush();
     return new Promise<string>((resolve, reject) => {
       this.pending.push({ start, resolve, reject });
+      this.weight += weight;
       if (this.pending.length >= this.maxRuns) this.flush();
       else this.scheduled ??= setImmediate(() => this.flush());
     });
@@ -47,6 +55,7 @@ export class StartGatherer<T> {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    this.weight = 0;
     const sent = this.send(batch.map((g) => g.start)).then(
       (ids) => batch.forEach((g, i) => g.resolve(ids[i]!)),
       (err: unknown) => batch.forEach((g) => g.reject(err)),

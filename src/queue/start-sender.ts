@@ -48,6 +48,12 @@ function startBatchFromEnv(): number {
   );
 }
 
+/**
+ * The most input a batch of starts carries, in JSON characters, past its first run (a run's inputs
+ * may be up to a MiB by default): a burst of runs with large inputs is several jobs, not one huge.
+ */
+export const START_BATCH_INPUT_BYTES = 256 * 1024;
+
 /** A start as the client gathers it. */
 interface Start {
   source: RunSource;
@@ -65,7 +71,12 @@ export class StartSender {
     options: StartOptions = {},
   ) {
     const most = options.startBatch ?? startBatchFromEnv();
-    this.gathered = new StartGatherer(most, (starts) => this.send(starts));
+    this.gathered = new StartGatherer(
+      most,
+      (starts) => this.send(starts),
+      (start) => JSON.stringify(start.inputs).length,
+      START_BATCH_INPUT_BYTES,
+    );
   }
 
   /** Resolves with the run's id once the job that holds its start is in the queue. */

@@ -2,13 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { StartGatherer } from '../../../src/queue/start-gatherer.js';
 
 /** A gatherer whose batches are recorded, each start's id its value with the batch's number. */
-function gatherer(maxRuns: number, fail?: (batch: readonly string[]) => boolean) {
+function gatherer(
+  maxRuns: number,
+  fail?: (batch: readonly string[]) => boolean,
+  maxWeight?: number,
+) {
   const batches: string[][] = [];
-  const g = new StartGatherer<string>(maxRuns, async (starts) => {
-    batches.push([...starts]);
-    if (fail?.(starts)) throw new Error('queue away');
-    return starts.map((s) => `${s}@${batches.length}`);
-  });
+  const g = new StartGatherer<string>(
+    maxRuns,
+    async (starts) => {
+      batches.push([...starts]);
+      if (fail?.(starts)) throw new Error('queue away');
+      return starts.map((s) => `${s}@${batches.length}`);
+    },
+    (s) => s.length,
+    maxWeight,
+  );
   return { g, batches };
 }
 
@@ -31,6 +40,12 @@ describe('gathering starts', () => {
       ['c', 'd'],
     ]);
     expect(await ids).toEqual(['a@1', 'b@1', 'c@2', 'd@2', 'e@3']);
+  });
+
+  it('starts a new batch before one would carry more than its weight, past its first start', async () => {
+    const { g, batches } = gatherer(10, undefined, 5);
+    await Promise.all(['aa', 'bbb', 'c', 'dddddddd', 'e'].map((s) => g.add(s)));
+    expect(batches).toEqual([['aa', 'bbb'], ['c'], ['dddddddd'], ['e']]);
   });
 
   it('fails every start of a batch that could not be sent, and only those', async () => {
