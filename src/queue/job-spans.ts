@@ -39,9 +39,13 @@ function messaging(t: Telemetry, queue: string, jobId: string): Attributes {
  * it dies, would be left without one).
  */
 function queueWait(t: Telemetry, queue: string, job: Job, parent: JobSpan | undefined): void {
-  const takenAt = job.processedOn ?? Date.now();
-  if (job.timestamp <= 0 || takenAt < job.timestamp) return;
+  if (job.timestamp <= 0) return;
   const readyAt = job.timestamp + (job.opts.delay ?? 0);
+  // A worker stamps its take-up with the time it asked for a job, which can come a moment before
+  // another process stamped the job's enqueueing (a worker that finishes a job asks for the next
+  // in the same command); and a delayed job promoted early is taken before its time. Either
+  // waited no time: it is recorded as such, not left out.
+  const takenAt = Math.max(job.processedOn ?? Date.now(), readyAt);
   parent?.child('queue wait', readyAt, takenAt);
   if (t.metrics)
     DirigentMetrics.ms(t.metrics.queueWait, takenAt - readyAt, {

@@ -94,7 +94,12 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
         count('run fan') === 1,
       15_000,
       'the spans of the run',
-    );
+    ).catch((err: unknown) => {
+      const names = traceOf(traceId).map((s) => s.name);
+      const counted: Record<string, number> = {};
+      for (const n of names) counted[n] = (counted[n] ?? 0) + 1;
+      throw new Error(`${String(err)}; the spans received: ${JSON.stringify(counted)}`);
+    });
     await new Promise((r) => setTimeout(r, 300)); // anything else still on its way
     const spans = traceOf(traceId);
     const names = spans.map((s) => s.name);
