@@ -53,8 +53,8 @@ export type RunJobData =
     }
   /**
    * Runs started together (see `start-batch.ts`): one job, each run driven by the worker that
-   * takes it until it ends or waits; a run that would park or be handed back gets a job of its
-   * own (a `wake` job whose id is the run's).
+   * takes it until it ends or waits; a run that parks, is handed back or fails there for good goes
+   * on in a start job of its own, marked `alone`, whose id is the run's (`go-alone.ts`).
    */
   | { kind: 'starts'; sources: RunSource[]; runs: StartMember[] }
   | {

@@ -18,7 +18,7 @@ import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { SILENT_LOGGER, type Logger } from '../telemetry/logger.js';
-import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { Telemetry } from '../telemetry/telemetry.js';
 import { DrivenRun, PARK_AFTER_MS, type DriveContext } from './drive-to-rest.js';
 import { toJobError } from './job-error.js';
 import { wakeParked } from './parked-runs.js';
@@ -33,43 +33,13 @@ import { ResultInbox } from './result-inbox.js';
 import type { OneRunJobData, RunJob, RunJobData, RunJobResult } from './run-job.js';
 import { performStartBatch } from './start-batch.js';
 import type { ToolJobData } from './tool-job.js';
-import type { ToolWorker } from './tool-worker.js';
 import { workerEngine } from './worker-engine.js';
 import { leaseName, WorkerLease } from './worker-lease.js';
-import { bullWorkerTiming, workerTiming, type WorkerTiming } from './worker-timing.js';
+import { bullWorkerTiming, workerTiming } from './worker-timing.js';
+import type { RunWorkerOptions } from './run-worker-options.js';
 
 export { PARK_AFTER_MS } from './drive-to-rest.js';
-
-/** What a run worker needs. */
-export interface RunWorkerOptions {
-  redis: Redis;
-  prefix: string;
-  /**
-   * The project this worker serves: directives and tools resolve in it, whatever machine started
-   * the run (default: the current folder).
-   */
-  projectDir?: string;
-  /** Runs driven at once by this process (default 50: they mostly wait on tool jobs). */
-  concurrency?: number;
-  /** How long finished runs are kept in Redis, seconds. */
-  retentionSeconds?: number;
-  timing?: WorkerTiming;
-  /**
-   * This worker's lease, ms: others take its runs over this long after it stops renewing it (see
-   * `worker-lease.ts`; default `DIRIGENT_WORKER_LEASE_MS`, else 3 s).
-   */
-  leaseMs?: number;
-  /** Where the runs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
-  telemetry?: Telemetry | TelemetryOptions;
-  /** Where the worker logs what happens to runs (default: nowhere). */
-  logger?: Logger;
-  /**
-   * The tool worker of this process, if it runs one for the same project and Redis: a step's
-   * call runs on it at once when it has a free slot and no lock or rate limit applies (an eager
-   * call, see `queue-dispatcher.ts`), instead of going through the tools queue.
-   */
-  tools?: ToolWorker;
-}
+export type { RunWorkerOptions } from './run-worker-options.js';
 
 /** A running run worker; `close()` lets the runs under way settle, then stops. */
 export class RunWorker {
@@ -92,6 +62,9 @@ export class RunWorker {
    * a batch of starts (one job) drives no more runs at once than jobs of their own would.
    */
   private readonly runSlots: LimitFunction;
+  private readonly concurrency: number;
+  /** Jobs this worker has taken up and not finished. */
+  private jobsActive = 0;
   /** Runs a job of this worker is about (at most one job per run at a time). */
   private readonly held = new Set<string>();
   private readonly parkScan: NodeJS.Timeout;
@@ -105,7 +78,7 @@ export class RunWorker {
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
-    const concurrency = options.concurrency ?? 50;
+    const concurrency = (this.concurrency = options.concurrency ?? 50);
     this.runSlots = pLimit(concurrency);
     const timing = options.timing ?? workerTiming();
     this.telemetry = Telemetry.of(options.telemetry);
@@ -195,6 +168,25 @@ export class RunWorker {
   }
 
   private async process(job: RunJob, token: string | undefined): Promise<RunJobResult> {
+    this.jobsActive++;
+    try {
+      return await this.perform(job, token);
+    } finally {
+      this.jobsActive--;
+      this.fitIntake();
+    }
+  }
+
+  /**
+   * Takes no more jobs than leave the run slots room: BullMQ counts jobs, and a batch of starts
+   * is one job holding many runs, so while runs wait for slots another worker takes the next job.
+   */
+  private fitIntake(): void {
+    const extra = Math.max(0, this.held.size - this.jobsActive);
+    this.worker.concurrency = Math.max(1, this.concurrency - extra);
+  }
+
+  private async perform(job: RunJob, token: string | undefined): Promise<RunJobResult> {
     const data = job.data;
     const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
     if (data.kind === 'starts')
@@ -233,12 +225,14 @@ export class RunWorker {
       return shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token);
     const watch = 'watch' in data && data.watch === true;
     this.held.add(data.runId);
+    if (shared) this.fitIntake();
     if (watch) this.watched.add(data.runId);
     try {
       const taken = { job, token, shared };
       return await this.runSlots(() => takeUpRun(this.context(), data, taken, redelivered));
     } finally {
       this.held.delete(data.runId);
+      if (shared) this.fitIntake();
       if (watch) this.watched.delete(data.runId);
     }
   }

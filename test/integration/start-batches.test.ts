@@ -178,6 +178,17 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     expect((await c.signal(held, 'go', 'yes')).status).toBe('completed');
   });
 
+  it('asks for no more jobs while the runs of a batch fill its slots, and again once they end', async () => {
+    const c = client({ startBatch: 2 });
+    const src = await source('nap', bash('sleep 1'));
+    const w = worker({ concurrency: 2 });
+    const ids = await Promise.all(Array.from({ length: 4 }, () => c.start(src, {})));
+    // BullMQ counts jobs: a batch of two fills both slots, so the worker takes one job at a time.
+    await until(() => w.runs.worker.concurrency === 1, 5000, 'a batch taken');
+    for (const id of ids) expect((await c.wait(id, 30_000)).status).toBe('completed');
+    await until(() => w.runs.worker.concurrency === 2, 5000, 'the slots free');
+  });
+
   it('tells of a run that ends before the rest of its batch, without waiting for them', async () => {
     const c = client();
     const events = new QueueEvents(QueueName.RUNS, {
