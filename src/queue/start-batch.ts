@@ -1,15 +1,17 @@
 /**
  * Runs started together: one job of the runs queue holds a batch of starts (made in one turn of
- * a client's event loop, see `runs-client.ts`), and the worker that takes it up starts and drives
- * every run of it at once, as it would drive each in a job of its own. So a burst of short runs
- * costs a few jobs instead of one each.
+ * a client's event loop, see `start-sender.ts`), and the worker that takes it up starts and drives
+ * every run of it at once, as it would drive each in a job of its own (each run holding one of the
+ * worker's run slots, see `run-worker.ts`). So a burst of short runs costs a few jobs instead of
+ * one each.
  *
  * A run ends or waits for a signal inside the batch, and the batch's job completes with those
  * records; one that rests while others of its batch go on for a while is told sooner, as the
- * job's progress (see {@link EARLY_END_MS}). A run that parks, whose worker closes, or that cannot begin here goes on in a job of
- * its own (`go-alone.ts`), whose id is the run's. A batch taken up again (its worker died, or Redis
- * went away) looks at each run again: one that has a job of its own is left to it, one stored is
- * claimed and resumed (or, ended, answered from the store), one never stored starts.
+ * job's progress (see {@link EARLY_END_MS}). A run that parks, whose worker closes, or that fails
+ * here for good (it cannot begin on this worker, say) goes on in a job of its own (`go-alone.ts`),
+ * whose id is the run's. A batch taken up again (its worker died, or Redis went away) looks at each
+ * run again: one that has a job of its own is left to it, one stored is claimed and resumed (or,
+ * ended, answered from the store), one never stored starts.
  */
 import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
 import type { RunRecord } from '../engine/run-record.js';

@@ -33,9 +33,12 @@ export interface StartOptions {
  */
 export const DEFAULT_START_BATCH = 50;
 
-/** `DIRIGENT_START_BATCH`, else the default; a value that is not a whole number from 1 to 65,536 is an error. */
-function startBatchFromEnv(): number {
-  const raw = process.env.DIRIGENT_START_BATCH;
+/**
+ * `DIRIGENT_START_BATCH`, else the default; `INVALID_CONFIG` for a value that is not a whole
+ * number from 1 to 65,536.
+ */
+export function startBatchFromEnv(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.DIRIGENT_START_BATCH;
   if (raw === undefined || raw === '') return DEFAULT_START_BATCH;
   const n = Number(raw);
   if (Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_RUNS) return n;
