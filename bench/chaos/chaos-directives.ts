@@ -20,8 +20,18 @@ export interface ChaosKind {
   waits: boolean;
 }
 
+/**
+ * The retry policy of every step that leaves an effect. A worker is killed every few seconds, and
+ * a call lost with its worker counts as an attempt (`WORKER_LOST`); a call made again often lands
+ * on the worker just started in place of a killed one, which is as likely as any to be killed
+ * next. So the default three attempts can all be lost in a five-minute run (it happened about once
+ * in four full runs), and the run then fails with `WORKER_LOST`, as the guarantees say it must.
+ * Six attempts make that too rare to see, so that the check counts only what recovery loses.
+ */
+const CHAOS_RETRY = `<retry attempts="6" backoff="fixed" delay_ms="200"/>`;
+
 /** A bash step that leaves effect `name` once per run (and records every call). */
-function effectStep(name: string, effect: string, extra = ''): string {
+function effectStep(name: string, effect: string, extra = CHAOS_RETRY): string {
   const cmd = `mkdir -p fx; if mkdir fx/\${inputs.key}.${effect} 2&gt;/dev/null; then echo \${inputs.key} ${effect} &gt;&gt; effects.log; fi; echo \${inputs.key} ${effect} &gt;&gt; calls.log; sleep 0.2`;
   return `<step name="${name}">${extra}<execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${cmd}"/></execute></step>`;
 }
@@ -38,7 +48,7 @@ export const CHAOS_KINDS: readonly ChaosKind[] = [
   },
   {
     id: 'chaos_foreach',
-    xml: `${KEY_INPUT}<process><step name="each"><foreach over="\${inputs.items}" as="n" parallel="3"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="mkdir -p fx; if mkdir fx/\${inputs.key}.f\${n} 2&gt;/dev/null; then echo \${inputs.key} f\${n} &gt;&gt; effects.log; fi; echo \${inputs.key} f\${n} &gt;&gt; calls.log; sleep 0.2"/></execute></foreach></step></process>`.replace(
+    xml: `${KEY_INPUT}<process><step name="each">${CHAOS_RETRY}<foreach over="\${inputs.items}" as="n" parallel="3"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="mkdir -p fx; if mkdir fx/\${inputs.key}.f\${n} 2&gt;/dev/null; then echo \${inputs.key} f\${n} &gt;&gt; effects.log; fi; echo \${inputs.key} f\${n} &gt;&gt; calls.log; sleep 0.2"/></execute></foreach></step></process>`.replace(
       KEY_INPUT,
       `<inputs><input name="key" type="string"/><input name="items" type="array" default="[1, 2, 3]"/></inputs>`,
     ),
@@ -47,7 +57,7 @@ export const CHAOS_KINDS: readonly ChaosKind[] = [
   },
   {
     id: 'chaos_retry',
-    xml: `${KEY_INPUT}<process><step name="flaky"><retry attempts="4" backoff="fixed" delay_ms="200"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="mkdir -p fx; if mkdir fx/\${inputs.key}.try 2&gt;/dev/null; then exit 1; fi; if mkdir fx/\${inputs.key}.r 2&gt;/dev/null; then echo \${inputs.key} r &gt;&gt; effects.log; fi; echo \${inputs.key} r &gt;&gt; calls.log"/></execute></step></process>`,
+    xml: `${KEY_INPUT}<process><step name="flaky"><retry attempts="7" backoff="fixed" delay_ms="200"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="mkdir -p fx; if mkdir fx/\${inputs.key}.try 2&gt;/dev/null; then exit 1; fi; if mkdir fx/\${inputs.key}.r 2&gt;/dev/null; then echo \${inputs.key} r &gt;&gt; effects.log; fi; echo \${inputs.key} r &gt;&gt; calls.log"/></execute></step></process>`,
     effects: (k) => [`${k} r`],
     waits: false,
   },
