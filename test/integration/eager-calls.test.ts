@@ -12,12 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import type { RunRecord } from '../../src/engine/run-record.js';
 import { QueueName } from '../../src/queue/queue-names.js';
-import { RunWorker } from '../../src/queue/run-worker.js';
 import { RunsClient } from '../../src/queue/runs-client.js';
 import { runSourceOf } from '../../src/queue/run-source.js';
-import { ToolWorker } from '../../src/queue/tool-worker.js';
 import { alive } from '../support/process-alive.js';
 import { until } from '../support/dirigent-processes.js';
+import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -34,29 +33,7 @@ afterEach(async () => {
 
 /** A worker serving both queues in this process, as `dirigent worker` starts one. */
 function worker(toolConcurrency = 8) {
-  const connection = redis.connect();
-  const tools = new ToolWorker({
-    redis: connection,
-    prefix: redis.prefix,
-    projectDir: project,
-    concurrency: toolConcurrency,
-  });
-  const runs = new RunWorker({
-    redis: connection,
-    prefix: redis.prefix,
-    projectDir: project,
-    tools,
-  });
-  const w = {
-    runs,
-    tools,
-    closed: false,
-    async close() {
-      if (w.closed) return;
-      w.closed = true;
-      await Promise.all([runs.close(), tools.close()]);
-    },
-  };
+  const w = inProcessWorker(redis, { projectDir: project, toolConcurrency });
   open.push(w);
   return w;
 }

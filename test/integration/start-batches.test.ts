@@ -5,7 +5,7 @@
  * signal stays in the store; one that parks, whose worker closes, or that cannot begin there goes
  * on in a job of its own; a batch whose worker dies is taken over, and every run of it ends once.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
@@ -14,11 +14,11 @@ import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import { QueueName } from '../../src/queue/queue-names.js';
 import type { RunJobData } from '../../src/queue/run-job.js';
 import { runSourceOf } from '../../src/queue/run-source.js';
-import { RunWorker } from '../../src/queue/run-worker.js';
 import { RunsClient } from '../../src/queue/runs-client.js';
 import type { StartOptions } from '../../src/queue/start-sender.js';
-import { ToolWorker } from '../../src/queue/tool-worker.js';
+import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
+import { defaultWorkerEnv, inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -39,26 +39,7 @@ afterEach(async () => {
  * without, a run worker whose calls are tool jobs, and a tool worker apart.
  */
 function worker(options: { eager?: boolean; projectDir?: string; concurrency?: number } = {}) {
-  const connection = redis.connect();
-  const projectDir = options.projectDir ?? project;
-  const tools = new ToolWorker({ redis: connection, prefix: redis.prefix, projectDir });
-  const runs = new RunWorker({
-    redis: connection,
-    prefix: redis.prefix,
-    projectDir,
-    ...(options.eager !== false && { tools }),
-    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-  });
-  const w = {
-    runs,
-    tools,
-    closed: false,
-    async close() {
-      if (w.closed) return;
-      w.closed = true;
-      await Promise.all([runs.close(), tools.close()]);
-    },
-  };
+  const w = inProcessWorker(redis, { projectDir: project, ...options });
   open.push(w);
   return w;
 }
@@ -82,11 +63,7 @@ function runsQueue(): Queue<RunJobData> {
 async function source(name: string, body: string, dir = project) {
   const folder = join(dir, '.ai', 'directives');
   mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">\n<metadata><description>test</description></metadata>\n${body}\n</directive>\n\`\`\`\n`,
-  );
+  const file = writeDirective(folder, name, body);
   const loader = new DirectiveLoader(dir);
   return runSourceOf(await loader.loadFile(file), loader.items);
 }
@@ -283,27 +260,17 @@ describe('batches of starts', { timeout: 60_000 }, () => {
 });
 
 describe('a batch of starts whose worker is killed', { timeout: 90_000 }, () => {
-  const env = () => {
-    const e: NodeJS.ProcessEnv = {
-      ...process.env,
-      REDIS_URL: redis.url,
-      DIRIGENT_PREFIX: redis.prefix,
-    };
-    delete e.DIRIGENT_WORKER_LEASE_MS;
-    return e;
-  };
-
   it('is taken over, and every run of it ends once, completed', async () => {
     const begun = join(project, 'begun.log');
     const src = await source('slow', `${inputs}${bash(`echo \${inputs.n} >> ${begun}; sleep 2`)}`);
     const c = client();
     const ids = await Promise.all(Array.from({ length: 5 }, (_, n) => c.start(src, { n })));
-    const doomed = await processes.worker(env(), '--project', project);
+    const doomed = await processes.worker(defaultWorkerEnv(redis), '--project', project);
     // Every run has begun its step on the doomed worker.
     const lines = () => (existsSync(begun) ? readFileSync(begun, 'utf8').trim().split('\n') : []);
     await until(() => lines().length >= 5, 15_000, 'every step begun');
     doomed.kill('SIGKILL');
-    await processes.worker(env(), '--project', project);
+    await processes.worker(defaultWorkerEnv(redis), '--project', project);
     const records = await Promise.all(ids.map((id) => c.wait(id, 60_000)));
     expect(records.map((r) => r.status)).toEqual(ids.map(() => 'completed'));
     expect(records.map((r) => r.steps.map((s) => s.name))).toEqual(ids.map(() => ['work']));

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisRunStore } from '../../src/queue/redis-run-store.js';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
+import { defaultWorkerEnv } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -24,16 +25,7 @@ beforeEach(() => {
 afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 /** Default settings: no lock or lease override, only where Redis is. */
-const env = () => {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    REDIS_URL: redis.url,
-    DIRIGENT_PREFIX: redis.prefix,
-  };
-  delete e.DIRIGENT_LOCK_MS;
-  delete e.DIRIGENT_WORKER_LEASE_MS;
-  return e;
-};
+const env = () => defaultWorkerEnv(redis);
 
 /**
  * A worker on both queues (it runs a step's call in process when it can), or on `queues` only,

@@ -185,35 +185,6 @@ describe('Engine.resume', () => {
     });
   });
 
-  it('resumes a parent whose child directive went on (or ended) while the parent was down', async () => {
-    writeDirective(
-      project,
-      'child',
-      `<process>${echo('inner', 'deep')}</process><outputs><output name="v" value="\${steps.inner.result.v}"/></outputs>`,
-    );
-    const file = writeDirective(
-      project,
-      'parent',
-      `<process><step name="call"><execute item_type="directive" item_id="child"/></step></process><outputs><output name="v" value="\${steps.call.result.v}"/></outputs>`,
-    );
-    const first = engineWith(new Recorder('inner'));
-    const parent = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 150)); // the child's step hangs: the process "dies"
-    first.release();
-
-    // The child ended meanwhile (another process finished it): its outcome settles the parent.
-    const store = new FileRunStore(project);
-    const stored = await store.load(parent.runId);
-    const childId = stored!.children.call!;
-    const child = await store.load(childId);
-    child!.record.status = 'completed';
-    child!.record.outputs = { v: 'from the child' };
-    await store.save(child!);
-    const second = engineWith(new Recorder());
-    const record = await (await second.resume(parent.runId)).settled();
-    expect(record).toMatchObject({ status: 'completed', outputs: { v: 'from the child' } });
-  });
-
   /** A parent whose child's only step hangs (the process "dies" there), let go after 150 ms. */
   async function parentStoppedInChild(): Promise<{ parentId: string; childId: string }> {
     writeDirective(
@@ -233,6 +204,19 @@ describe('Engine.resume', () => {
     const stored = await new FileRunStore(project).load(parent.runId);
     return { parentId: parent.runId, childId: stored!.children.call! };
   }
+
+  it('resumes a parent whose child directive went on (or ended) while the parent was down', async () => {
+    const { parentId, childId } = await parentStoppedInChild();
+    // The child ended meanwhile (another process finished it): its outcome settles the parent.
+    const store = new FileRunStore(project);
+    const child = await store.load(childId);
+    child!.record.status = 'completed';
+    child!.record.outputs = { v: 'from the child' };
+    await store.save(child!);
+    const second = engineWith(new Recorder());
+    const record = await (await second.resume(parentId)).settled();
+    expect(record).toMatchObject({ status: 'completed', outputs: { v: 'from the child' } });
+  });
 
   it('starts a child again, under the same id, when its parent stopped before the child was first stored', async () => {
     const { parentId, childId } = await parentStoppedInChild();
