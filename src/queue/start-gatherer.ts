@@ -16,7 +16,11 @@ export interface GatheredStart<T> {
 /** Sends starts gathered in one turn, at most `maxRuns` per batch. */
 export class StartGatherer<T> {
   private pending: GatheredStart<T>[] = [];
-  private weight = 0;
+  /**
+   * The weight of the pending starts, weighed once a second start comes: a start sent alone (the
+   * usual case of a client starting runs one by one) is never weighed.
+   */
+  private weight: number | undefined;
   private scheduled: NodeJS.Immediate | undefined;
   private readonly sending = new Set<Promise<void>>();
 
@@ -33,11 +37,17 @@ export class StartGatherer<T> {
 
   /** Resolves with the run's id once the job that holds its start is in the queue. */
   add(start: T): Promise<string> {
-    const weight = this.weigh(start);
-    if (this.pending.length > 0 && this.weight + weight > this.maxWeight) this.flush();
+    if (this.pending.length > 0) {
+      this.weight ??= this.weigh(this.pending[0]!.start);
+      const weight = this.weigh(start);
+      if (this.weight + weight <= this.maxWeight) this.weight += weight;
+      else {
+        this.flush();
+        this.weight = weight; // it starts the next batch
+      }
+    }
     return new Promise<string>((resolve, reject) => {
       this.pending.push({ start, resolve, reject });
-      this.weight += weight;
       if (this.pending.length >= this.maxRuns) this.flush();
       else this.scheduled ??= setImmediate(() => this.flush());
     });
@@ -55,7 +65,7 @@ export class StartGatherer<T> {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    this.weight = 0;
+    this.weight = undefined;
     const sent = this.send(batch.map((g) => g.start)).then(
       (ids) => batch.forEach((g, i) => g.resolve(ids[i]!)),
       (err: unknown) => batch.forEach((g) => g.reject(err)),

@@ -48,6 +48,20 @@ describe('gathering starts', () => {
     expect(batches).toEqual([['aa', 'bbb'], ['c'], ['dddddddd'], ['e']]);
   });
 
+  it('weighs no start that is sent alone, and each of a batch once', async () => {
+    const weighed: string[] = [];
+    const g = new StartGatherer<string>(
+      10,
+      async (starts) => starts.map((s) => s),
+      (s) => (weighed.push(s), s.length),
+      5,
+    );
+    await g.add('alone');
+    expect(weighed).toEqual([]);
+    await Promise.all(['aa', 'bbb', 'cccc', 'd'].map((s) => g.add(s)));
+    expect(weighed).toEqual(['aa', 'bbb', 'cccc', 'd']);
+  });
+
   it('fails every start of a batch that could not be sent, and only those', async () => {
     const { g } = gatherer(2, (batch) => batch.includes('b'));
     const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((s) => g.add(s)));
