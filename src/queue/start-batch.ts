@@ -17,6 +17,7 @@ import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import type { Logger } from '../telemetry/logger.js';
+import { checkStartsJob } from './check-starts-job.js';
 import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
 import { goAlone } from './go-alone.js';
 import {
@@ -59,6 +60,11 @@ export async function performStartBatch(
 ): Promise<RunRecord[]> {
   const batch = job.data;
   if (batch.kind !== 'starts') throw new TypeError(`job ${job.id} is not a batch of starts`);
+  try {
+    checkStartsJob(batch, job.id);
+  } catch (err) {
+    throw toJobError(err);
+  }
   const one = async (member: StartMember): Promise<Outcome> => {
     const data = startOfMember(batch, member);
     try {

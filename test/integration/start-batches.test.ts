@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectiveLoader } from '../../src/engine/directive-loader.js';
+import { fromJobError } from '../../src/queue/job-error.js';
 import { QueueName } from '../../src/queue/queue-names.js';
 import type { RunJobData } from '../../src/queue/run-job.js';
 import { runSourceOf } from '../../src/queue/run-source.js';
@@ -226,6 +227,23 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it('fails a malformed batch whole, before any run of it starts, saying what is wrong', async () => {
+    const q = runsQueue();
+    const job = await q.add('starts', {
+      kind: 'starts',
+      sources: [],
+      runs: [{ runId: 'from-elsewhere', source: 0, inputs: {} }],
+    });
+    worker();
+    await until(async () => (await job.getState()) === 'failed', 10_000, 'the batch failed');
+    const failed = (await q.getJob(job.id!))!;
+    expect(fromJobError(failed.failedReason, 'batch')).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('run 0 (from-elsewhere) names no source of the batch'),
+    });
+    expect(await redis.redis.exists(`${redis.prefix}:run:from-elsewhere`)).toBe(0);
   });
 
   it('hands the runs of a closing worker to another, each in a job of its own', async () => {
