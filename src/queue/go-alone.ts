@@ -14,7 +14,11 @@ import { RUN_JOB_RETENTION } from './queue-options.js';
 export function aloneJobData(batch: RunJobData, runId: string): OneRunJobData {
   const member = batch.kind === 'starts' ? batch.runs.find((m) => m.runId === runId) : undefined;
   if (batch.kind !== 'starts' || member === undefined)
-    throw DirigentError.fatal(ErrorCode.INTERNAL, `Run ${runId} is not in this batch of starts.`);
+    throw DirigentError.fatal(
+      ErrorCode.INTERNAL,
+      `Run ${runId} cannot go on in a job of its own: it is not in the batch of starts being driven.`,
+      { hint: 'Report this: the worker lost track of which batch a run came in.' },
+    );
   return { ...startOfMember(batch, member), alone: true };
 }
 
