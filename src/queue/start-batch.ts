@@ -65,12 +65,15 @@ export async function performStartBatch(
   } catch (err) {
     throw toJobError(err);
   }
+  const early = new EarlyEnds(job);
   const one = async (member: StartMember): Promise<Outcome> => {
     const data = startOfMember(batch, member);
     try {
       if (redelivered && (await Job.fromId(runs, member.runId)) !== undefined)
         return { kind: 'elsewhere' };
-      return { kind: 'rested', record: await runOne(data) };
+      const record = await runOne(data);
+      early.add(record);
+      return { kind: 'rested', record };
     } catch (err) {
       if (err instanceof DelayedError) return { kind: 'elsewhere' };
       if (err instanceof WaitingError) return { kind: 'lost' };
@@ -87,14 +90,7 @@ export async function performStartBatch(
       );
     }
   };
-  const early = new EarlyEnds(job);
-  const outcomes = await Promise.all(
-    batch.runs.map(async (member) => {
-      const outcome = await one(member);
-      if (outcome.kind === 'rested') early.add(outcome.record);
-      return outcome;
-    }),
-  );
+  const outcomes = await Promise.all(batch.runs.map(one));
   early.close();
   const again = outcomes.find((o) => o.kind === 'again');
   if (again !== undefined) {
