@@ -189,12 +189,14 @@ describe('refused: private addresses and hosts the project has not opened', () =
     });
   });
 
-  it('link-local, unspecified and IPv4-mapped addresses are private too; only http(s) goes', async () => {
+  it('link-local, unspecified, IPv4-mapped and IPv4-compatible addresses are private too; only http(s) goes', async () => {
     await withPolicy('hosts: ["*"]\n', async (call) => {
       for (const url of [
         'http://169.254.169.254/latest/meta-data/',
         'http://0.0.0.0:1/',
         'http://[::ffff:127.0.0.1]:1/',
+        'http://[::127.0.0.1]:1/',
+        'http://[::a9fe:a9fe]/latest/meta-data/',
         'http://10.0.0.1/',
       ]) {
         expect((await rejection(call(HTTP, { url }))).code, url).toBe('PRIVATE_ADDRESS');
