@@ -28,6 +28,7 @@ export const INVALID_CALL: readonly string[] = [
   ErrorCode.INTEGRITY_FAILED,
   ErrorCode.UNTRUSTED_KEY,
   ErrorCode.BAD_SIGNATURE,
+  ErrorCode.PARTIAL_SIGNATURE,
   // A parameter's value the built-in tools refuse as it is, whatever the files say.
   ErrorCode.INVALID_PATTERN,
   ErrorCode.UNSAFE_VALUE,

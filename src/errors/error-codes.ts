@@ -69,6 +69,8 @@ export const ErrorCode = {
   INTEGRITY_FAILED: 'INTEGRITY_FAILED',
   UNTRUSTED_KEY: 'UNTRUSTED_KEY',
   BAD_SIGNATURE: 'BAD_SIGNATURE',
+  // Signed, but the signature leaves out text that runs (signatures required).
+  PARTIAL_SIGNATURE: 'PARTIAL_SIGNATURE',
   TOOL_EXISTS: 'TOOL_EXISTS',
   TOOL_DISABLED: 'TOOL_DISABLED',
   TOOL_FAILED: 'TOOL_FAILED',

@@ -17,6 +17,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { readSigningKey } from '../../src/items/signing/signing-key.js';
+import { signItem } from '../../src/items/signing/sign-item.js';
 import { CLI_MAIN, DIRECTIVES } from '../support/paths.js';
 
 let base: string;
@@ -148,6 +150,51 @@ describe('keys init → sign → run', () => {
     const again = cli(['run', 'examples/hello', '--json'], { env: REQUIRED });
     expect(again.code, again.stderr).toBe(0);
     expect(json(again)).toMatchObject({ outputs: { greeting: 'Hallo, world!' } });
+  });
+
+  it('refuses, where signatures are required, a RYE-signed directive whose steps after the fence its signature leaves out', async () => {
+    keysInit();
+    const file = put(
+      'directives/examples/greet.md',
+      [
+        '# Greet',
+        '',
+        '```xml',
+        '<directive name="greet" version="1.0.0">',
+        '  <metadata><description>Greets.</description></metadata>',
+        '</directive>',
+        '```',
+        '',
+        '<process>',
+        '  <step name="greet">',
+        '    <execute item_type="tool" item_id="dirigent/shell/bash">',
+        '      <param name="command" value="echo hello"/>',
+        '    </execute>',
+        '  </step>',
+        '</process>',
+        '',
+      ].join('\n'),
+    );
+    // A `rye:signed` line, as RYE's older tooling writes it: its hash stops at </directive>.
+    await signItem(file, 'directive', await readSigningKey(keyDir));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('echo hello', 'echo edited'));
+    const refused = cli(['run', 'examples/greet', '--json'], { env: REQUIRED });
+    expect(refused.code).toBe(2);
+    expect(json(refused)).toMatchObject({
+      status: 'invalid',
+      error: { code: 'PARTIAL_SIGNATURE' },
+    });
+    expect(refused.stdout).not.toContain('edited');
+    // Where signatures are not required it runs, with a warning naming the lines left out.
+    const warned = cli(['run', 'examples/greet']);
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('does not cover the');
+
+    // `dirigent sign` covers every byte after its line: the run is allowed again.
+    expect(cli(['sign', 'directive', 'examples/greet']).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^<!-- ryeos:signed:/);
+    const ran = cli(['run', 'examples/greet', '--json'], { env: REQUIRED });
+    expect(ran.code, ran.stderr).toBe(0);
   });
 
   it('runs a signed tool on a system runtime where signatures are required (system items ship with Dirigent)', () => {

@@ -84,7 +84,8 @@ export async function verifyItem(
  * @throws DirigentError `INTEGRITY_FAILED` when the content does not match its signed hash
  *   (always), `BAD_SIGNATURE` when the signature does not verify against the trusted key it names
  *   (always), `UNTRUSTED_KEY` and `UNSIGNED_ITEM` only when `requireSignatures` (and the item
- *   is not of the system space).
+ *   is not of the system space), and `PARTIAL_SIGNATURE` then too for a directive whose
+ *   signature leaves out text that runs (RYE's modern layout under a `rye:signed` line).
  */
 export async function verifyItemText(
   text: string,
@@ -120,6 +121,21 @@ export async function verifyItemText(
   }
 
   const warnings: string[] = [];
+  // A knowledge entry's front matter describes it; a directive's text after the fence runs.
+  if (!content.coversWholeFile && required && kind !== 'knowledge') {
+    throw DirigentError.fatal(
+      ErrorCode.PARTIAL_SIGNATURE,
+      `${file} is signed, but its signature does not cover ${content.uncovered}, and this ` +
+        'project requires signatures: every line that runs must be signed',
+      {
+        location,
+        hint:
+          `Review the whole file, then sign it again: \`dirigent sign ${kind} <item_id>\` writes a ` +
+          '`ryeos:signed` line, whose hash covers every byte after it (or move the steps inside the XML fence).',
+        details: { keyId, uncovered: content.uncovered },
+      },
+    );
+  }
   if (!content.coversWholeFile) {
     const advice =
       kind === 'directive'

@@ -207,18 +207,31 @@ describe('tampering', () => {
     expect((await refusal(verify(file, 'tool'))).code).toBe('INTEGRITY_FAILED');
   });
 
-  it('accepts a modern directive edited only after the fence, with a warning', async () => {
+  it('accepts a modern directive edited only after the fence, with a warning, where signatures are not required', async () => {
     const file = put('directives/greet.md', MODERN);
     const signed = await signItem(file, 'directive', key);
     expect(signed.coversWholeFile).toBe(false);
     expect(signed.warnings[0]).toContain('<process>');
     edit(file, 'echo hello', 'rm -rf ~');
-    const v = await verify(file, 'directive', true);
+    const v = await verify(file, 'directive');
     expect(v.status).toBe('verified');
     expect(v.coversWholeFile).toBe(false);
     expect(v.warnings).toHaveLength(1);
     expect(v.warnings[0]).toMatch(/does not cover the \d+ lines after the XML fence/);
     expect(v.warnings[0]).toContain('<process> steps');
+  });
+
+  it('refuses, where signatures are required, a directive whose signature leaves its steps out', async () => {
+    const file = put('directives/greet.md', MODERN);
+    await signItem(file, 'directive', key);
+    edit(file, 'echo hello', 'rm -rf ~');
+    const err = await refusal(verify(file, 'directive', true));
+    expect(err.code).toBe('PARTIAL_SIGNATURE');
+    expect(err.message).toContain('does not cover the');
+    expect(err.message).toContain('<process> steps');
+    expect(err.hint).toContain('dirigent sign directive');
+    expect(err.hint).toContain('ryeos:signed');
+    expect(err.location).toEqual({ file, line: 1, column: 1 });
   });
 
   it('refuses a directive edited inside <directive>', async () => {
