@@ -1,15 +1,28 @@
 /**
  * JSONata expressions (`expr="state.i + 1"`), evaluated synchronously over
- * `{inputs, state, steps, result, error, ...vars}` and time-boxed, so that a runaway expression
- * fails its step instead of blocking the process.
+ * `{inputs, state, steps, result, error, ...vars}` and bounded, so that a runaway expression
+ * fails its step instead of blocking the process: its time (checked as it goes) and depth, its
+ * regular expressions (run by RE2, linear in the text), the ranges it builds and the text `$pad`
+ * makes.
  */
 import type jsonata from 'jsonata';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import { scopeData, type Scope } from './scope.js';
 import { lazyPackage } from '../directive/lazy-package.js';
+import { compileRe2, Re2RegExp } from './re2-regexp.js';
 
 /** JSONata, loaded by the first expression compiled (required: its CommonJS text is not scanned for ES exports). */
 const jsonataPackage = lazyPackage<typeof jsonata>('jsonata');
+
+/**
+ * JSONata's entry point, with RE2 as its regular expression engine. JSONata keeps the engine of
+ * the last expression it compiled in a global that every evaluation reads, so each evaluation
+ * sets it again (a library in the same process may have compiled an expression of its own).
+ */
+function compileJsonata(source: string): jsonata.Expression {
+  const compile = jsonataPackage() as unknown as (s: string, o: unknown) => jsonata.Expression;
+  return compile(source, { RegexEngine: Re2RegExp });
+}
 
 /** Limits of one evaluation. */
 export interface ExpressionOptions {
@@ -40,10 +53,30 @@ const CACHE_LIMIT = 1000;
 const cache = new Map<string, CompiledExpression>();
 const NO_VARS: Record<string, unknown> = Object.freeze({});
 
+/**
+ * The most numbers a range (`[1..n]`) may hold. JSONata allows 10 million, which takes a quarter
+ * of a second to build in one step, past the time box; a million takes about 25 ms.
+ */
+export const MAX_RANGE = 1_000_000;
+/** The longest text `$pad` may make (the size of a tool's result, 8 MiB). */
+export const MAX_PAD = 8 * 1024 * 1024;
+
 /** Thrown by the hooks below; turned into a DirigentError once the source is known. */
 class Runaway {
-  constructor(readonly reason: 'time' | 'depth') {}
+  constructor(
+    readonly reason: 'time' | 'depth' | 'range' | 'pad',
+    readonly size = 0,
+  ) {}
 }
+
+/**
+ * The operands of every range (`a..b`) of the expressions compiled: a left operand maps to null,
+ * a right operand to its left operand. When the right operand's value is known (its exit), so is
+ * the range's size, before JSONata builds it.
+ */
+const rangeOperands = new WeakMap<object, object | null>();
+/** The value each left operand of a range took last. */
+const rangeStarts = new WeakMap<object, unknown>();
 
 /**
  * The evaluation in progress. Evaluation is synchronous and JSONata's `$eval` runs inside the same
@@ -63,8 +96,24 @@ function onEntry(): void {
   if (++budget.entries % CLOCK_EVERY === 0 && performance.now() > budget.deadline)
     throw new Runaway('time');
 }
-function onExit(): void {
+function onExit(node: object, _input: unknown, _env: unknown, result: unknown): void {
   budget.depth--;
+  const start = rangeOperands.get(node);
+  if (start === undefined) return;
+  if (start === null) {
+    rangeStarts.set(node, result);
+    return;
+  }
+  const from = singleNumber(rangeStarts.get(start));
+  const to = singleNumber(result);
+  if (from !== undefined && to !== undefined && to - from >= MAX_RANGE)
+    throw new Runaway('range', to - from + 1);
+}
+
+/** A number, or the number a path selected (JSONata hands a path's result over as a sequence). */
+function singleNumber(value: unknown): number | undefined {
+  const one = Array.isArray(value) && value.length === 1 ? (value[0] as unknown) : value;
+  return typeof one === 'number' ? one : undefined;
 }
 
 /**
@@ -90,7 +139,7 @@ function build(source: string): CompiledExpression {
   }
   let expression: jsonata.Expression;
   try {
-    expression = jsonataPackage()(source);
+    expression = compileJsonata(source);
   } catch (err) {
     const { message, code, position } = jsonataError(err);
     throw DirigentError.fatal(
@@ -102,9 +151,13 @@ function build(source: string): CompiledExpression {
       },
     );
   }
-  if (callsEval(expression.ast())) throw evalRefused(source);
+  const ast = expression.ast();
+  if (callsEval(ast)) throw evalRefused(source);
+  checkRegexes(ast, source);
+  markRanges(ast);
   expression.assign('__evaluate_entry', onEntry);
   expression.assign('__evaluate_exit', onExit);
+  expression.assign('pad', boundedPad);
   // `$eval` would read a value as an expression: shadowed, so that even `$f := $eval` cannot reach it.
   expression.assign('eval', () => {
     throw evalRefused(source);
@@ -118,6 +171,8 @@ function build(source: string): CompiledExpression {
       budget.depth = 0;
       budget.entries = 0;
       budget.maxDepth = maxDepth;
+      // JSONata reads the engine from a global its last compile set (`compileJsonata`).
+      (jsonataPackage() as unknown as { RegexEngine: unknown }).RegexEngine = Re2RegExp;
       try {
         // Passing bindings makes JSONata bind `$` in a fresh frame, so the cached expression
         // keeps no reference to this run's data; it also makes loop variables `$item`.
@@ -129,17 +184,72 @@ function build(source: string): CompiledExpression {
   };
 }
 
-/** Whether the parsed expression names `$eval` anywhere (walked without recursion). */
-function callsEval(ast: unknown): boolean {
+/** Every node of a parsed expression (walked without recursion). */
+function* nodesOf(
+  ast: unknown,
+): Generator<{ type?: unknown; value?: unknown; position?: unknown }> {
   const stack: unknown[] = [ast];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (node === null || typeof node !== 'object') continue;
-    const { type, value } = node as { type?: unknown; value?: unknown };
-    if (type === 'variable' && value === 'eval') return true;
+    if (node === null || typeof node !== 'object' || node instanceof RegExp) continue;
+    yield node as { type?: unknown; value?: unknown };
     for (const child of Object.values(node)) if (typeof child === 'object') stack.push(child);
   }
+}
+
+/** Whether the parsed expression names `$eval` anywhere. */
+function callsEval(ast: unknown): boolean {
+  for (const node of nodesOf(ast))
+    if (node.type === 'variable' && node.value === 'eval') return true;
   return false;
+}
+
+/** Refuses, with `INVALID_EXPRESSION` at its position, a regex literal RE2 cannot run. */
+function checkRegexes(ast: unknown, source: string): void {
+  for (const node of nodesOf(ast)) {
+    if (node.type !== 'regex' || !(node.value instanceof RegExp)) continue;
+    try {
+      compileRe2(node.value);
+    } catch (err) {
+      const position = typeof node.position === 'number' ? node.position : undefined;
+      throw DirigentError.fatal(
+        ErrorCode.INVALID_EXPRESSION,
+        `invalid expression ${quote(source)}: the regular expression /${node.value.source}/ is not one RE2 runs (${(err as Error).message})${position === undefined ? '' : ` (at position ${position})`}`,
+        {
+          hint: 'Regular expressions in expressions run on RE2, whose time is linear in the text: write it without look-around and back-references (a condition or a second expression can do their part).',
+          details: { position },
+        },
+      );
+    }
+  }
+}
+
+/** Notes the operands of every range (`a..b`), so that {@link onExit} can bound its size. */
+function markRanges(ast: unknown): void {
+  for (const node of nodesOf(ast)) {
+    const { lhs, rhs } = node as { lhs?: unknown; rhs?: unknown };
+    if (node.type === 'binary' && node.value === '..' && isObject(lhs) && isObject(rhs)) {
+      rangeOperands.set(lhs, null);
+      rangeOperands.set(rhs, lhs);
+    }
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return value !== null && typeof value === 'object';
+}
+
+/** JSONata's own `$pad`, taken from it the first time a pad is asked for. */
+let jsonataPad: ((...args: unknown[]) => unknown) | undefined;
+
+/** `$pad(text, width, char)`, refusing to make text longer than {@link MAX_PAD} characters. */
+function boundedPad(text: unknown, width: unknown, char: unknown): unknown {
+  if (typeof width === 'number' && Math.abs(width) > MAX_PAD) {
+    throw new Runaway('pad', Math.abs(width));
+  }
+  jsonataPad ??= (compileJsonata('$pad').evaluate({}) as { implementation: typeof boundedPad })
+    .implementation;
+  return jsonataPad(text, width, char);
 }
 
 function evalRefused(source: string): DirigentError {
@@ -156,16 +266,18 @@ function failure(source: string, err: unknown, timeoutMs: number, maxDepth: numb
   // `$eval` wraps errors from the inner expression in `{ code: "D3121", error }`.
   for (let inner: unknown = err; inner !== null && typeof inner === 'object'; ) {
     if (inner instanceof Runaway) {
-      const what =
-        inner.reason === 'time'
-          ? `ran longer than ${timeoutMs} ms`
-          : `recursed deeper than ${maxDepth} levels`;
+      const what = {
+        time: `ran longer than ${timeoutMs} ms`,
+        depth: `recursed deeper than ${maxDepth} levels`,
+        range: `would build a range of ${inner.size} numbers, more than ${MAX_RANGE}`,
+        pad: `would pad text to ${inner.size} characters, more than ${MAX_PAD}`,
+      }[inner.reason];
       return DirigentError.fatal(
         ErrorCode.EXPRESSION_FAILED,
         `expression ${quote(source)} ${what} and was stopped`,
         {
           hint: 'Look for an endless loop or recursion, or make the expression cheaper.',
-          details: { timeoutMs, maxDepth },
+          details: { timeoutMs, maxDepth, maxRange: MAX_RANGE },
         },
       );
     }

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiClient, apiServers, openEvents, TOKEN } from '../support/api-server.js';
+import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, freePort } from '../support/dirigent-processes.js';
 import { redisForTest } from '../support/redis.js';
 
@@ -103,6 +104,47 @@ describe('dirigent serve', { timeout: 60_000 }, () => {
     );
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ status: 'completed', outputs: { got: 'later' } });
+  });
+
+  it('answers /healthz within 100 ms while runs meet a catastrophic regular expression', async () => {
+    const project = servers.project();
+    writeDirective(
+      join(project, '.ai', 'directives'),
+      'backtrack',
+      `<inputs><input name="x" type="string" required="true"/></inputs>
+  <process><step name="check"><render>checked</render>
+    <assign name="full" expr="$contains(inputs.x, /^(a+)+$/)"/></step></process>
+  <outputs><output name="full" value="\${state.full}"/></outputs>`,
+    );
+    const { url } = await servers.serve(
+      embeddedEnv(),
+      '--port',
+      '0',
+      '--project',
+      project,
+      '--no-auth',
+    );
+    const api = apiClient(url, null);
+    // 28 a's and a b hold a backtracking engine for seconds per run; RE2 takes microseconds.
+    const inputs = { x: `${'a'.repeat(28)}b` };
+    const runs = Promise.all(
+      Array.from({ length: 4 }, () =>
+        api.post('/v1/runs?wait=20', { directive: 'backtrack', inputs }),
+      ),
+    );
+    let done = false;
+    void runs.finally(() => (done = true));
+    // Asked over and over until the runs are done: a backtracking engine would hold one answer
+    // for all the runs' seconds.
+    const latencies: number[] = [];
+    while (!done || latencies.length < 4) {
+      const started = performance.now();
+      expect((await api.get('/healthz')).status).toBe(200);
+      latencies.push(performance.now() - started);
+    }
+    for (const run of await runs)
+      expect(run.body).toMatchObject({ status: 'completed', outputs: { full: false } });
+    expect(Math.max(...latencies), latencies.map(Math.round).join(', ')).toBeLessThan(100);
   });
 
   it('serves a Redis deployment with its workers', async () => {
