@@ -20,6 +20,10 @@ export function registerRunCommands(program: Command): void {
     .option('--no-interactive', 'never prompt for instruction steps; leave the run waiting')
     .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
     .option('--detach', 'with Redis: print the run id at once instead of waiting')
+    .option(
+      '--timeout <seconds>',
+      'wait at most this long for the outcome (exit 4; on Redis the run goes on, embedded it is cancelled)',
+    )
     .action(lazyAction(async () => (await import('./run-command.js')).runCommand));
 
   program

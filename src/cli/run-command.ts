@@ -30,24 +30,40 @@ export interface RunOptions extends CommonOptions {
   interactive: boolean;
   /** With Redis: print the run id at once instead of waiting for the outcome. */
   detach?: boolean;
+  /** Seconds to wait for the outcome (`--timeout`); unset, the wait has no bound. */
+  timeout?: string;
 }
+
+/**
+ * The exit status of a `run` whose `--timeout` passed first: the run had not ended or come to
+ * wait (on Redis it goes on; embedded it is cancelled, since nothing else could drive it).
+ */
+export const EXIT_TIMED_OUT = 4;
+
+/** How long a run on Redis may stay queued with no worker before `run` says so again. */
+const NO_WORKER_CHECK_MS = 2000;
+const NO_WORKER =
+  'No worker is connected: the run waits in the queue until one starts (`dirigent worker`).\n';
 
 const out = (line: string) => process.stdout.write(line + '\n');
 
-/** `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs. */
+/**
+ * `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs,
+ * {@link EXIT_TIMED_OUT} when `--timeout` passed first.
+ */
 export function runCommand(target: string, opts: RunOptions): Promise<number> {
   return withDirigent(opts, async (dirigent) => {
     const inputs = parseInputs(opts.input, opts.inputs);
+    const timeoutMs = timeoutOf(opts.timeout);
     const loaded = await dirigent.load(target, true);
     if (!opts.json) {
       for (const w of loaded.signatureWarnings ?? []) process.stderr.write(`warning: ${w}\n`);
       for (const w of loaded.compiled.directive.warnings)
         process.stderr.write(formatDiagnostic(w) + '\n');
     }
-    if (dirigent.mode === 'redis' && !opts.json && !(await dirigent.ready()).ok)
-      process.stderr.write(
-        'No worker is connected: the run waits in the queue until one starts (`dirigent worker`).\n',
-      );
+    // Said on standard error in every output mode: --json keeps standard output for the record.
+    const noWorker = dirigent.mode === 'redis' && !(await dirigent.ready()).ok;
+    if (noWorker) process.stderr.write(NO_WORKER);
     // Embedded, Ctrl-C cancels the run: its work (a process group) is stopped before this exits.
     // Listening before the run starts: a Ctrl-C while the first step spawns must cancel it too.
     const reason = 'Cancelled from the terminal (SIGINT).';
@@ -71,12 +87,83 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
         return 0;
       }
       if (interrupted) void dirigent.cancel(runId, reason).catch(() => undefined);
-      const record = await promptWhileWaiting(dirigent, await dirigent.wait(runId), opts);
-      return printRecord(record, opts);
+      const stopWatching =
+        dirigent.mode === 'redis' && !noWorker ? sayWhenNoWorker(dirigent) : undefined;
+      let record: RunRecord;
+      try {
+        record = await dirigent.wait(runId, timeoutMs === undefined ? {} : { timeoutMs });
+      } finally {
+        stopWatching?.();
+      }
+      if (record.status === 'queued' || record.status === 'running') {
+        return timedOut(dirigent, record, timeoutMs ?? 0, opts);
+      }
+      return printRecord(await promptWhileWaiting(dirigent, record, opts), opts);
     } finally {
       process.off('SIGINT', onSigint);
     }
   });
+}
+
+/** `--timeout`'s seconds as milliseconds; a value that is not a positive number is refused. */
+function timeoutOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_REQUEST,
+      `--timeout ${JSON.stringify(value)} is not a number of seconds.`,
+      {
+        hint: 'Give how long to wait for the outcome in seconds, e.g. --timeout 30 or --timeout 0.5.',
+      },
+    );
+  }
+  return Math.ceil(seconds * 1000);
+}
+
+/**
+ * Checks every {@link NO_WORKER_CHECK_MS} whether any worker still takes runs, and says so once
+ * when none does (workers that stopped after the run was sent). Returns how to stop checking.
+ */
+function sayWhenNoWorker(dirigent: Dirigent): () => void {
+  const timer = setInterval(() => {
+    void dirigent.ready().then(
+      ({ ok }) => {
+        if (ok) return;
+        clearInterval(timer);
+        process.stderr.write(NO_WORKER);
+      },
+      () => undefined,
+    );
+  }, NO_WORKER_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * The run did not end or come to wait within `--timeout`: on Redis it goes on, and its record is
+ * printed as it stands; embedded, it is cancelled (no other process could drive it) and its
+ * record says so. Exits {@link EXIT_TIMED_OUT} either way.
+ */
+async function timedOut(
+  dirigent: Dirigent,
+  record: RunRecord,
+  timeoutMs: number,
+  opts: RunOptions,
+): Promise<number> {
+  const seconds = timeoutMs / 1000;
+  const final =
+    dirigent.mode === 'embedded'
+      ? await dirigent.cancel(record.runId, `Cancelled: --timeout ${seconds} s passed.`)
+      : record;
+  if (opts.json) out(JSON.stringify(final));
+  else printOutcome(final, out);
+  process.stderr.write(
+    dirigent.mode === 'embedded'
+      ? `The run did not end within --timeout ${seconds} s and was cancelled.\n`
+      : `The run did not end within --timeout ${seconds} s; it goes on (\`dirigent status ${record.runId}\`).\n`,
+  );
+  return EXIT_TIMED_OUT;
 }
 
 /** `dirigent signal`: resumes a waiting run and prints its outcome as `run` does. */

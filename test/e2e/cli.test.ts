@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_MAIN, DIRECTIVES, REPO_ROOT as ROOT } from '../support/paths.js';
+import { redisForTest } from '../support/redis.js';
 
 const example = (name: string) => join(DIRECTIVES, `${name}.md`);
 
@@ -580,6 +581,44 @@ describe('human output (without --json)', () => {
     expect(stdout).toMatch(/flaky failed .*after 4 attempts/);
     expect(stdout).toMatch(/run \S+ failed/);
     expect(stdout).toMatch(/^error: .*\[COMMAND_FAILED\] at step "flaky"$/ms);
+  });
+});
+
+describe('dirigent run --timeout, and a Redis no worker serves', () => {
+  const redis = redisForTest();
+  const napping = () =>
+    directive(
+      'nap',
+      `<step name="nap"><execute item_type="tool" item_id="dirigent/util/sleep"><param name="ms" value="20000"/></execute></step>`,
+    );
+
+  it('embedded, cancels a run still going when the timeout passes, and exits 4', async () => {
+    const started = Date.now();
+    const r = await json(['run', await napping(), '--timeout', '1']);
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.record).toMatchObject({ status: 'cancelled' });
+    expect(r.stderr).toContain('did not end within --timeout 1 s and was cancelled');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('says on standard error, in every output mode, that no worker takes the run, and bounds the wait', async () => {
+    const env = { REDIS_URL: redis.url, DIRIGENT_PREFIX: redis.prefix };
+    const file = await napping();
+    const quiet = await json(['run', file, '--timeout', '1.5'], { env });
+    expect(quiet.code, quiet.stderr).toBe(4);
+    expect(quiet.record).toMatchObject({ status: 'queued' });
+    expect(quiet.stderr).toContain('No worker is connected');
+    expect(quiet.stderr).toContain('it goes on (`dirigent status');
+
+    const plain = await cli(['run', file, '--project', project, '--timeout', '1'], { env });
+    expect(plain.code).toBe(4);
+    expect(plain.stderr).toContain('No worker is connected');
+  });
+
+  it('refuses a --timeout that is not a number of seconds (exit 2)', async () => {
+    const r = await json(['run', await napping(), '--timeout', 'soon']);
+    expect(r.code).toBe(2);
+    expect(r.record.error).toMatchObject({ code: 'INVALID_REQUEST' });
   });
 });
 
