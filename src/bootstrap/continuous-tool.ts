@@ -11,10 +11,9 @@
  * stopped (its signal aborted, which kills a subprocess tool's process group) and the lease
  * released, so another worker takes over within `pollMs`.
  *
- * Guarantee: never two instances started by live workers at once. A worker killed outright
- * (SIGKILL) cannot stop its tool's process: a tool that must not overlap its successor should end
- * when its parent is gone (e.g. `kill -0 $PPID` failing, or its output pipe closing), which is
- * well within `leaseMs`.
+ * Guarantee: never two instances at once. A worker killed outright (SIGKILL) takes its tool's
+ * process group with it (`runtimes/group-reaper.ts`), well within `leaseMs`; only a tool that
+ * leaves its group (`setsid`) could outlive it.
  */
 import { randomUUID } from 'node:crypto';
 import { DirigentError } from '../errors/dirigent-error.js';

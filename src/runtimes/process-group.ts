@@ -13,8 +13,8 @@ export async function killGroup(pgid: number): Promise<void> {
   await groupGone(pgid, 1000);
 }
 
-/** False when the group no longer exists (ESRCH). */
-function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
+/** Sends `sig` to every process of group `pgid`; false when the group no longer exists (ESRCH). */
+export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, sig);
     return true;

@@ -1,14 +1,16 @@
 /**
  * The subprocess primitive: runs a program (no shell) as the leader of its own process group,
- * captures its output with a size cap, and on timeout or abort kills the whole group before it
- * settles, so no process of a step outlives it.
+ * captures its output with a size cap, and kills the whole group before it settles: on timeout or
+ * abort, and when the program ends, whatever it left running in the background. No process of a
+ * call outlives it, and none outlives this process either (`group-reaper.ts`).
  */
 import { spawn } from 'node:child_process';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { abortError } from '../tools/abort-error.js';
 import { Capture } from './output-capture.js';
-import { killGroup } from './process-group.js';
+import { guardGroup, releaseGroup } from './group-reaper.js';
+import { killGroup, signalGroup } from './process-group.js';
 
 /** What to run. */
 export interface ProcessSpec {
@@ -49,6 +51,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       detached: true,
       stdio: [spec.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    const pid = child.pid;
+    if (pid !== undefined) guardGroup(pid);
     const out = new Capture('stdout');
     const err = new Capture('stderr');
     child.stdout!.on('data', (c: Buffer) => out.push(c));
@@ -67,6 +71,11 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       clearTimeout(timer);
       clearTimeout(pipeTimer);
       spec.signal.removeEventListener('abort', onAbort);
+      if (pid !== undefined) {
+        // The call is over: what it left in its group (a background child) goes with it.
+        if (!killing) signalGroup(pid, 'SIGKILL');
+        releaseGroup(pid);
+      }
       if (error) reject(error);
       else
         resolve({
@@ -79,9 +88,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const stop = (error: () => DirigentError) => {
       if (killing || settled) return;
       killing = true;
-      void (child.pid === undefined ? Promise.resolve() : killGroup(child.pid)).then(() =>
-        finish(error()),
-      );
+      void (pid === undefined ? Promise.resolve() : killGroup(pid)).then(() => finish(error()));
     };
     const onAbort = () => stop(() => abortError(spec.signal, spec.label));
     const timer = setTimeout(

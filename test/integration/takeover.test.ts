@@ -13,6 +13,7 @@ import { RedisRunStore } from '../../src/queue/redis-run-store.js';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
 import { defaultWorkerEnv } from '../support/in-process-worker.js';
+import { alive } from '../support/process-alive.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -81,12 +82,13 @@ describe('takeover', { timeout: 60_000 }, () => {
     await until(async () => (await store.load(runId))?.record.status === 'completed', 15_000);
     const record = (await store.load(runId))!.record;
     // The call lost with the worker counts as an attempt, and was made again; the next step
-    // ran once. (The killed worker's shell may finish its own copy: SIGKILL stops no child.)
+    // ran once. (The killed worker's shell died with it: its copy never reached "end".)
     expect(record.steps.map((s) => [s.name, s.status, s.attempts])).toEqual([
       ['first', 'completed', 2],
       ['second', 'completed', 1],
     ]);
     expect(lines('steps.log').filter((l) => l === 'start')).toHaveLength(2);
+    expect(lines('steps.log').filter((l) => l === 'end')).toHaveLength(1);
     expect(lines('steps.log').filter((l) => l === 'second')).toHaveLength(1);
     // The call ran in the process that drove the run, so the dead worker's run job is all
     // there was to take over.
@@ -118,6 +120,43 @@ describe('takeover', { timeout: 60_000 }, () => {
       expect(`${runs?.log() ?? ''}${b.log()}`).toMatch(
         new RegExp(`took over 1 job\\(s\\) of worker dirigent-${kind}/`),
       );
+    },
+  );
+
+  it.each([
+    ['in the process driving the run', 'runs,tools'],
+    ['as a job on a worker of its own', 'tools'],
+  ])(
+    'kills a call started %s with its worker (SIGKILL), so the call made again runs alone',
+    async (_how, queues) => {
+      const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+      const runs = queues === 'tools' ? await worker('runs') : undefined;
+      const a = await worker(queues);
+      // Each attempt records its processes (the shell, a child, a grandchild) in pids.N and
+      // says "overlap" if a process of an earlier attempt is still alive when it starts.
+      const command = [
+        'n=$(ls pids.* 2>/dev/null | wc -l)',
+        'for f in pids.*; do [ -e "$f" ] || continue; for p in $(cat "$f"); do kill -0 "$p" 2>/dev/null && echo overlap >> steps.log; done; done',
+        'echo $$ > pids.$n',
+        'sleep 30 & echo $! >> pids.$n',
+        '(sleep 30 & echo $! >> pids.$n; wait) & echo start >> steps.log',
+        '[ "$n" = 0 ] && wait',
+        'echo end >> steps.log',
+      ].join('; ');
+      const runId = await start(
+        `<process><step name="once"><retry attempts="2" delay_ms="0"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}"/></execute></step></process>`,
+      );
+      await until(() => lines('steps.log').includes('start') && lines('pids.0').length === 3);
+      const first = lines('pids.0').map(Number);
+      expect(first.every((pid) => alive(pid))).toBe(true);
+      const b = await worker();
+      const killed = Date.now();
+      a.child.kill('SIGKILL'); // the worker alone, not its group
+      await until(() => first.every((pid) => !alive(pid)), 2000, "the call's processes to die");
+      console.log(`call processes gone ${Date.now() - killed} ms after SIGKILL`);
+      await until(async () => (await store.load(runId))?.record.status === 'completed', 20_000);
+      expect(lines('steps.log')).toEqual(['start', 'start', 'end']);
+      expect(`${runs?.log() ?? ''}${b.log()}`).toMatch(/took over 1 job\(s\) of worker/);
     },
   );
 

@@ -9,8 +9,8 @@ import type { Socket } from 'node:net';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
-import { forgetGroup, killGroupOnExit } from '../groups-killed-on-exit.js';
-import { killGroup } from '../process-group.js';
+import { guardGroup, releaseGroup } from '../group-reaper.js';
+import { killGroup, signalGroup } from '../process-group.js';
 import {
   crashError,
   harnessError,
@@ -93,7 +93,7 @@ export class DenoHost {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.pid = this.child.pid;
-    if (this.pid !== undefined) killGroupOnExit(this.pid);
+    if (this.pid !== undefined) guardGroup(this.pid);
     this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.onStdout(chunk));
@@ -106,7 +106,11 @@ export class DenoHost {
     let pipeTimer: NodeJS.Timeout | undefined;
     this.child.on('exit', (code, signal) => {
       this.exit = { code, signal };
-      if (this.pid !== undefined) forgetGroup(this.pid);
+      if (this.pid !== undefined) {
+        // Whatever the host started goes with it.
+        signalGroup(this.pid, 'SIGKILL');
+        releaseGroup(this.pid);
+      }
       pipeTimer = setTimeout(() => this.finish(), PIPE_GRACE_MS);
       pipeTimer.unref();
     });

@@ -1,13 +1,13 @@
 /**
  * Connecting to an MCP server: streamable HTTP (falling back to legacy SSE when the server refuses
- * it) or a stdio child process whose stderr is kept for messages; then the handshake, listing the
+ * it) or a stdio child process in a group of its own (`McpStdioTransport`) whose stderr is kept
+ * for messages; then the handshake, listing the
  * server's tools, and closing. Failures to reach a server become `MCP_FAILED` errors (see
  * {@link connectFailure}).
  */
 import { resolve as resolvePath } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError, SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -17,6 +17,7 @@ import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { ResolvedMcpServer } from '../../items/mcp-definition.js';
+import { McpStdioTransport } from './mcp-stdio-transport.js';
 import type { McpToolCall } from './mcp-tool-call.js';
 
 /** A connected client and what is known about its server. */
@@ -46,15 +47,14 @@ export async function openConnection(
 ): Promise<McpConnection> {
   if (server.transport === 'stdio') {
     const cwd = resolvePath(call.projectDir, server.cwd ?? '.');
-    const transport = new StdioClientTransport({
+    const transport = new McpStdioTransport({
       command: server.command,
       args: server.args,
       env: { ...call.env, ...server.env },
       cwd,
-      stderr: 'pipe',
     });
     let tail = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
+    transport.stderr.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
     });
     const conn = newConnection([server.command, ...server.args].join(' '), () => tail.trim());

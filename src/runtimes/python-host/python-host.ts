@@ -10,7 +10,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
 import { fromRye } from '../from-rye.js';
 import { Capture } from '../output-capture.js';
-import { forgetGroup, killGroupOnExit } from '../groups-killed-on-exit.js';
+import { guardGroup, releaseGroup } from '../group-reaper.js';
 import { killGroup } from '../process-group.js';
 import type { PythonException } from '../python-tool-error.js';
 import { pythonToolError } from '../python-tool-error.js';
@@ -76,7 +76,7 @@ export class PythonHost {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pid = this.child.pid;
-    if (pid !== undefined) killGroupOnExit(pid);
+    if (pid !== undefined) guardGroup(pid);
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (text: string) => this.onStdout(text));
     this.child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
@@ -255,7 +255,7 @@ export class PythonHost {
     const pid = this.child.pid;
     if (pid === undefined) return;
     await killGroup(pid);
-    forgetGroup(pid);
+    releaseGroup(pid);
   }
 
   private output(): { stdout?: string; stderr?: string } {
