@@ -126,6 +126,7 @@ export function readGraph(
     secrets: [],
     schedules: [],
     events: [],
+    valueChecks: [],
     successCriteria: [],
     signature: /^# rye:signed:/.test(text) ? text.split('\n')[0] : undefined,
     source: { file, hash: contentHash(text), format: 'graph' },

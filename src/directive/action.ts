@@ -10,6 +10,11 @@ export interface ParamSpec {
   name: string;
   value: ValueSpec;
   loc: SourceLocation;
+  /**
+   * `allow_options="true"`: its values may begin with `-` where a program reads options (they
+   * are meant to be options); otherwise such a value is refused there (`UNSAFE_VALUE`).
+   */
+  allowOptions?: true;
 }
 
 /** `<execute item_type item_id>`: run a tool, or start a child directive. */

@@ -10,6 +10,7 @@
  * so that the whole AST is one import.
  */
 import type { SourceLocation } from '../errors/source-location.js';
+import type { ShellNeed } from '../syntax/value-shape.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { ProcessNode } from './process-node.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
@@ -35,6 +36,21 @@ export interface InputDecl {
   default: unknown;
   hasDefault: boolean;
   description: string | undefined;
+  loc: SourceLocation;
+}
+
+/** An input standing in a shell command where its value must have a shape (see {@link Directive.valueChecks}). */
+export interface InputValueCheck {
+  /** The input. */
+  input: string;
+  /** Keys below it (`${inputs.x.y}` → `["y"]`). */
+  path: string[];
+  /** Its template text, for messages (`{input:x}`). */
+  label: string;
+  needs: ShellNeed[];
+  /** A list stands there as one word per element: each element is checked. */
+  eachElement: boolean;
+  /** The `<param>` it stands in. */
   loc: SourceLocation;
 }
 
@@ -106,6 +122,12 @@ export interface Directive {
   metadata: Record<string, unknown>;
   /** `<success_criteria>` criteria, kept as documentation. */
   successCriteria: string[];
+  /**
+   * Inputs that stand where a shell command would read more than data in them (an integer in
+   * arithmetic, no leading `-` in an option position, …): a run whose inputs do not have the
+   * shape is refused before anything runs (`UNSAFE_VALUE`). Filled by validation.
+   */
+  valueChecks: InputValueCheck[];
   /** The signature line, if any (`<!-- rye:signed:… -->`). */
   signature: string | undefined;
   source: DirectiveSource;

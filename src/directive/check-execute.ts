@@ -5,7 +5,7 @@
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { compileTemplate, type TemplateSlot } from '../expr/template.js';
-import type { ValueSpec } from './ast.js';
+import type { ParamSpec } from './action.js';
 import { isGranted, requiredCapability } from './capabilities.js';
 import { checkCodeValues } from './check-code-values.js';
 import { checkValue, type ValidationContext } from './check-value.js';
@@ -14,7 +14,7 @@ import { checkValue, type ValidationContext } from './check-value.js';
 export function checkExecute(
   itemType: 'tool' | 'directive',
   itemId: string,
-  params: { name: string; value: ValueSpec; loc: SourceLocation }[],
+  params: readonly ParamSpec[],
   loc: SourceLocation,
   ctx: ValidationContext,
   vars: string[],
@@ -22,7 +22,6 @@ export function checkExecute(
   checkValue({ kind: 'template', source: itemId }, loc, ctx, vars);
   for (const p of params) checkValue(p.value, p.loc, ctx, vars);
   const literal = !itemId.includes('{');
-  const report = { diag: ctx.diag, strict: ctx.checks.strict };
   if (!literal && slotsOf(itemId)?.some((slot) => slot.envName === undefined)) {
     const message = `The ${itemType} this step runs is chosen by a value ("${itemId}"): whoever supplies it chooses what runs`;
     const hint = `Name the ${itemType} in the directive and choose among a few with <when> conditions.`;
@@ -40,7 +39,17 @@ export function checkExecute(
       if (p.value.kind !== 'template' && p.value.kind !== 'deep') continue;
       if (p.value.kind === 'deep' && typeof p.value.value !== 'string') continue;
       const source = p.value.kind === 'template' ? p.value.source : (p.value.value as string);
-      checkCodeValues(itemId, p.name, source, ctx.checks.syntaxOf(itemId, p.name), p.loc, report);
+      checkCodeValues(
+        {
+          itemId,
+          param: p.name,
+          source,
+          syntax: ctx.checks.syntaxOf(itemId, p.name),
+          loc: p.loc,
+          allowOptions: p.allowOptions === true,
+        },
+        ctx,
+      );
     }
   }
   // A warning, not an error: the step may never run (a condition may skip it), and RYE's own test

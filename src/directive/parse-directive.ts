@@ -184,6 +184,7 @@ function parse(text: string, file: string, checks: DirectiveChecks): Directive {
     initialState: {},
     metadata: d.extra,
     successCriteria,
+    valueChecks: [],
     signature: parts.signature,
     source: { file, hash: contentHash(text), format: 'directive' },
     warnings: diag.warnings,

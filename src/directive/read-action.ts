@@ -106,8 +106,14 @@ export function readExecute(el: XmlElement, diag: Diagnostics): ExecuteAction | 
       );
       continue;
     }
-    new ElementReader(kid, diag, ['name', 'value', 'expr', 'type'], ['name']);
+    const attrs = new ElementReader(
+      kid,
+      diag,
+      ['name', 'value', 'expr', 'type', 'allow_options'],
+      ['name'],
+    );
     const name = kid.attrs.name ?? '';
+    const allowOptions = attrs.bool('allow_options') === true;
     const twice = params.find((p) => p.name === name);
     if (twice)
       diag.error(
@@ -120,6 +126,7 @@ export function readExecute(el: XmlElement, diag: Diagnostics): ExecuteAction | 
       name,
       value: readValue(kid, diag, true) ?? { kind: 'literal', value: '' },
       loc: kid.loc,
+      ...(allowOptions && { allowOptions }),
     });
   }
   if (el.attrs.item_id === undefined) return undefined;

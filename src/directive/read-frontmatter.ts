@@ -128,6 +128,7 @@ export function readFrontMatterDirective(text: string, file: string, hash: strin
       ),
     ),
     secrets: Array.isArray(meta.secrets) ? meta.secrets.map(String) : [],
+    valueChecks: [],
     successCriteria: [],
     signature: front.signature,
     source: { file, hash, format: 'directive' },

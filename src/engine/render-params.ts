@@ -33,6 +33,7 @@ export function renderParams(
   const templated: TemplatedParam[] = [];
   for (const p of specs) {
     const spec = p.value;
+    const before = templated.length;
     if (spec.kind === 'template') {
       params[p.name] = renderText(spec.source, [p.name], scope, secrets, templated);
     } else if (spec.kind === 'deep') {
@@ -42,6 +43,7 @@ export function renderParams(
       // Dispatchers coerce and fill defaults in place: a literal of the directive is not shared.
       params[p.name] = value !== null && typeof value === 'object' ? structuredClone(value) : value;
     }
+    if (p.allowOptions) for (const t of templated.slice(before)) t.allowOptions = true;
   }
   return { params, templated: templated.length > 0 ? templated : undefined };
 }
@@ -64,12 +66,14 @@ function renderText(
   // The common case, a value that is one template and no secret, keeps its type and needs no pieces.
   if (template.isWhole && !hasSecret) return template.evaluate(scope);
   const values = template.slotValues(scope).map((v, i) => (i in secretSlots ? null : v));
+  const trusted = slots.flatMap((slot, i) => (slot.envName === undefined ? [] : [i]));
   templated.push({
     path,
     texts,
     labels: slots.map((slot) => slot.raw),
     values,
     ...(hasSecret && { secrets: secretSlots }),
+    ...(trusted.length > 0 && { trusted }),
   });
   if (template.isWhole) return REDACTED;
   let joined = texts[0]!;

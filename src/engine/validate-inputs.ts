@@ -7,6 +7,8 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
 import { lazyPackage } from '../directive/lazy-package.js';
+import { stringifyValue } from '../expr/template.js';
+import { checkNeeds } from '../syntax/value-shape.js';
 
 const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
 let ajv: Ajv | undefined;
@@ -84,7 +86,39 @@ export function validateInputs(
       },
     );
   }
+  checkInputValues(d, inputs, given);
   return inputs;
+}
+
+/**
+ * Refuses (`UNSAFE_VALUE`, fatal, naming where it stands) an input the caller gave that stands
+ * in a shell command where its value must have a shape it does not have (`Directive.valueChecks`):
+ * the run is refused before anything runs. Defaults are the author's and are not checked.
+ */
+function checkInputValues(
+  d: Directive,
+  inputs: Record<string, unknown>,
+  given: Record<string, unknown>,
+): void {
+  for (const check of d.valueChecks) {
+    if (!(check.input in given)) continue;
+    let value: unknown = inputs[check.input];
+    for (const key of check.path)
+      value =
+        value !== null && typeof value === 'object'
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
+    if (value === undefined) continue;
+    const texts = check.eachElement && Array.isArray(value) ? value : [value];
+    for (const item of texts)
+      checkNeeds(
+        stringifyValue(item),
+        check.needs,
+        check.label,
+        'the run was not started',
+        check.loc,
+      );
+  }
 }
 
 /**

@@ -14,6 +14,13 @@ export interface TemplatePieces {
   /** Each value's template text (`{input:name}`), for messages. */
   readonly labels: readonly string[];
   readonly values: readonly unknown[];
+  /**
+   * Slots whose values are the operator's (`{env:NAME}`, secrets): trusted like the author's text,
+   * so not held to the shapes a caller's values must have.
+   */
+  readonly trusted?: readonly number[];
+  /** The parameter is marked `allow_options="true"`: its values may be options. */
+  readonly allowOptions?: boolean;
 }
 
 const CACHE_LIMIT = 1000;
@@ -40,6 +47,10 @@ export function renderPieces(
       values,
       labels,
       vars,
+      {
+        ...(pieces.allowOptions === true && { allowOptions: true }),
+        ...(pieces.trusted !== undefined && { trusted: pieces.trusted }),
+      },
     );
   }
   if (syntax === 'url') {

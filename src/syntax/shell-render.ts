@@ -4,13 +4,15 @@
  * quoting around it (see {@link ShellQuoting}): `echo 'Hello, {input:name}!'` runs as
  * `echo 'Hello, '"${DIRIGENT_V0}"'!'` with `DIRIGENT_V0` set to the name. Bash expands a variable
  * once and never parses what it holds, so no value can end the quoting it stands in or start a
- * command. Where bash would still read the text as code (arithmetic, `eval`, `sh -c`, a here-document
- * with a quoted delimiter), a value must have a harmless shape or the command does not run. Pure.
+ * command. Where bash, or a program it starts, would still read the value as more than data
+ * (`shell-analysis.ts`: arithmetic, names, text read again, another language's program text,
+ * options), the value must have the shape its slot needs or the command does not run. Pure.
  */
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { stringifyValue } from '../expr/template.js';
 import type { ShellSlot } from './shell-slots.js';
+import { checkNeeds, type ShellNeed } from './value-shape.js';
 
 /** A shell template: the author's texts around the slots, and where each slot stands. */
 export interface ShellTemplate {
@@ -26,11 +28,6 @@ export interface ShellTemplate {
 export const MAX_SHELL_VALUE_BYTES = 128 * 1024;
 /** The most all values of one command may hold together (the whole environment is bounded too). */
 export const MAX_SHELL_VALUES_BYTES = 1024 * 1024;
-
-const INTEGER = /^\s*[+-]?\d+\s*$/;
-/** What a value may hold where a shell parses it again: words, never syntax. */
-const PLAIN = /^[\p{L}\p{N} _.,:/@%+=-]*$/u;
-const PLAIN_CHARS = 'letters, digits, spaces and _ . , : / @ % + = -';
 
 /** The variables a rendering hands to the command, named `DIRIGENT_V0`, `DIRIGENT_V1`, …. */
 export class ShellVariables {
@@ -62,46 +59,64 @@ export class ShellVariables {
   }
 }
 
+/** How a rendering treats its values. */
+export interface ShellRenderOptions {
+  /**
+   * Values may begin with `-` where a program reads options (the parameter is marked
+   * `allow_options="true"`: its values are meant to be options).
+   */
+  allowOptions?: boolean;
+  /** Slots whose values are the operator's (`{env:NAME}`): no shape is asked of them. */
+  trusted?: readonly number[];
+}
+
 /**
  * The command text of `template` with `values` (one per slot; `labels` are the slots' template
  * texts, for messages) written in as variable references, which are added to `vars`. Throws a
- * fatal `UNSAFE_VALUE` when a value cannot be passed safely where its slot stands, and
- * `INPUT_TOO_LARGE` when values are too large for a command's environment.
+ * fatal `UNSAFE_VALUE` when a value does not have the shape its slot needs (`ShellSlot.needs`),
+ * and `INPUT_TOO_LARGE` when values are too large for a command's environment.
  */
 export function renderShell(
   template: ShellTemplate,
   values: readonly unknown[],
   labels: readonly string[],
   vars: ShellVariables,
+  options: ShellRenderOptions = {},
 ): string {
   let out = template.texts[0]!;
   template.slots.forEach((slot, i) => {
-    out += renderSlot(slot, values[i], labels[i] ?? 'a value', vars) + template.texts[i + 1]!;
+    const label = labels[i] ?? 'a value';
+    const needs = options.trusted?.includes(i) === true ? [] : needsOf(slot, options);
+    out += renderSlot(slot, values[i], label, vars, needs) + template.texts[i + 1]!;
   });
   return out;
 }
 
-function renderSlot(slot: ShellSlot, value: unknown, label: string, vars: ShellVariables): string {
-  const plainWord = slot.quoting === 'none' && !slot.arithmetic && slot.reparsedBy === undefined;
-  if (Array.isArray(value) && slot.wholeWord && plainWord) {
+/** The needs a slot's value must meet under `options`. */
+export function needsOf(slot: ShellSlot, options: ShellRenderOptions = {}): readonly ShellNeed[] {
+  if (!options.allowOptions) return slot.needs;
+  return slot.needs.filter((n) => n.shape !== 'not-option' && n.shape !== 'no-options');
+}
+
+function renderSlot(
+  slot: ShellSlot,
+  value: unknown,
+  label: string,
+  vars: ShellVariables,
+  needs: readonly ShellNeed[],
+): string {
+  if (Array.isArray(value) && slot.wholeWord && slot.quoting === 'none' && !slot.arithmetic) {
     // A list standing as a word of its own becomes one word per element, as "$@" does.
-    return value.map((item) => `"\${${vars.add(textOf(item, label), label)}}"`).join(' ');
+    return value
+      .map((item) => {
+        const text = textOf(item, label);
+        checkNeeds(text, needs, label);
+        return `"\${${vars.add(text, label)}}"`;
+      })
+      .join(' ');
   }
   const text = textOf(value, label);
-  if (slot.arithmetic && !INTEGER.test(text)) {
-    throw unsafe(
-      `${label} stands where bash evaluates arithmetic ($(( )), (( )), let, the operands of [[ -eq ]] and the like, an array index), which runs code hidden in text; its value is not an integer`,
-      `Pass an integer, or compare as text: [ "$x" = … ].`,
-      label,
-    );
-  }
-  if (slot.reparsedBy !== undefined && !PLAIN.test(text)) {
-    throw unsafe(
-      `${label} is part of what ${slot.reparsedBy} parses as shell code once more; its value holds characters other than ${PLAIN_CHARS}`,
-      `Pass the value as an argument instead of inside the script: sh -c 'echo "$1"' _ ${label}.`,
-      label,
-    );
-  }
+  checkNeeds(text, needs, label);
   if (slot.quoting === 'heredoc-quoted') {
     // Nothing is expanded in such a here-document: the value is written as it is.
     if (/[\r\n]/.test(text) || text === slot.delimiter) {

@@ -1,36 +1,17 @@
 /**
- * What the shell scanner tells about each slot of a template: the quoting it stands in and whether
- * bash would read a value there as code.
+ * What the shell analysis tells about each slot of a template: how a reference to the value must
+ * be written where it stands, and what the value must be so that bash reads it as data there.
  */
+import type { HoleSite } from './shell-tree.js';
+import type { ShellNeed } from './value-shape.js';
 
-/** The quoting a slot stands in, which decides how a variable reference is written there. */
-export type ShellQuoting =
-  | 'none'
-  | 'double'
-  | 'single'
-  | 'ansi'
-  | 'heredoc'
-  | 'heredoc-quoted'
-  | 'comment';
+export type { ShellQuoting } from './shell-tree.js';
 
-/** What the scanner found about one slot. */
-export interface ShellSlot {
-  quoting: ShellQuoting;
+/** Where a slot stands and what its value must be. */
+export interface ShellSlot extends HoleSite {
   /**
-   * Bash evaluates the text as arithmetic here (`$(( ))`, `(( ))`, `let`, the operands of
-   * `[[ -eq ]]` and friends, an array subscript), which runs command substitutions hidden in a
-   * value: only integers are safe.
+   * The shapes its value must have (an integer, a name, plain words, no leading `-`, …), each
+   * with the construct that asks for it; empty where any value is data.
    */
-  arithmetic: boolean;
-  /**
-   * The command that parses this text as shell code once more (`eval`, `sh -c`, `ssh`, `watch`),
-   * or undefined. There only plain words are safe.
-   */
-  reparsedBy: string | undefined;
-  /** The slot is (part of) the name of the program a simple command runs. */
-  program: boolean;
-  /** Unquoted and a word of its own (blanks or operators around it): a list becomes several words. */
-  wholeWord: boolean;
-  /** For `heredoc-quoted`: the delimiter that would end the here-document. */
-  delimiter?: string;
+  needs: readonly ShellNeed[];
 }

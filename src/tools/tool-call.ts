@@ -14,6 +14,8 @@ export interface TemplatedParam extends TemplatePieces {
    * are not in {@link TemplatePieces.values}: the dispatcher reads them where the tool runs.
    */
   secrets?: Record<number, string>;
+  /** The `<param>` is marked `allow_options="true"`: its values may be options. */
+  allowOptions?: boolean;
 }
 
 /**

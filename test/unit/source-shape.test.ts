@@ -24,8 +24,11 @@ const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 const SRC = join(ROOT, 'src');
 const TSCONFIG = join(ROOT, 'tsconfig.json');
 
-/** Files stay under about 300 lines; this leaves a little room before the test fails. */
-const MAX_LINES = 320;
+/**
+ * A smoke alarm, not a design rule: a file holds one concept however long it is (a class stays
+ * whole), but one this long most likely holds two.
+ */
+const MAX_LINES = 1000;
 
 /** What `madge --circular --extensions ts --ts-config tsconfig.json` finds, type imports included. */
 function importGraph(folder: string): Promise<MadgeResult> {

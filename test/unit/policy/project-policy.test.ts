@@ -139,10 +139,12 @@ describe('values that become code', () => {
     );
     expect(found.map((w) => w.message)).toEqual([
       expect.stringContaining('is {input:x} and nothing else'),
-      expect.stringContaining('names the program'),
-      expect.stringContaining('sh -c parses as shell code once more'),
+      expect.stringContaining('stands in the name of the program a command runs'),
+      expect.stringContaining('stands in the script of `sh -c`'),
+      expect.stringContaining('stands in an argument of `ls` where an option may stand'),
     ]);
     expect(found[2]!.hint).toContain(`sh -c 'echo "$1"' _ {input:x}`);
+    expect(found[3]!.hint).toContain('ls … -- {input:x}');
     expect(found.every((w) => w.loc?.line !== undefined)).toBe(true);
   });
 

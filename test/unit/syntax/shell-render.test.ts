@@ -128,7 +128,7 @@ describe('where bash would read a value as code', () => {
       ['[[ ', ' -gt 1 ]]'],
       ['[[ 1 -lt ', ' ]]'],
       ['a[', ']=1'],
-      ['echo $${a[', ']}'.replace('$${', '${')],
+      ['echo ${a[', ']}'],
     ]) {
       const err = refuse(texts, 'a[$(touch PWNED)]');
       expect(err.code).toBe(ErrorCode.UNSAFE_VALUE);
@@ -207,13 +207,16 @@ describe('the scanner', () => {
     expect(slot(["echo \\'", '']).quoting).toBe('none');
   });
 
+  const shapes = (texts: string[], index = 0) => slot(texts, index).needs.map((n) => n.shape);
+
   it('tells a program chosen by a value from its arguments', () => {
-    expect(slot(['', ' --help']).program).toBe(true);
-    expect(slot(['ls; ', ' -l']).program).toBe(true);
-    expect(slot(['X=1 "', '" a']).program).toBe(true);
-    expect(slot(['ls ', '']).program).toBe(false);
-    expect(slot(['X=', ' ls']).program).toBe(false);
-    expect(slot(['> ', ' ls']).program).toBe(false);
+    expect(shapes(['', ' --help'])).toContain('nothing');
+    expect(shapes(['ls; ', ' -l'])).toContain('nothing');
+    expect(shapes(['X=1 "', '" a'])).toContain('nothing');
+    expect(shapes(['sudo -u root ', ' a'])).toContain('nothing');
+    expect(shapes(['ls -- ', ''])).toEqual([]);
+    expect(shapes(['X=', ' ls'])).toEqual([]);
+    expect(shapes(['> ', ' ls'])).toEqual([]);
   });
 
   it('tells whole words from parts of words', () => {
@@ -224,11 +227,13 @@ describe('the scanner', () => {
     expect(slot(['ls "', '"']).wholeWord).toBe(false);
   });
 
-  it('names the command that parses a slot again', () => {
-    expect(slot(['eval ', '']).reparsedBy).toBe('eval');
-    expect(slot(["bash -lc '", "'"]).reparsedBy).toBe('bash -c');
-    expect(slot(["bash -c 'x' ", '']).reparsedBy).toBeUndefined();
-    expect(slot(['eval x; echo ', '']).reparsedBy).toBeUndefined();
-    expect(slot(['grep -c ', ' f']).reparsedBy).toBeUndefined();
+  it('names the construct that reads a slot again', () => {
+    const construct = (texts: string[]) =>
+      slot(texts).needs.find((n) => n.shape === 'shell-words')?.construct;
+    expect(construct(['eval ', ''])).toBe('text `eval` runs');
+    expect(construct(["bash -lc '", "'"])).toBe('the script of `bash -c`');
+    expect(construct(["bash -c 'x' ", ''])).toBeUndefined();
+    expect(construct(['eval x; echo ', ''])).toBeUndefined();
+    expect(shapes(['grep -c ', ' f'])).toEqual(['not-option']);
   });
 });
