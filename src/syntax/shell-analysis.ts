@@ -23,19 +23,19 @@
  * arguments (`value-flow.ts`), so a need found at a variable's use reaches the value assigned to
  * it. Pure: no I/O.
  */
-import { readShell } from './read-shell.js';
 import {
-  ARITH_TESTS,
-  BUILTINS,
-  CODE_VARIABLES,
-  interpreterOf,
-  NO_OPTIONS,
-  PREFIXES,
-  PROGRAM_VARIABLES,
-  SHELLS,
-  type Interpreter,
-  type Prefix,
-} from './shell-programs.js';
+  HINTS,
+  NO_STDIN,
+  optionHint,
+  type AnalysisScope,
+  type Expanded,
+  type Stdin,
+  type Visible,
+} from './analysis-scope.js';
+import { ProgramNeeds } from './program-needs.js';
+import { readShell } from './read-shell.js';
+import { ARITH_TESTS, CODE_VARIABLES, PROGRAM_VARIABLES } from './shell-programs.js';
+import type { ShellSlot } from './shell-slot.js';
 import type {
   Command,
   CommandList,
@@ -48,8 +48,8 @@ import type {
   Word,
   WordPart,
 } from './shell-tree.js';
+import { forEachCommand, literalOf, programName, splitAssignment } from './shell-words.js';
 import { CLEAN, slotSource, union, ValueFlow, type Taint } from './value-flow.js';
-import type { ShellSlot } from './shell-slot.js';
 import type { ValueShape } from './value-shape.js';
 
 /**
@@ -78,42 +78,6 @@ export function analyseShell(texts: readonly string[]): ShellSlot[] {
 
 /** How deep text read again is followed; deeper, a value in it is refused. */
 const MAX_DEPTH = 4;
-
-/** Shell text that can be seen (a here-document, a here-string, `eval`'s words). */
-interface Visible {
-  units: ShellUnit[];
-  /** What each hole of {@link units} carries. */
-  taints: Taint[];
-}
-
-/** Where a command's standard input comes from. */
-interface Stdin {
-  /** What it may carry. */
-  taint: Taint;
-  /** The texts of here-documents and here-strings. */
-  visible: Visible[];
-  /** Part of it comes from where its text cannot be seen (a pipe, a file). */
-  opaque: boolean;
-}
-
-const NO_STDIN: Stdin = { taint: CLEAN, visible: [], opaque: false };
-
-/** A word once expanded: what it carries, and what the checks need to know of it. */
-interface Expanded {
-  word: Word;
-  /** Everything the word's value may carry. */
-  taint: Taint;
-  /** What each part carries, by index. */
-  parts: Taint[];
-  /** The word's text when it is all literal (quotes removed), else undefined. */
-  literal: string | undefined;
-  /** What the word begins with when that is a value rather than the author's text. */
-  lead: Taint;
-  /** That leading value is split into words (unquoted). */
-  leadSplit: boolean;
-  /** What process substitutions in the word produce. */
-  processes: Taint;
-}
 
 /** Names the script declares: functions, integer variables, associative arrays. */
 class Declarations {
@@ -147,22 +111,11 @@ class Declarations {
 const DECLARERS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
 const ASSIGNMENT = /^[A-Za-z_]\w*(\[[^\]]*\])?\+?=/;
 
-/** The hints every construct shares; `{value}` stands for the value's template. */
-const HINTS = {
-  integer:
-    'Pass an integer (an input of type="integer" always is one), or compare as text: [ "$x" = 5 ].',
-  name: 'Name the variable in the directive and assign the value to it: x={value}.',
-  shell: `Pass the value to the script as an argument instead of inside it: sh -c 'echo "$1"' _ {value}.`,
-  stdin: `Give the script its values as arguments, not inside the text it reads: bash -s -- {value} <<'EOF' … "$1" … EOF.`,
-  program:
-    'Name the program in the directive, and choose among a few with a condition (<when expr="inputs.tool = \'gzip\'" to="…"/>).',
+class ShellAnalyzer implements AnalysisScope {
+  private readonly programs = new ProgramNeeds(this);
 
-  code: 'Pass the value to the program as data (an argument, an environment variable, a file), not inside its program text.',
-};
-
-class ShellAnalyzer {
   constructor(
-    private readonly flow: ValueFlow,
+    private readonly values: ValueFlow,
     private readonly declared: Declarations,
     /** What each hole of the text carries. */
     private readonly holeTaints: readonly Taint[],
@@ -171,8 +124,12 @@ class ShellAnalyzer {
     private readonly depth: number,
   ) {}
 
-  private need(taint: Taint, shape: ValueShape, construct: string, hint: string): void {
-    if (taint.size > 0) this.flow.need(taint, { shape, construct, hint });
+  need(taint: Taint, shape: ValueShape, construct: string, hint: string): void {
+    if (taint.size > 0) this.values.need(taint, { shape, construct, hint });
+  }
+
+  flow(taint: Taint, name: string): void {
+    this.values.flow(taint, name);
   }
 
   /** In text read again, holes stand unquoted where blanks would split them into code. */
@@ -251,16 +208,16 @@ class ShellAnalyzer {
       case 'for':
       case 'select': {
         const words = c.words.map((w) => this.expand(w));
-        if (c.name) this.flow.flow(union(...words.map((w) => w.taint)), c.name);
+        if (c.name) this.flow(union(...words.map((w) => w.taint)), c.name);
         break;
       }
       case 'case': {
-        const [subject, ...patterns] = c.words.map((w) => this.expand(w));
+        // The patterns are expanded too (what stands inside them has needs of its own).
+        const [subject] = c.words.map((w) => this.expand(w));
         if (subject !== undefined) {
           outputs.push(subject.taint);
           if (this.reparsed) this.oneWord(subject, 'the word `case` matches');
         }
-        void patterns;
         break;
       }
       case 'function':
@@ -301,7 +258,7 @@ class ShellAnalyzer {
    * A command's words once its leading assignments are read: the program and its arguments.
    * Returns what its output may carry.
    */
-  private run(words: readonly Expanded[], stdin: Stdin): Taint {
+  run(words: readonly Expanded[], stdin: Stdin): Taint {
     const [program, ...args] = words;
     if (program === undefined) return CLEAN;
     const output = union(stdin.taint, ...args.map((a) => a.taint));
@@ -318,458 +275,10 @@ class ShellAnalyzer {
     }
     if (this.declared.functions.has(name)) {
       // A function's arguments are its $1, $2, …: checked where the function uses them.
-      this.flow.flow(union(...args.map((a) => a.taint)), '@');
+      this.flow(union(...args.map((a) => a.taint)), '@');
       return output;
     }
-    const prefix = PREFIXES[name];
-    if (prefix !== undefined) return union(output, this.prefix(name, prefix, args, stdin));
-    if (SHELLS.has(name)) {
-      this.shell(name, args, stdin);
-      return output;
-    }
-    const interpreter = interpreterOf(name);
-    if (interpreter !== undefined) {
-      this.interpreter(name, interpreter, args, stdin);
-      return output;
-    }
-    this.builtin(name, args, stdin);
-    return output;
-  }
-
-  // ---- programs -------------------------------------------------------------------------
-
-  /** A program that runs the command its other words name (`sudo`, `env`, `xargs`, …). */
-  private prefix(name: string, spec: Prefix, args: readonly Expanded[], stdin: Stdin): Taint {
-    const withArgument = [...(spec.takes ?? []), ...(spec.code ?? []), ...(spec.splits ?? [])];
-    this.options(name, args, 'builtin', (o) => (takesArgument(o, withArgument) ? 1 : 0));
-    let i = 0;
-    let viaShell = false;
-    let replaces = false;
-    for (; i < args.length; i++) {
-      const word = args[i]!.literal;
-      if (word === undefined || !word.startsWith('-') || word === '-') break;
-      if (word === '--') {
-        i++;
-        break;
-      }
-      const [option, attached] = splitOption(word);
-      if (spec.query?.includes(option)) return CLEAN; // `command -v x` runs nothing
-      if (spec.viaShell?.includes(option)) viaShell = true;
-      if (name === 'xargs' && (option === '-I' || option === '-i' || option === '--replace'))
-        replaces = true;
-      const argument = attached === undefined ? args[i + 1] : undefined;
-      if (spec.code?.includes(option)) {
-        if (argument !== undefined)
-          this.reparse([argument], `the command \`${name} ${option}\` runs`);
-        if (attached === undefined) i++;
-      } else if (spec.splits?.includes(option)) {
-        if (argument !== undefined)
-          this.need(
-            argument.taint,
-            'nothing',
-            `the command \`${name} ${option}\` splits and runs`,
-            HINTS.program,
-          );
-        if (attached === undefined) i++;
-      } else if (takesArgument(option, spec.takes) && attached === undefined) i++;
-    }
-    if (spec.assigns) {
-      while (
-        i < args.length &&
-        args[i]!.word.parts[0]?.kind === 'text' &&
-        this.assignment(args[i]!, {})
-      )
-        i++;
-    }
-    i += spec.operands ?? 0;
-    const rest = args.slice(i);
-    if (spec.joined && rest.length > 0) {
-      this.reparse(rest, `the command \`${name}\` runs through a shell`);
-      return CLEAN;
-    }
-    if (viaShell && rest.length > 0) {
-      this.reparse(rest, `the command \`${name}\` runs through a shell`);
-      return CLEAN;
-    }
-    if (spec.stdinArgs) {
-      const command = rest[0]?.literal === undefined ? undefined : programName(rest[0].literal);
-      const intoCode =
-        replaces && command !== undefined && (SHELLS.has(command) || command === 'eval');
-      this.need(
-        stdin.taint,
-        intoCode ? 'nothing' : 'shell-words',
-        `the arguments \`xargs\` reads from its input`,
-        intoCode ? HINTS.stdin : HINTS.shell,
-      );
-      if (!intoCode)
-        this.need(
-          stdin.taint,
-          'no-options',
-          `the arguments \`xargs\` reads from its input`,
-          optionHint('xargs'),
-        );
-    }
-    return rest.length > 0 ? this.run(rest, stdin) : CLEAN;
-  }
-
-  /** `sh`, `bash`, …: the script of `-c`, a script file, or the script read from stdin. */
-  private shell(name: string, args: readonly Expanded[], stdin: Stdin): void {
-    this.options(name, args, 'builtin', (o) =>
-      o === '--rcfile' || o === '--init-file' || /^[-+][A-Za-z]*[oO]$/.test(o) ? 1 : 0,
-    );
-    let i = 0;
-    let script = false;
-    let fromStdin = false;
-    for (; i < args.length; i++) {
-      const word = args[i]!.literal;
-      if (word === undefined) break;
-      if (word === '--' || word === '-') {
-        i++;
-        if (word === '-') fromStdin = true;
-        break;
-      }
-      if (word.startsWith('--')) {
-        if (word === '--rcfile' || word === '--init-file') {
-          const file = args[i + 1];
-          if (file !== undefined)
-            this.need(file.taint, 'nothing', `the start-up file of \`${name}\``, HINTS.program);
-          i++;
-        }
-        continue;
-      }
-      if (!/^[-+][A-Za-z]+$/.test(word)) break;
-      if (word.includes('c')) script = true;
-      if (word.startsWith('-') && word.includes('s')) fromStdin = true;
-      if (/[oO]/.test(word)) i++; // `-o option`, `-O shopt`: an argument follows
-    }
-    const operands = args.slice(i);
-    if (script) {
-      const [code, zero, ...positional] = operands;
-      if (code !== undefined) this.reparse([code], `the script of \`${name} -c\``);
-      if (zero !== undefined) this.flow.flow(zero.taint, '0');
-      this.flow.flow(union(...positional.map((p) => p.taint)), '@');
-      return;
-    }
-    if (fromStdin || operands.length === 0) {
-      this.flow.flow(union(...operands.map((p) => p.taint)), '@');
-      this.stdinScript(name, stdin);
-      return;
-    }
-    const [file, ...positional] = operands;
-    this.need(
-      union(file!.taint, file!.processes),
-      'nothing',
-      `the script file \`${name}\` runs`,
-      HINTS.program,
-    );
-    this.flow.flow(union(...positional.map((p) => p.taint)), '@');
-  }
-
-  /** A shell reading its script from standard input. */
-  private stdinScript(name: string, stdin: Stdin): void {
-    for (const text of stdin.visible)
-      this.reparseVisible(text, `the script \`${name}\` reads from its input`);
-    if (stdin.opaque)
-      this.need(
-        stdin.taint,
-        'nothing',
-        `the script \`${name}\` reads from a pipe or file`,
-        HINTS.stdin,
-      );
-  }
-
-  /** A program reading another language's program text. */
-  private interpreter(
-    name: string,
-    spec: Interpreter,
-    args: readonly Expanded[],
-    stdin: Stdin,
-  ): void {
-    const style = spec.first === 'code' || spec.first === 'data' ? 'getopt' : 'builtin';
-    const one = [...(spec.code ?? []), ...(spec.loads ?? []), ...(spec.takes ?? [])];
-    const clusterCode = (o: string) =>
-      spec.cluster !== undefined && /^-[A-Za-z]+$/.test(o) && spec.cluster.includes(o.slice(-1));
-    this.options(name, args, style, (o) =>
-      spec.takesTwo?.includes(o) ? 2 : takesArgument(o, one) || clusterCode(o) ? 1 : 0,
-    );
-    const construct = `${spec.language} program text (\`${name}\`)`;
-    const hint = `${HINTS.code} For example: ${spec.safe}.`;
-    const code = (w: Expanded | undefined) => {
-      if (w !== undefined) this.need(union(w.taint, w.processes), 'code-word', construct, hint);
-    };
-    let given = false; // program text or a file of it was given by an option
-    const operands: Expanded[] = [];
-    let optionsEnd = false;
-    for (let i = 0; i < args.length; i++) {
-      const a = args[i]!;
-      const word = a.literal;
-      if (optionsEnd || word === undefined || !/^[-+]./.test(word)) {
-        if (
-          spec.plusCode &&
-          word === undefined &&
-          a.word.parts[0]?.kind === 'text' &&
-          a.word.parts[0].text.startsWith('+')
-        )
-          code(a);
-        operands.push(a);
-        continue;
-      }
-      if (word === '--') {
-        optionsEnd = true;
-        continue;
-      }
-      if (word.startsWith('+')) {
-        if (spec.plusCode) code(a);
-        continue;
-      }
-      const [option, attached] = splitOption(word);
-      const next = attached === undefined ? args[i + 1] : undefined;
-      const consume = () => {
-        if (attached === undefined) i++;
-      };
-      if (spec.code?.includes(option)) {
-        given = true;
-        code(attached === undefined ? next : a);
-        consume();
-      } else if (spec.loads?.includes(option)) {
-        given = given || option === '-f' || option === '--file' || option === '--from-file';
-        const loaded = attached === undefined ? next : a;
-        if (loaded !== undefined)
-          this.need(
-            union(loaded.taint, loaded.processes),
-            'nothing',
-            `the code \`${name} ${option}\` loads`,
-            HINTS.program,
-          );
-        consume();
-      } else if (spec.takesTwo?.includes(option)) {
-        i += 2;
-      } else if (takesArgument(option, spec.takes)) {
-        consume();
-      } else if (spec.cluster !== undefined && /^-[A-Za-z]+$/.test(word)) {
-        // A cluster such as perl's `-ne`: its last letter may take the program text.
-        const last = word[word.length - 1]!;
-        if (spec.cluster.includes(last)) {
-          given = true;
-          code(args[i + 1]);
-          i++;
-        }
-      }
-    }
-    const [first, ...rest] = operands;
-    if (first !== undefined && !given) {
-      if (spec.first === 'code') code(first);
-      else if (spec.first === 'script' && first.literal !== '-')
-        this.need(
-          union(first.taint, first.processes),
-          'nothing',
-          `the script file \`${name}\` runs`,
-          HINTS.program,
-        );
-    }
-    if (spec.restCode) for (const r of rest) code(r);
-    const script =
-      spec.first === 'script' &&
-      first !== undefined &&
-      first.literal !== '-' &&
-      first.literal !== '/dev/stdin';
-    if (spec.stdin && !given && !script && (!spec.restCode || rest.length === 0)) {
-      const construct = `${spec.language} program text \`${name}\` reads from its input`;
-      for (const text of stdin.visible)
-        this.need(union(...text.taints), 'code-word', construct, hint);
-      this.need(stdin.taint, 'code-word', construct, hint);
-    }
-  }
-
-  /** Bash's builtins and other commands with something to say about their arguments. */
-  private builtin(name: string, args: readonly Expanded[], stdin: Stdin): void {
-    const style = NO_OPTIONS.has(name) ? 'none' : BUILTINS.has(name) ? 'builtin' : 'getopt';
-    this.options(name, args, style);
-    const operands = args.filter((a) => a.literal === undefined || !a.literal.startsWith('-'));
-    switch (name) {
-      case 'eval':
-        this.reparse(args, 'text `eval` runs');
-        return;
-      case 'trap': {
-        const rest = args.filter((a) => a.literal !== '--');
-        if (rest[0]?.literal === undefined || !rest[0].literal.startsWith('-'))
-          if (rest.length > 1 && rest[0] !== undefined)
-            this.reparse([rest[0]], 'the command `trap` runs');
-        return;
-      }
-      case 'source':
-      case '.': {
-        const [file, ...positional] = operands;
-        if (file === undefined) return;
-        if (file.literal === '/dev/stdin') this.stdinScript(name, stdin);
-        else
-          this.need(
-            union(file.taint, file.processes),
-            'nothing',
-            `the file \`${name}\` runs`,
-            HINTS.program,
-          );
-        this.flow.flow(union(...positional.map((p) => p.taint)), '@');
-        return;
-      }
-      case 'let':
-        for (const a of args) this.arithUse(a, '`let`');
-        return;
-      case 'declare':
-      case 'typeset':
-      case 'local':
-      case 'export':
-      case 'readonly':
-        this.declare(name, args);
-        return;
-      case 'read':
-      case 'mapfile':
-      case 'readarray':
-        this.read(name, args, stdin);
-        return;
-      case 'printf': {
-        const v = args.findIndex((a) => a.literal === '-v');
-        if (v !== -1 && args[v + 1] !== undefined) {
-          this.nameUse(args[v + 1]!, '`printf -v`, which takes a variable name');
-          const target = variableOf(args[v + 1]!);
-          if (target !== undefined)
-            this.flow.flow(union(...args.slice(v + 2).map((a) => a.taint)), target);
-        }
-        return;
-      }
-      case 'unset':
-      case 'getopts':
-      case 'wait':
-        for (const a of name === 'getopts' ? operands.slice(1, 2) : operands)
-          if (name !== 'wait') this.nameUse(a, `\`${name}\`, which takes a variable name`);
-        if (name === 'wait') {
-          const p = args.findIndex((a) => a.literal === '-p');
-          if (p !== -1 && args[p + 1] !== undefined)
-            this.nameUse(args[p + 1]!, '`wait -p`, which takes a variable name');
-        }
-        return;
-      case 'set': {
-        const dash = args.findIndex((a) => a.literal === '--');
-        const positional = dash === -1 ? operands : args.slice(dash + 1);
-        this.flow.flow(union(...positional.map((p) => p.taint)), '@');
-        return;
-      }
-      case 'test':
-      case '[':
-        args.forEach((a, i) => {
-          if (a.literal === '-v' && args[i + 1] !== undefined)
-            this.nameUse(args[i + 1]!, `\`${name} -v\`, which takes a variable name`);
-        });
-        return;
-      case 'compgen':
-      case 'complete':
-        args.forEach((a, i) => {
-          const next = args[i + 1];
-          if (next === undefined) return;
-          // `-W` words are expanded again (command substitutions run), `-C` is a command.
-          if (a.literal === '-W')
-            this.need(next.taint, 'shell-words', `the words \`${name} -W\` expands`, HINTS.shell);
-          if (a.literal === '-C') this.reparse([next], `the command \`${name} -C\` runs`);
-          if (a.literal === '-F')
-            this.need(next.taint, 'nothing', `the function \`${name} -F\` calls`, HINTS.program);
-        });
-        return;
-      case 'alias':
-        for (const a of operands) {
-          const at = a.word.parts.findIndex((p) => p.kind === 'text' && p.text.includes('='));
-          if (at !== -1)
-            this.reparse(
-              [{ ...a, word: { parts: a.word.parts.slice(at + 1) }, parts: a.parts.slice(at + 1) }],
-              'the text of an alias',
-            );
-        }
-        return;
-      case 'enable':
-      case 'hash':
-        for (const a of operands)
-          this.need(
-            union(a.taint, a.processes),
-            'nothing',
-            `the code \`${name}\` loads`,
-            HINTS.program,
-          );
-        return;
-      case 'find':
-        this.find(args);
-        return;
-      case 'git':
-        args.forEach((a, i) => {
-          if (a.literal === '-c' && args[i + 1] !== undefined)
-            this.need(
-              args[i + 1]!.taint,
-              'code-word',
-              'a setting of `git -c`, which can name a command git runs',
-              HINTS.code,
-            );
-        });
-        return;
-    }
-  }
-
-  /** `declare`, `local`, `export`, …: their flags, assignments and names. */
-  private declare(name: string, args: readonly Expanded[]): void {
-    const flags = new Set<string>();
-    for (const a of args) {
-      const word = a.literal;
-      if (word !== undefined && /^[-+][a-zA-Z]+$/.test(word)) {
-        if (word.startsWith('-')) for (const f of word.slice(1)) flags.add(f);
-        continue;
-      }
-      if (word === '--') continue;
-      const assigned =
-        a.word.parts[0]?.kind === 'text' &&
-        this.assignment(a, {
-          integer: flags.has('i'),
-          nameref: flags.has('n'),
-          assoc: flags.has('A'),
-          construct: `\`${name}${flags.has('i') ? ' -i' : ''}\``,
-        });
-      if (!assigned) this.nameUse(a, `\`${name}\`, which takes a variable name`);
-    }
-  }
-
-  /** `read`, `mapfile`: what they read from stdin flows into the variables they name. */
-  private read(name: string, args: readonly Expanded[], stdin: Stdin): void {
-    const takes =
-      name === 'read'
-        ? ['-d', '-i', '-n', '-N', '-p', '-t', '-u']
-        : ['-d', '-n', '-O', '-s', '-u', '-c'];
-    const targets: Expanded[] = [];
-    for (let i = 0; i < args.length; i++) {
-      const word = args[i]!.literal;
-      if (word === '-a' && name === 'read') {
-        if (args[i + 1] !== undefined) targets.push(args[i + 1]!);
-        i++;
-      } else if (word === '-C') {
-        if (args[i + 1] !== undefined)
-          this.reparse([args[i + 1]!], '`mapfile -C`, a command it runs');
-        i++;
-      } else if (word !== undefined && takes.includes(word)) i++;
-      else if (word === undefined || !word.startsWith('-')) targets.push(args[i]!);
-    }
-    if (targets.length === 0) this.flow.flow(stdin.taint, name === 'read' ? 'REPLY' : 'MAPFILE');
-    for (const t of targets) {
-      this.nameUse(t, `\`${name}\`, which takes a variable name`);
-      const target = variableOf(t);
-      if (target !== undefined) this.flow.flow(stdin.taint, target);
-    }
-  }
-
-  /** `find … -exec COMMAND… ;`: the command is one of its own. */
-  private find(args: readonly Expanded[]): void {
-    for (let i = 0; i < args.length; i++) {
-      const word = args[i]!.literal;
-      if (word !== '-exec' && word !== '-execdir' && word !== '-ok' && word !== '-okdir') continue;
-      let end = i + 1;
-      while (end < args.length && args[end]!.literal !== ';' && args[end]!.literal !== '+') end++;
-      this.run(args.slice(i + 1, end), NO_STDIN);
-      i = end;
-    }
+    return union(output, this.programs.apply(name, args, stdin));
   }
 
   // ---- the rules ------------------------------------------------------------------------
@@ -778,7 +287,7 @@ class ShellAnalyzer {
    * The option rule: a word that begins with a value, in option position (before `--`; for
    * builtins and most interpreters before the first operand), must not begin with `-`.
    */
-  private options(
+  options(
     program: string,
     args: readonly Expanded[],
     style: 'getopt' | 'builtin' | 'none',
@@ -806,7 +315,7 @@ class ShellAnalyzer {
   }
 
   /** `word` is read as arithmetic: the values it carries must be integers. */
-  private arithUse(word: Expanded, construct: string): void {
+  arithUse(word: Expanded, construct: string): void {
     this.need(word.taint, 'integer', construct, HINTS.integer);
     // Names in its literal text are variables whose values bash reads as arithmetic too.
     for (const part of word.word.parts) {
@@ -817,7 +326,7 @@ class ShellAnalyzer {
   }
 
   /** `word` names a variable: the values it carries must be names. */
-  private nameUse(word: Expanded, construct: string): void {
+  nameUse(word: Expanded, construct: string): void {
     const [first] = word.word.parts;
     if (first?.kind === 'text' && /^[A-Za-z_]\w*\[/.test(first.text)) {
       // NAME[index]: the index is arithmetic.
@@ -841,7 +350,7 @@ class ShellAnalyzer {
    * `NAME=value`, `NAME+=value`, `NAME[index]=value`, `NAME=(…)`: the value flows into NAME, and
    * some names ask more of it. Returns false when `a` is no assignment.
    */
-  private assignment(
+  assignment(
     a: Expanded,
     how: { integer?: boolean; nameref?: boolean; assoc?: boolean; construct?: string },
   ): boolean {
@@ -849,7 +358,7 @@ class ShellAnalyzer {
     if (split === undefined) return false;
     const { name, index, value } = split;
     const valueTaint = union(...value.map((p) => this.partTaint(a, p)));
-    this.flow.flow(valueTaint, name);
+    this.flow(valueTaint, name);
     const construct = how.construct ?? 'an assignment';
     if (index !== undefined && !how.assoc && !this.declared.assoc.has(name)) {
       const sub: Expanded = {
@@ -887,7 +396,7 @@ class ShellAnalyzer {
         const keyed = first?.kind === 'text' && !first.quoted && first.text.startsWith('[');
         if (keyed && !how.assoc && !this.declared.assoc.has(name))
           this.arithUse(e, `the index of ${name}[…]`);
-        this.flow.flow(e.taint, name);
+        this.flow(e.taint, name);
       }
     }
     if (this.reparsed) this.oneWord(valueExpanded, 'the value of an assignment');
@@ -897,11 +406,11 @@ class ShellAnalyzer {
   // ---- text read again ------------------------------------------------------------------
 
   /** `words`, joined by spaces, are read again as shell code (`eval`, `sh -c`, `ssh`, …). */
-  private reparse(words: readonly Expanded[], construct: string): void {
+  reparse(words: readonly Expanded[], construct: string): void {
     this.reparseVisible(this.visibleOf(words), construct);
   }
 
-  private reparseVisible(text: Visible, construct: string): void {
+  reparseVisible(text: Visible, construct: string): void {
     const all = union(...text.taints);
     this.need(all, 'shell-words', construct, HINTS.shell);
     if (this.depth + 1 > MAX_DEPTH) {
@@ -915,7 +424,7 @@ class ShellAnalyzer {
     }
     const inner = readShell(text.units);
     this.declared.collect(inner.list);
-    new ShellAnalyzer(this.flow, this.declared, text.taints, inner.holes, this.depth + 1).list(
+    new ShellAnalyzer(this.values, this.declared, text.taints, inner.holes, this.depth + 1).list(
       inner.list,
       NO_STDIN,
     );
@@ -1040,103 +549,10 @@ class ShellAnalyzer {
         return taint;
       case ':=':
       case '=':
-        this.flow.flow(operand.taint, name);
+        this.flow(operand.taint, name);
         return union(taint, operand.taint);
       default:
         return union(taint, operand.taint);
     }
   }
-}
-
-// ---- helpers ----------------------------------------------------------------------------
-
-/** How to keep a value from being an option of `program`. */
-function optionHint(program: string): string {
-  return `Write -- before it (${program} … -- {value}) so that it cannot be taken for an option, or mark the <param> allow_options="true" if its values are meant to be options.`;
-}
-
-/** The text of a word without expansions, else undefined. */
-function literalOf(word: Word): string | undefined {
-  return word.parts.every((p) => p.kind === 'text')
-    ? word.parts.map((p) => (p as { text: string }).text).join('')
-    : undefined;
-}
-
-/** The program a literal word names (`/usr/bin/env` → `env`), or undefined. */
-function programName(literal: string | undefined): string | undefined {
-  if (literal === undefined || literal === '') return undefined;
-  return literal.slice(literal.lastIndexOf('/') + 1);
-}
-
-/** `--name=value` → [`--name`, `value`]; `-ovalue` is left whole (short options vary). */
-function splitOption(word: string): [string, string | undefined] {
-  if (word.startsWith('--')) {
-    const eq = word.indexOf('=');
-    return eq === -1 ? [word, undefined] : [word.slice(0, eq), word.slice(eq + 1)];
-  }
-  return [word, undefined];
-}
-
-/** Whether `option` takes an argument by `takes` (`-n`, or the cluster `-xn` ending in it). */
-function takesArgument(option: string, takes: readonly string[] | undefined): boolean {
-  if (takes === undefined) return false;
-  if (takes.includes(option)) return true;
-  return /^-[A-Za-z]{2,}$/.test(option) && takes.includes(`-${option[option.length - 1]!}`);
-}
-
-/** The variable a name word names (`x`, `x[i]` → `x`), when it is literal at its start. */
-function variableOf(a: Expanded): string | undefined {
-  const first = a.word.parts[0];
-  if (first?.kind !== 'text') return undefined;
-  return /^[A-Za-z_]\w*/.exec(first.text)?.[0];
-}
-
-/**
- * An assignment word taken apart: its name, the parts of its index (`NAME[…]=`), the parts of
- * its value; undefined when the word is no assignment.
- */
-function splitAssignment(
-  word: Word,
-): { name: string; index?: WordPart[]; value: WordPart[] } | undefined {
-  const [first, ...rest] = word.parts;
-  if (first?.kind !== 'text' || first.quoted) return undefined;
-  const head = /^([A-Za-z_]\w*)(\+?=|\[)/.exec(first.text);
-  if (head === null) return undefined;
-  const name = head[1]!;
-  const after = first.text.slice(head[0].length);
-  if (head[2] !== '[') {
-    return { name, value: [...textPart(after), ...rest] };
-  }
-  // NAME[ … ]= : the index runs to the `]` before `=` or `+=`.
-  const index: WordPart[] = [];
-  const parts: WordPart[] = [...textPart(after), ...rest];
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (part.kind === 'text' && !part.quoted) {
-      const close = /\]\+?=/.exec(part.text);
-      if (close !== null) {
-        index.push(...textPart(part.text.slice(0, close.index)));
-        const value = [
-          ...textPart(part.text.slice(close.index + close[0].length)),
-          ...parts.slice(i + 1),
-        ];
-        return { name, index, value };
-      }
-    }
-    index.push(part);
-  }
-  return undefined;
-}
-
-function textPart(text: string): WordPart[] {
-  return text === '' ? [] : [{ kind: 'text', text, quoted: false }];
-}
-
-/** Calls `fn` on every command of `list`, nested ones included. */
-function forEachCommand(list: CommandList, fn: (c: Command) => void): void {
-  for (const p of list.pipelines)
-    for (const c of p.commands) {
-      fn(c);
-      if (c.kind === 'compound') for (const l of c.lists) forEachCommand(l, fn);
-    }
 }
