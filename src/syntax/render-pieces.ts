@@ -3,7 +3,7 @@
  * a URL. The one place that decides how a value is written into text.
  */
 import { stringifyValue } from '../expr/template.js';
-import { renderShell, type ShellTemplate, type ShellVariables } from './shell-render.js';
+import { renderShell, type ShellVariables } from './shell-render.js';
 import { shellSlots } from './shell-slots.js';
 import type { Syntax } from './syntax.js';
 import { renderUrl, urlParts, type UrlTemplate } from './url-render.js';
@@ -24,7 +24,6 @@ export interface TemplatePieces {
 }
 
 const CACHE_LIMIT = 1000;
-const shellCache = new Map<string, ShellTemplate>();
 const urlCache = new Map<string, UrlTemplate>();
 
 /**
@@ -42,16 +41,10 @@ export function renderPieces(
   const whole = values.length === 1 && texts[0] === '' && texts[1] === '';
   if (syntax === 'shell') {
     if (whole) return stringifyValue(values[0]);
-    return renderShell(
-      cached(shellCache, texts, () => shellSlotsOf(texts)),
-      values,
-      labels,
-      vars,
-      {
-        ...(pieces.allowOptions === true && { allowOptions: true }),
-        ...(pieces.trusted !== undefined && { trusted: pieces.trusted }),
-      },
-    );
+    return renderShell({ texts, slots: shellSlots(texts) }, values, labels, vars, {
+      ...(pieces.allowOptions === true && { allowOptions: true }),
+      ...(pieces.trusted !== undefined && { trusted: pieces.trusted }),
+    });
   }
   if (syntax === 'url') {
     return renderUrl(
@@ -64,10 +57,6 @@ export function renderPieces(
   let out = texts[0] ?? '';
   values.forEach((value, i) => (out += stringifyValue(value) + (texts[i + 1] ?? '')));
   return out;
-}
-
-function shellSlotsOf(texts: readonly string[]): ShellTemplate {
-  return { texts, slots: shellSlots(texts) };
 }
 
 function cached<T>(cache: Map<string, T>, texts: readonly string[], build: () => T): T {

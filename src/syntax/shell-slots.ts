@@ -11,7 +11,22 @@ import type { ShellSlot } from './shell-slot.js';
 
 export type { ShellQuoting, ShellSlot } from './shell-slot.js';
 
-/** The slots of the template made of `texts` (one more text than slots), in order. */
-export function shellSlots(texts: readonly string[]): ShellSlot[] {
-  return analyseShell(texts);
+/** Enough for every shell template of a large project; bounds memory if texts are generated. */
+const CACHE_LIMIT = 1000;
+const cache = new Map<string, readonly ShellSlot[]>();
+
+/**
+ * The slots of the template made of `texts` (one more text than slots), in order. Analysed once
+ * per text (cached): the same templates are checked when a directive loads and rendered at every
+ * call.
+ */
+export function shellSlots(texts: readonly string[]): readonly ShellSlot[] {
+  const key = JSON.stringify(texts);
+  let slots = cache.get(key);
+  if (slots === undefined) {
+    slots = analyseShell(texts);
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(key, slots);
+  }
+  return slots;
 }

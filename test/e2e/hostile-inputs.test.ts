@@ -266,6 +266,124 @@ describe('every tool kind gets hostile values as data', () => {
   });
 });
 
+describe('values where bash reads text again', () => {
+  /** A directive whose first step leaves `ran`, then runs `command` with input `x` in it. */
+  function twoSteps(name: string, command: string, extra = ''): string {
+    const escaped = command
+      .replaceAll('&', '&amp;')
+      .replaceAll('"', '&quot;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('\n', '&#10;');
+    return writeDirective(
+      project,
+      name,
+      `<inputs><input name="x" type="string">the value</input></inputs>
+       <process>
+         <step name="first">${tool('dirigent/shell/bash', '<param name="command" value="touch ran"/>')}</step>
+         <step name="second">${tool('dirigent/shell/bash', `<param name="command" value="${escaped}"${extra}/>`)}</step>
+       </process>`,
+    );
+  }
+
+  const ROWS: [string, string][] = [
+    ['for ((i=0;i<{input:x};i++)); do :; done', 'a[$(touch PWNED)]'],
+    ['declare -i n={input:x}', 'a[$(touch PWNED)]'],
+    ['n="{input:x}"; if [[ $n -gt 5 ]]; then :; fi', 'a[$(touch PWNED)]'],
+    ["command eval 'echo {input:x}'", 'a;touch PWNED'],
+    ["trap 'echo {input:x}' EXIT", 'a;touch PWNED'],
+    ['bash <<< {input:x}', 'touch PWNED'],
+    ['echo {input:x} | sh', 'touch PWNED'],
+    ["bash <<'EOF'\n{input:x}\nEOF", 'touch PWNED'],
+    ['source <(echo {input:x})', 'touch PWNED'],
+    [`python3 -c "print('{input:x}')"`, "');import os;os.system('touch PWNED');print('"],
+    ['git log -1 {input:x}', '--output=PWNED'],
+  ];
+
+  it.each(ROWS)(
+    '%s: a run whose input would be code there is refused before anything runs',
+    async (command, value) => {
+      const file = twoSteps('reads_again', command);
+      const err = await engine.run(await engine.loader.loadFile(file), { x: value }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message?: string; location?: unknown },
+      );
+      expect(err?.code).toBe(ErrorCode.UNSAFE_VALUE);
+      expect(err?.message).toContain('{input:x} stands in');
+      expect(err?.message).toContain('the run was not started');
+      expect(err?.location).toMatchObject({ file, line: expect.any(Number) });
+      expect(existsSync(join(project, 'ran'))).toBe(false);
+      expect(existsSync(join(project, 'PWNED'))).toBe(false);
+    },
+  );
+
+  it('through the CLI: exit 2 and UNSAFE_VALUE, nothing ran; validate names the construct, strict refuses', () => {
+    const file = twoSteps('cli_reads_again', 'for ((i=0;i<{input:x};i++)); do :; done');
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [CLI_MAIN, ...args], {
+        cwd: project,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+    const refused = cli(['run', file, '--json', '--input', 'x=a[$(touch PWNED)]']);
+    expect(refused.status).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      status: 'invalid',
+      error: { code: 'UNSAFE_VALUE' },
+    });
+    expect(existsSync(join(project, 'ran'))).toBe(false);
+    const ran = cli(['run', file, '--json', '--input', 'x=3']);
+    expect(ran.status, ran.stderr).toBe(0);
+    rmSync(join(project, 'ran'), { force: true });
+
+    const validated = cli(['validate', file]);
+    expect(validated.status).toBe(0);
+    expect(validated.stderr + validated.stdout).toMatch(
+      /warning: \{input:x\} stands in arithmetic \(`\(\( \)\)`\).*runs only when its value is an integer.*\[VALUE_AS_CODE\]/,
+    );
+    expect(cli(['validate', file], { DIRIGENT_STRICT: '1' }).status).toBe(2);
+    expect(existsSync(join(project, 'PWNED'))).toBe(false);
+  });
+
+  it('a value from a step result is refused where its command would read it as code, failing that step', async () => {
+    const file = writeDirective(
+      project,
+      'from_result',
+      `<process>
+         <step name="make">${tool('dirigent/shell/bash', `<param name="command" value="printf '%s' 'a;touch PWNED'"/>`)}</step>
+         <step name="use">${tool('dirigent/shell/bash', `<param name="command" value="eval &quot;echo \${steps.make.result.stdout}&quot;"/>`)}</step>
+       </process>`,
+    );
+    const record = await engine.run(await engine.loader.loadFile(file), {});
+    expect(record.status).toBe('failed');
+    expect(record.error).toMatchObject({ code: ErrorCode.UNSAFE_VALUE, step: 'use' });
+    expect(record.error?.message).toContain(
+      '${steps.make.result.stdout} stands in text `eval` runs',
+    );
+    expect(record.error?.message).not.toContain('DIRIGENT_V');
+    expect(existsSync(join(project, 'PWNED'))).toBe(false);
+  });
+
+  it('lets a value begin with - after --, or where the parameter allows options', async () => {
+    const plain = twoSteps('no_options', 'ls {input:x} > /dev/null');
+    await expect(
+      engine.run(await engine.loader.loadFile(plain), { x: '-la' }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.UNSAFE_VALUE,
+      hint: expect.stringContaining('allow_options="true"'),
+    });
+    const dashes = twoSteps('dashes', 'ls -- {input:x} > /dev/null 2>&1; true');
+    expect((await engine.run(await engine.loader.loadFile(dashes), { x: '-la' })).status).toBe(
+      'completed',
+    );
+    const allowed = twoSteps('allowed', 'ls {input:x} > /dev/null', ' allow_options="true"');
+    expect((await engine.run(await engine.loader.loadFile(allowed), { x: '-la' })).status).toBe(
+      'completed',
+    );
+    rmSync(join(project, 'ran'), { force: true });
+  });
+});
+
 describe('the environment a shell step sees', () => {
   it("holds the filtered environment and what the step passes, never the worker's other variables", async () => {
     process.env.DIRIGENT_TEST_WORKER_SECRET = 'worker-secret-1234';
