@@ -69,6 +69,8 @@ export interface AnalysisScope {
   need(taint: Taint, shape: ValueShape, construct: string, hint: string): void;
   /** Whatever `taint` carries flows into variable `name`. */
   flow(taint: Taint, name: string): void;
+  /** Whatever `taint` carries lands in the file at `path` (undefined: a path not known). */
+  writeFile(path: string | undefined, taint: Taint): void;
   /** Analyses `words` as a command of their own (what a prefix runs); returns its output. */
   run(words: readonly Expanded[], stdin: Stdin): Taint;
   /** `words`, joined by spaces, are read again as shell code. */

@@ -23,7 +23,7 @@ import {
   type Prefix,
 } from './shell-programs.js';
 import { programName, splitOption, takesArgument, variableOf } from './shell-words.js';
-import { CLEAN, union, type Taint } from './value-flow.js';
+import { CLEAN, fileTaint, streamTaint, union, type Taint } from './value-flow.js';
 
 /** The rules of programs, applied to the analysis `scope`. */
 export class ProgramNeeds {
@@ -100,8 +100,15 @@ export class ProgramNeeds {
     }
     if (spec.stdinArgs) {
       const command = rest[0]?.literal === undefined ? undefined : programName(rest[0].literal);
-      const intoCode =
-        replaces && command !== undefined && (SHELLS.has(command) || command === 'eval');
+      // Its input becomes arguments of the command, wherever they land: in a shell's, an
+      // interpreter's or a prefix's arguments they may be code (`xargs sh -c`).
+      const runsCode =
+        command === undefined ||
+        SHELLS.has(command) ||
+        interpreterOf(command) !== undefined ||
+        PREFIXES[command] !== undefined ||
+        ['eval', 'source', '.', 'trap'].includes(command);
+      const intoCode = runsCode || (replaces && rest.length > 0);
       this.scope.need(
         stdin.taint,
         intoCode ? 'nothing' : 'shell-words',
@@ -168,26 +175,60 @@ export class ProgramNeeds {
       return;
     }
     const [file, ...positional] = operands;
-    this.scope.need(
-      union(file!.taint, file!.processes),
-      'nothing',
-      `the script file \`${name}\` runs`,
-      HINTS.program,
-    );
+    this.scriptFile(file!, name, stdin, 'nothing');
     this.scope.flow(union(...positional.map((p) => p.taint)), '@');
+  }
+
+  /**
+   * A file whose text `name` runs: a value must not choose it, and what the script wrote into it
+   * (or into the stream it names: `/dev/stdin`, `/dev/fd/3`) must have `shape` there, since it
+   * is read as code.
+   */
+  private scriptFile(
+    file: Expanded,
+    name: string,
+    stdin: Stdin,
+    shape: 'nothing' | 'code-word',
+    language?: Interpreter,
+  ): void {
+    const construct = `the script file \`${name}\` runs`;
+    this.scope.need(union(file.taint, file.processes), 'nothing', construct, HINTS.program);
+    const path = file.literal;
+    const fd =
+      path === undefined ? undefined : /^\/(?:dev|proc\/(?:self|\d+))\/fd\/(\d+)$/.exec(path)?.[1];
+    if (path === '-' || path === '/dev/stdin' || fd === '0') {
+      if (language === undefined) this.stdinScript(name, stdin);
+      else this.stdinCode(name, language, stdin);
+      return;
+    }
+    const written = fd !== undefined ? streamTaint(fd) : fileTaint(path);
+    const hint =
+      language === undefined ? HINTS.stdin : `${HINTS.code} For example: ${language.safe}.`;
+    this.scope.need(written, shape, `${construct}, which the script writes values into`, hint);
   }
 
   /** A shell reading its script from standard input. */
   private stdinScript(name: string, stdin: Stdin): void {
     for (const text of stdin.visible)
       this.scope.reparseVisible(text, `the script \`${name}\` reads from its input`);
-    if (stdin.opaque)
-      this.scope.need(
-        stdin.taint,
-        'nothing',
-        `the script \`${name}\` reads from a pipe or file`,
-        HINTS.stdin,
-      );
+    // A pipe or a file, or the input the script gave itself with `exec <…`: the text read
+    // cannot be seen, so no value may be in it.
+    const opaque = union(stdin.opaque ? stdin.taint : CLEAN, streamTaint('0'));
+    this.scope.need(
+      opaque,
+      'nothing',
+      `the script \`${name}\` reads from a pipe or file`,
+      HINTS.stdin,
+    );
+  }
+
+  /** A program reading its program text (in `language`) from standard input. */
+  private stdinCode(name: string, language: Interpreter, stdin: Stdin): void {
+    const construct = `${language.language} program text \`${name}\` reads from its input`;
+    const hint = `${HINTS.code} For example: ${language.safe}.`;
+    for (const text of stdin.visible)
+      this.scope.need(union(...text.taints), 'code-word', construct, hint);
+    this.scope.need(union(stdin.taint, streamTaint('0')), 'code-word', construct, hint);
   }
 
   /** A program reading another language's program text. */
@@ -272,26 +313,12 @@ export class ProgramNeeds {
     const [first, ...rest] = operands;
     if (first !== undefined && !given) {
       if (spec.first === 'code') code(first);
-      else if (spec.first === 'script' && first.literal !== '-')
-        this.scope.need(
-          union(first.taint, first.processes),
-          'nothing',
-          `the script file \`${name}\` runs`,
-          HINTS.program,
-        );
+      else if (spec.first === 'script') this.scriptFile(first, name, stdin, 'code-word', spec);
     }
     if (spec.restCode) for (const r of rest) code(r);
-    const script =
-      spec.first === 'script' &&
-      first !== undefined &&
-      first.literal !== '-' &&
-      first.literal !== '/dev/stdin';
-    if (spec.stdin && !given && !script && (!spec.restCode || rest.length === 0)) {
-      const construct = `${spec.language} program text \`${name}\` reads from its input`;
-      for (const text of stdin.visible)
-        this.scope.need(union(...text.taints), 'code-word', construct, hint);
-      this.scope.need(stdin.taint, 'code-word', construct, hint);
-    }
+    const script = spec.first === 'script' && first !== undefined;
+    if (spec.stdin && !given && !script && (!spec.restCode || rest.length === 0))
+      this.stdinCode(name, spec, stdin);
   }
 
   /** Bash's builtins and other commands with something to say about their arguments. */
@@ -314,14 +341,7 @@ export class ProgramNeeds {
       case '.': {
         const [file, ...positional] = operands;
         if (file === undefined) return;
-        if (file.literal === '/dev/stdin') this.stdinScript(name, stdin);
-        else
-          this.scope.need(
-            union(file.taint, file.processes),
-            'nothing',
-            `the file \`${name}\` runs`,
-            HINTS.program,
-          );
+        this.scriptFile(file, name, stdin, 'nothing');
         this.scope.flow(union(...positional.map((p) => p.taint)), '@');
         return;
       }
@@ -420,6 +440,21 @@ export class ProgramNeeds {
       case 'find':
         this.find(args);
         return;
+      case 'tee':
+        // What it reads lands in the files it names.
+        for (const f of operands) this.scope.writeFile(f.literal, stdin.taint);
+        return;
+      case 'cp':
+      case 'mv':
+      case 'install':
+      case 'ln':
+      case 'rsync': {
+        // The last operand is where the others' texts land.
+        const target = operands[operands.length - 1];
+        for (const source of operands.slice(0, -1))
+          this.scope.writeFile(target?.literal, fileTaint(source.literal));
+        return;
+      }
       case 'git':
         args.forEach((a, i) => {
           if (a.literal === '-c' && args[i + 1] !== undefined)
@@ -463,8 +498,12 @@ export class ProgramNeeds {
         ? ['-d', '-i', '-n', '-N', '-p', '-t', '-u']
         : ['-d', '-n', '-O', '-s', '-u', '-c'];
     const targets: Expanded[] = [];
+    // What it reads: its input, or the descriptor `-u` names (the script may have given either
+    // values with `exec`).
+    let input = union(stdin.taint, streamTaint('0'));
     for (let i = 0; i < args.length; i++) {
       const word = args[i]!.literal;
+      if (word === '-u') input = streamTaint(args[i + 1]?.literal);
       if (word === '-a' && name === 'read') {
         if (args[i + 1] !== undefined) targets.push(args[i + 1]!);
         i++;
@@ -475,11 +514,11 @@ export class ProgramNeeds {
       } else if (word !== undefined && takes.includes(word)) i++;
       else if (word === undefined || !word.startsWith('-')) targets.push(args[i]!);
     }
-    if (targets.length === 0) this.scope.flow(stdin.taint, name === 'read' ? 'REPLY' : 'MAPFILE');
+    if (targets.length === 0) this.scope.flow(input, name === 'read' ? 'REPLY' : 'MAPFILE');
     for (const t of targets) {
       this.scope.nameUse(t, `\`${name}\`, which takes a variable name`);
       const target = variableOf(t);
-      if (target !== undefined) this.scope.flow(stdin.taint, target);
+      if (target !== undefined) this.scope.flow(input, target);
     }
   }
 

@@ -23,15 +23,22 @@ import type {
   WordPart,
 } from './shell-tree.js';
 
-/** The tree of `units`, and what was found about each hole. */
+/**
+ * The tree of `units`, and what was found about each hole. `tooDeep` is set when the text nests
+ * lists deeper than {@link MAX_NESTING} (`$( $( $( …`): it is not read past that point.
+ */
 export function readShell(units: readonly ShellUnit[]): {
   list: CommandList;
   holes: HoleSite[];
+  tooDeep: boolean;
 } {
-  const reader = new ShellReader(units);
+  const reader = new ShellReader(units, 0);
   const list = reader.list(() => false);
-  return { list, holes: reader.holes };
+  return { list, holes: reader.holes, tooDeep: reader.tooDeep };
 }
+
+/** How deep lists may nest (subshells, command substitutions, compound commands). */
+export const MAX_NESTING = 64;
 
 /** Characters that end an unquoted word. */
 const META = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
@@ -72,16 +79,36 @@ interface Pending {
 
 class ShellReader {
   readonly holes: HoleSite[] = [];
+  /** Lists nested deeper than {@link MAX_NESTING}: the rest of the text was not read. */
+  tooDeep = false;
   private i = 0;
   private pending: Pending[] = [];
 
-  constructor(private readonly units: readonly ShellUnit[]) {}
+  constructor(
+    private readonly units: readonly ShellUnit[],
+    /** How many lists enclose the one being read. */
+    private depth: number,
+  ) {}
 
   // ---- lists, pipelines, commands --------------------------------------------------------
 
   /** Pipelines until the end of the text, or until `end` says the enclosing construct ends. */
   list(end: () => boolean): CommandList {
     const pipelines: Pipeline[] = [];
+    if (this.depth >= MAX_NESTING || this.tooDeep) {
+      this.tooDeep = true;
+      this.i = this.units.length;
+      return { pipelines };
+    }
+    this.depth++;
+    try {
+      return this.pipelines(end, pipelines);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private pipelines(end: () => boolean, pipelines: Pipeline[]): CommandList {
     for (;;) {
       this.separators();
       if (this.atEnd() || end()) break;
@@ -238,7 +265,9 @@ class ShellReader {
         const u = this.peek();
         if (u === undefined || u === ';' || u === '\n' || u === '&' || u === '|') break;
         if (u === ')' || u === '(') break;
+        const before = this.i;
         words.push(this.word());
+        if (this.i === before) break; // an operator bash would refuse here
       }
     }
     return this.loopBody(keyword, { name, words });
@@ -395,15 +424,19 @@ class ShellReader {
   }
 
   private redirect(): Redirect {
-    // Skip the file descriptor or {name}.
-    if (this.peek() === '{') while (this.peek() !== '}') this.i++;
-    if (this.peek() === '}') this.i++;
-    while (typeof this.peek() === 'string' && /\d/.test(this.peek() as string)) this.i++;
+    // The file descriptor, or {name} (a descriptor bash picks).
+    let fd = '';
+    if (this.peek() === '{') while (this.peek() !== '}') fd += this.units[this.i++] as string;
+    if (this.peek() === '}') fd += this.units[this.i++] as string;
+    while (typeof this.peek() === 'string' && /\d/.test(this.peek() as string))
+      fd += this.units[this.i++] as string;
     const op = REDIRECT_OPS.find((o) => this.textAhead(o)) ?? '>';
     this.i += op.length;
     this.blanks();
-    if (op === '<<' || op === '<<-') return { op, heredoc: this.heredocOperator(op === '<<-') };
-    return { op, target: this.word() };
+    const at = fd === '' ? {} : { fd };
+    if (op === '<<' || op === '<<-')
+      return { op, ...at, heredoc: this.heredocOperator(op === '<<-') };
+    return { op, ...at, target: this.word() };
   }
 
   /** The delimiter of a here-document; its body is read at the next newline. */
@@ -624,6 +657,21 @@ class ShellReader {
 
   /** What follows a `$`: `$'…'`, `$"…"`, `$((…))`, `$(…)`, `${…}`, `$[…]`, `$name`, `$1`, `$@`…. */
   private dollar(parts: WordPart[], quoted: boolean): void {
+    // Expansions nest (`${a:-${b:-…}}`): they count against the same depth as lists.
+    if (this.depth >= MAX_NESTING || this.tooDeep) {
+      this.tooDeep = true;
+      this.i = this.units.length;
+      return;
+    }
+    this.depth++;
+    try {
+      this.expansion(parts, quoted);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private expansion(parts: WordPart[], quoted: boolean): void {
     const next = this.peek(1);
     if (!quoted && next === "'") {
       this.i += 2;
@@ -821,11 +869,12 @@ class ShellReader {
       } else inner.push(u);
     }
     if (this.peek() === '`') this.i++;
-    const reader = new ShellReader(inner);
+    const reader = new ShellReader(inner, this.depth);
     const body = reader.list(() => false);
     reader.holes.forEach((site, hole) => {
       if (site !== undefined) this.holes[hole] = site;
     });
+    if (reader.tooDeep) this.tooDeep = true;
     parts.push({ kind: 'command', body, quoted });
   }
 

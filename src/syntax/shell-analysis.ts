@@ -33,7 +33,7 @@ import {
   type Visible,
 } from './analysis-scope.js';
 import { ProgramNeeds } from './program-needs.js';
-import { readShell } from './read-shell.js';
+import { MAX_NESTING, readShell } from './read-shell.js';
 import { ARITH_TESTS, CODE_VARIABLES, PROGRAM_VARIABLES } from './shell-programs.js';
 import type { ShellSlot } from './shell-slot.js';
 import type {
@@ -49,7 +49,19 @@ import type {
   WordPart,
 } from './shell-tree.js';
 import { forEachCommand, literalOf, programName, splitAssignment } from './shell-words.js';
-import { CLEAN, slotSource, union, ValueFlow, type Taint } from './value-flow.js';
+import {
+  ANY_FILE,
+  ANY_STREAM,
+  CLEAN,
+  fileKey,
+  fileTaint,
+  slotSource,
+  streamKey,
+  streamTaint,
+  union,
+  ValueFlow,
+  type Taint,
+} from './value-flow.js';
 import type { ValueShape } from './value-shape.js';
 
 /**
@@ -63,12 +75,21 @@ export function analyseShell(texts: readonly string[]): ShellSlot[] {
     if (index < texts.length - 1) units.push({ hole: index });
   });
   const count = texts.length - 1;
-  const { list, holes } = readShell(units);
+  const { list, holes, tooDeep } = readShell(units);
   const flow = new ValueFlow();
   const taints = Array.from({ length: count }, (_, i): Taint => new Set([slotSource(i)]));
   const declared = new Declarations();
   declared.collect(list);
   new ShellAnalyzer(flow, declared, taints, holes, 0).list(list, NO_STDIN);
+  if (tooDeep) {
+    // Text past the depth it was read to can hold anything: no value may stand in it.
+    for (const taint of taints)
+      flow.need(taint, {
+        shape: 'nothing',
+        construct: `shell text nested deeper than ${MAX_NESTING} levels, which is not read`,
+        hint: 'Write the command with less nesting (a function, or a script file in the project).',
+      });
+  }
   const needs = flow.slotNeeds(count);
   return needs.map((n, i) => ({
     ...(holes[i] ?? { quoting: 'none', arithmetic: false, wholeWord: false }),
@@ -84,12 +105,27 @@ class Declarations {
   readonly functions = new Set<string>();
   readonly integers = new Set<string>();
   readonly assoc = new Set<string>();
+  /**
+   * Variables assigned only literal texts, with those texts (`cmd=eval` → {eval}); a variable
+   * also assigned anything else maps to undefined.
+   */
+  readonly constants = new Map<string, Set<string> | undefined>();
 
   collect(list: CommandList): void {
     forEachCommand(list, (c) => {
       if (c.kind === 'compound') {
         if (c.keyword === 'function' && c.name) this.functions.add(c.name);
+        if ((c.keyword === 'for' || c.keyword === 'select') && c.name)
+          for (const w of c.words) this.constant(c.name, literalOf(w));
         return;
+      }
+      for (const w of c.words) {
+        const split = splitAssignment(w);
+        if (split === undefined) break;
+        this.constant(
+          split.name,
+          split.index === undefined ? literalOf({ parts: split.value }) : undefined,
+        );
       }
       const words = c.words.map(literalOf);
       const at = words.findIndex((w) => w === undefined || !ASSIGNMENT.test(w));
@@ -103,8 +139,18 @@ class Declarations {
         if (name === undefined) continue;
         if (flags.has('i')) this.integers.add(name);
         if (flags.has('A')) this.assoc.add(name);
+        const eq = w.indexOf('=');
+        if (eq !== -1) this.constant(name, w.slice(eq + 1));
       }
     });
+  }
+
+  /** `name` is assigned `value` (undefined: something not literal). */
+  private constant(name: string, value: string | undefined): void {
+    if (!this.constants.has(name)) this.constants.set(name, new Set());
+    const values = this.constants.get(name);
+    if (value === undefined) this.constants.set(name, undefined);
+    else values?.add(value);
   }
 }
 
@@ -154,28 +200,34 @@ class ShellAnalyzer implements AnalysisScope {
   }
 
   private command(c: Command, stdin: Stdin): Taint {
-    const own = this.redirects(c.redirects);
-    const input = own ?? stdin;
-    return c.kind === 'simple' ? this.simple(c, input) : this.compound(c, input);
+    // `exec` with redirections and no command redirects the rest of the script.
+    const exec = c.kind === 'simple' && c.words.length === 1 && literalOf(c.words[0]!) === 'exec';
+    const own = this.inputs(c.redirects, exec);
+    const out = c.kind === 'simple' ? this.simple(c, own ?? stdin) : this.compound(c, own ?? stdin);
+    this.outputs(c.redirects, out);
+    return out;
   }
 
   /**
    * Expands redirection targets (a `>&` target is arithmetic) and returns the standard input
-   * they give the command, or undefined when they give none.
+   * they give the command, or undefined when they give none. What goes to other descriptors
+   * flows into streams (`>fd:N`) that later commands may read: `exec 3<<<…; bash <&3`.
    */
-  private redirects(redirects: readonly Redirect[]): Stdin | undefined {
+  private inputs(redirects: readonly Redirect[], exec: boolean): Stdin | undefined {
     let stdin: Stdin | undefined;
+    const give = (fd: string | undefined, given: Stdin) => {
+      if (fd === undefined || fd === '0') {
+        stdin = given;
+        if (exec) this.writeStream('0', given.taint);
+      } else this.writeStream(fd, given.taint);
+    };
     for (const r of redirects) {
       if (r.heredoc !== undefined) {
         const doc = r.heredoc;
         const delimiter: Taint = union(...doc.delimiterHoles.map((h) => this.holeTaint(h)));
         this.need(delimiter, 'nothing', 'the delimiter of a here-document', HINTS.program);
         const body = this.expand(doc.body);
-        stdin = {
-          taint: body.taint,
-          visible: [this.visibleOf([body])],
-          opaque: false,
-        };
+        give(r.fd, { taint: body.taint, visible: [this.visibleOf([body])], opaque: false });
         continue;
       }
       const target = r.target === undefined ? undefined : this.expand(r.target);
@@ -186,12 +238,45 @@ class ShellAnalyzer implements AnalysisScope {
       }
       if (this.reparsed) this.oneWord(target, 'the target of a redirection');
       if (r.op === '<<<') {
-        stdin = { taint: target.taint, visible: [this.visibleOf([target])], opaque: false };
-      } else if (r.op === '<' || r.op === '<>' || r.op === '<&') {
-        stdin = { taint: target.processes, visible: [], opaque: true };
+        give(r.fd, { taint: target.taint, visible: [this.visibleOf([target])], opaque: false });
+      } else if (r.op === '<' || r.op === '<>') {
+        give(r.fd, {
+          taint: union(target.processes, fileTaint(target.literal)),
+          visible: [],
+          opaque: true,
+        });
+      } else if (r.op === '<&') {
+        give(r.fd, { taint: streamTaint(target.literal), visible: [], opaque: true });
       }
     }
     return stdin;
+  }
+
+  /** Output redirections: what the command writes flows into the files and streams it names. */
+  private outputs(redirects: readonly Redirect[], out: Taint): void {
+    for (const r of redirects) {
+      if (r.target === undefined || !['>', '>>', '>|', '&>', '&>>', '>&', '<>'].includes(r.op))
+        continue;
+      const target = literalOf(r.target);
+      if (r.op === '>&' && target !== undefined && /^\d+$/.test(target))
+        this.flow(out, streamKey(target));
+      else this.writeFile(target, out);
+      // `exec 3>file`: what goes to descriptor 3 later lands in the file.
+      if (r.fd !== undefined && r.op !== '>&')
+        this.flow(new Set([streamKey(r.fd)]), fileKey(target));
+    }
+  }
+
+  /** Whatever `taint` carries is written to file descriptor `fd` (`3`, or `{name}`). */
+  private writeStream(fd: string, taint: Taint): void {
+    this.flow(taint, streamKey(fd));
+    this.flow(taint, ANY_STREAM);
+  }
+
+  /** Whatever `taint` carries is written into the file at `path` (undefined: a path not known). */
+  writeFile(path: string | undefined, taint: Taint): void {
+    this.flow(taint, fileKey(path));
+    this.flow(taint, ANY_FILE);
   }
 
   private compound(c: CompoundCommand, stdin: Stdin): Taint {
@@ -250,6 +335,8 @@ class ShellAnalyzer implements AnalysisScope {
       this.assignment(words[k]!, {})
     )
       k++;
+    // `$(< file)` prints the file: a command of redirections alone passes its input on.
+    if (words.length === 0) return c.redirects.some((r) => r.op === '<') ? stdin.taint : CLEAN;
     if (k === words.length) return CLEAN;
     return this.run(words.slice(k), stdin);
   }
@@ -261,24 +348,62 @@ class ShellAnalyzer implements AnalysisScope {
   run(words: readonly Expanded[], stdin: Stdin): Taint {
     const [program, ...args] = words;
     if (program === undefined) return CLEAN;
-    const output = union(stdin.taint, ...args.map((a) => a.taint));
+    // What it prints may hold its arguments, its input and the files its arguments name.
+    const files = args.flatMap((a) =>
+      a.literal === undefined || a.literal.startsWith('-') ? [] : [fileTaint(a.literal)],
+    );
+    const output = union(stdin.taint, ...args.map((a) => a.taint), ...files);
     this.need(
       union(program.taint, program.processes),
       'nothing',
       'the name of the program a command runs',
       HINTS.program,
     );
-    const name = programName(program.literal);
-    if (name === undefined) {
+    if (program.literal?.includes('/') === true)
+      this.need(
+        fileTaint(program.literal),
+        'nothing',
+        'a program file the script writes values into, then runs',
+        HINTS.stdin,
+      );
+    const names = this.programNames(program);
+    if (names === undefined) {
+      // A program the text does not name (`$RUNNER …`): its arguments stay plain words.
       this.options('a command', args, 'getopt');
+      for (const a of args)
+        this.need(
+          a.taint,
+          'shell-words',
+          'an argument of a program the command does not name',
+          HINTS.program,
+        );
       return output;
     }
-    if (this.declared.functions.has(name)) {
-      // A function's arguments are its $1, $2, …: checked where the function uses them.
-      this.flow(union(...args.map((a) => a.taint)), '@');
-      return output;
+    const printed: Taint[] = [];
+    for (const name of names) {
+      if (this.declared.functions.has(name)) {
+        // A function's arguments are its $1, $2, …: checked where the function uses them.
+        this.flow(union(...args.map((a) => a.taint)), '@');
+        continue;
+      }
+      printed.push(this.programs.apply(name, args, stdin));
     }
-    return union(output, this.programs.apply(name, args, stdin));
+    return union(output, ...printed);
+  }
+
+  /**
+   * The programs a command word names: its text, or the literal texts a variable standing alone
+   * there is ever assigned (`cmd=eval; $cmd …`); undefined when the text does not tell.
+   */
+  private programNames(program: Expanded): string[] | undefined {
+    const name = programName(program.literal);
+    if (name !== undefined) return [name];
+    const [part, ...more] = program.word.parts;
+    if (part?.kind !== 'param' || more.length > 0 || part.param.op !== undefined) return undefined;
+    const values = this.declared.constants.get(part.param.name);
+    if (values === undefined || values.size === 0) return undefined;
+    const names = [...values].map(programName);
+    return names.every((n) => n !== undefined) ? (names as string[]) : undefined;
   }
 
   // ---- the rules ------------------------------------------------------------------------
@@ -423,6 +548,13 @@ class ShellAnalyzer implements AnalysisScope {
       return;
     }
     const inner = readShell(text.units);
+    if (inner.tooDeep)
+      this.need(
+        all,
+        'nothing',
+        `${construct}, nested deeper than ${MAX_NESTING} levels`,
+        HINTS.shell,
+      );
     this.declared.collect(inner.list);
     new ShellAnalyzer(this.values, this.declared, text.taints, inner.holes, this.depth + 1).list(
       inner.list,

@@ -64,6 +64,8 @@ export interface ParamExpansion {
 /** A redirection: `>`, `>>`, `<`, `<<<`, `>&`, `<<` (a here-document), …. */
 export interface Redirect {
   op: string;
+  /** The file descriptor written before the operator (`2>`, `3<<<`, `{fd}>`), if any. */
+  fd?: string;
   target?: Word;
   heredoc?: HereDoc;
 }

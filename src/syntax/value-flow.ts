@@ -22,6 +22,41 @@ export function slotSource(index: number): string {
   return `#${index}`;
 }
 
+/**
+ * Files and file descriptors are variables of the flow too: what a command writes to `out.txt`
+ * flows into `>file:out.txt`, and a shell that runs `out.txt` reads it, so a value written to a
+ * file and run from it later is found like one assigned to a variable and used later.
+ */
+/** The stream of file descriptor `fd` (`>fd:3`); `>fd:?` for one bash picks (`{name}>`). */
+export function streamKey(fd: string): string {
+  return /^\d+$/.test(fd) ? `>fd:${fd}` : UNKNOWN_STREAM;
+}
+
+/** A file the script writes (`>file:out.txt`); `>file:?` for a path not known. */
+export function fileKey(path: string | undefined): string {
+  if (path === undefined) return UNKNOWN_FILE;
+  return `>file:${path.replace(/\/{2,}/g, '/').replace(/^(\.\/)+/, '')}`;
+}
+
+/** Every file the script writes, together. */
+export const ANY_FILE = '>file:*';
+/** Every descriptor the script writes to, together. */
+export const ANY_STREAM = '>fd:*';
+const UNKNOWN_FILE = '>file:?';
+const UNKNOWN_STREAM = '>fd:?';
+
+/** What reading the file at `path` (undefined: a path not known) may give. */
+export function fileTaint(path: string | undefined): Taint {
+  return path === undefined ? new Set([ANY_FILE]) : new Set([fileKey(path), UNKNOWN_FILE]);
+}
+
+/** What reading descriptor `fd` (undefined: one not known) may give. */
+export function streamTaint(fd: string | undefined): Taint {
+  return fd === undefined || !/^\d+$/.test(fd)
+    ? new Set([ANY_STREAM])
+    : new Set([streamKey(fd), UNKNOWN_STREAM]);
+}
+
 /** Everything any of `taints` carries. */
 export function union(...taints: Taint[]): Taint {
   const nonEmpty = taints.filter((t) => t.size > 0);
