@@ -54,7 +54,6 @@ export const HINTS = {
   stdin: `Give the script its values as arguments, not inside the text it reads: bash -s -- {value} <<'EOF' … "$1" … EOF.`,
   program:
     'Name the program in the directive, and choose among a few with a condition (<when expr="inputs.tool = \'gzip\'" to="…"/>).',
-
   code: 'Pass the value to the program as data (an argument, an environment variable, a file), not inside its program text.',
 };
 

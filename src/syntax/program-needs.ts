@@ -22,7 +22,7 @@ import {
   type Interpreter,
   type Prefix,
 } from './shell-programs.js';
-import { programName, splitOption, takesArgument, variableOf } from './shell-words.js';
+import { leadingText, programName, splitOption, takesArgument, variableOf } from './shell-words.js';
 import { CLEAN, fileTaint, streamTaint, union, type Taint } from './value-flow.js';
 
 /** The rules of programs, applied to the analysis `scope`. */
@@ -257,14 +257,22 @@ export class ProgramNeeds {
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
       const word = a.literal;
+      const lead = leadingText(a);
+      if (!optionsEnd && word === undefined && /^[-+]./.test(lead)) {
+        // An option with a value in its attached argument (`--eval={x}`, `-e"{x}"`, `+{x}`).
+        const option = lead.startsWith('--') ? lead.split('=')[0]! : lead.slice(0, 2);
+        if (lead.startsWith('+') ? spec.plusCode : spec.code?.includes(option)) code(a);
+        else if (spec.loads?.includes(option))
+          this.scope.need(
+            a.taint,
+            'nothing',
+            `the code \`${name} ${option}\` loads`,
+            HINTS.program,
+          );
+        else if (spec.cluster?.includes(option.slice(1)) === true) code(a);
+        continue;
+      }
       if (optionsEnd || word === undefined || !/^[-+]./.test(word)) {
-        if (
-          spec.plusCode &&
-          word === undefined &&
-          a.word.parts[0]?.kind === 'text' &&
-          a.word.parts[0].text.startsWith('+')
-        )
-          code(a);
         operands.push(a);
         continue;
       }

@@ -13,6 +13,16 @@ export function literalOf(word: Word): string | undefined {
     : undefined;
 }
 
+/** The literal text a word begins with, up to its first expansion or value ('' when none). */
+export function leadingText(a: Expanded): string {
+  let text = '';
+  for (const part of a.word.parts) {
+    if (part.kind !== 'text') break;
+    text += part.text;
+  }
+  return text;
+}
+
 /** The program a literal word names (`/usr/bin/env` → `env`), or undefined. */
 export function programName(literal: string | undefined): string | undefined {
   if (literal === undefined || literal === '') return undefined;
