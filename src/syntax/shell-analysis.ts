@@ -259,11 +259,10 @@ class ShellAnalyzer implements AnalysisScope {
         continue;
       const target = literalOf(r.target);
       if (r.op === '>&' && target !== undefined && /^\d+$/.test(target))
-        this.flow(out, streamKey(target));
+        this.writeStream(target, out);
       else this.writeFile(target, out);
       // `exec 3>file`: what goes to descriptor 3 later lands in the file.
-      if (r.fd !== undefined && r.op !== '>&')
-        this.flow(new Set([streamKey(r.fd)]), fileKey(target));
+      if (r.fd !== undefined && r.op !== '>&') this.writeFile(target, new Set([streamKey(r.fd)]));
     }
   }
 
@@ -305,9 +304,12 @@ class ShellAnalyzer implements AnalysisScope {
         }
         break;
       }
-      case 'function':
-        for (const l of c.lists) this.list(l, NO_STDIN);
+      case 'function': {
+        // Its input and output are those of each call: variables the calls flow through.
+        const input: Stdin = { taint: new Set([`>stdin:${c.name}`]), visible: [], opaque: true };
+        for (const l of c.lists) this.flow(this.list(l, input), `>out:${c.name}`);
         return CLEAN;
+      }
     }
     for (const l of c.lists) outputs.push(this.list(l, stdin));
     return union(...outputs);
@@ -382,8 +384,11 @@ class ShellAnalyzer implements AnalysisScope {
     const printed: Taint[] = [];
     for (const name of names) {
       if (this.declared.functions.has(name)) {
-        // A function's arguments are its $1, $2, …: checked where the function uses them.
+        // A function's arguments are its $1, $2, …, its input and output the call's: checked
+        // where the function uses them.
         this.flow(union(...args.map((a) => a.taint)), '@');
+        this.flow(union(stdin.taint, ...stdin.visible.flatMap((v) => v.taints)), `>stdin:${name}`);
+        printed.push(new Set([`>out:${name}`]));
         continue;
       }
       printed.push(this.programs.apply(name, args, stdin));
