@@ -17,7 +17,8 @@ import { type ToolDefinition } from '../tool-definition.js';
  * `details` hold the same three fields. The command leads its own process group; on its
  * `timeout` (seconds, default 120: a retryable `STEP_TIMEOUT`) or an abort of the context's signal
  * (the abort reason, else `CANCELLED`) the whole group is killed: SIGTERM, then SIGKILL after 2 s.
- * Background processes still running when bash exits normally are left alone.
+ * Background processes still running when bash exits are killed with the call. `env` may not set
+ * the variables through which bash runs code at start-up (`BASH_ENV`, `SHELLOPTS`, …).
  */
 export const bashTool: ToolDefinition = {
   itemId: 'dirigent/shell/bash',
@@ -52,6 +53,7 @@ export const bashTool: ToolDefinition = {
   ],
   async execute(params, ctx) {
     const command = params.command as string;
+    checkEnvNames(params.env as Record<string, string> | undefined);
     const dir = params.working_dir as string | undefined;
     const cwd = dir === undefined ? ctx.projectDir : await workingDir(ctx.projectDir, dir);
     if (ctx.signal.aborted) throw abortError(ctx.signal, 'bash command');
@@ -65,6 +67,36 @@ export const bashTool: ToolDefinition = {
     return run(command, cwd, env, (params.timeout as number) * 1000, ctx.signal);
   },
 };
+
+/**
+ * Variables through which bash (or the loader) runs code at start-up: a file it sources
+ * (`BASH_ENV`, `ENV`), options and a prompt it expands (`SHELLOPTS`, `BASHOPTS`, `PS4`,
+ * `PROMPT_COMMAND`), a library loaded into every program (`LD_PRELOAD`, `LD_AUDIT`). Set from a
+ * step's `env`, a value there would choose code; the command can do what they do in its text.
+ */
+const CODE_ENV = new Set([
+  'BASH_ENV',
+  'ENV',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'PS4',
+  'PROMPT_COMMAND',
+  'LD_PRELOAD',
+  'LD_AUDIT',
+]);
+
+function checkEnvNames(env: Record<string, string> | undefined): void {
+  const refused = Object.keys(env ?? {}).filter((name) => CODE_ENV.has(name));
+  if (refused.length === 0) return;
+  throw DirigentError.fatal(
+    ErrorCode.INVALID_PARAMS,
+    `env may not set ${refused.join(', ')}: bash (or every program it starts) would run code chosen by ${refused.length === 1 ? 'its value' : 'their values'}; the command was not run.`,
+    {
+      hint: 'Do it in the command itself (`source ./setup.sh`, `set -x`), where the directive says what runs.',
+      details: { refused },
+    },
+  );
+}
 
 async function workingDir(projectDir: string, dir: string): Promise<string> {
   const path = await resolveInProject(projectDir, dir);

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -45,6 +46,24 @@ describe('dirigent/shell/bash', () => {
         makeCall(BASH, { command: 'echo out; echo err >&2; pwd' }, { projectDir: dir }),
       );
       expect(result).toEqual({ stdout: `out\n${dir}\n`, stderr: 'err\n', exit_code: 0 });
+    });
+  });
+
+  it('refuses env that would make bash run code at start-up (BASH_ENV, SHELLOPTS, …), running nothing', async () => {
+    await withTempDir(async (dir) => {
+      for (const env of [
+        { BASH_ENV: '/dev/stdin' },
+        { SHELLOPTS: 'xtrace', PS4: '$(touch PWNED)' },
+        { LD_PRELOAD: '/tmp/x.so' },
+      ]) {
+        const err = await rejection(
+          dispatcher.dispatch(makeCall(BASH, { command: 'touch ran', env }, { projectDir: dir })),
+        );
+        expect(err.code).toBe(ErrorCode.INVALID_PARAMS);
+        expect(err.message).toContain('env may not set');
+      }
+      expect(existsSync(join(dir, 'ran'))).toBe(false);
+      expect(existsSync(join(dir, 'PWNED'))).toBe(false);
     });
   });
 
