@@ -505,22 +505,7 @@ class ShellReader {
         } else if (doc.quoted) {
           this.text(parts, u, true);
           this.i++;
-        } else if (u === '\\') {
-          const next = this.peek(1);
-          if (next === '\n') this.i += 2;
-          else if (next === '$' || next === '`' || next === '\\') {
-            this.text(parts, next, true);
-            this.i += 2;
-          } else {
-            this.text(parts, '\\', true);
-            this.i++;
-          }
-        } else if (u === '$') this.dollar(parts, true);
-        else if (u === '`') this.backquote(parts, true);
-        else {
-          this.text(parts, u, true);
-          this.i++;
-        }
+        } else this.expandingText(parts, u, '$`\\');
       }
     }
     doc.body = { parts };
@@ -636,22 +621,31 @@ class ShellReader {
       } else if (u === '"') {
         this.i++;
         return;
-      } else if (u === '\\') {
-        const next = this.peek(1);
-        if (next === '\n') this.i += 2;
-        else if (next === '$' || next === '`' || next === '"' || next === '\\') {
-          this.text(parts, next, true);
-          this.i += 2;
-        } else {
-          this.text(parts, '\\', true);
-          this.i++;
-        }
-      } else if (u === '$') this.dollar(parts, true);
-      else if (u === '`') this.backquote(parts, true);
-      else {
-        this.text(parts, u, true);
+      } else this.expandingText(parts, u, '$`"\\');
+    }
+  }
+
+  /**
+   * One character of text where expansions happen but words do not end (double quotes, the body
+   * of a here-document): `$` and backquotes expand, a backslash escapes the characters of
+   * `escapable` (and joins lines), else it stays.
+   */
+  private expandingText(parts: WordPart[], u: string, escapable: string): void {
+    if (u === '\\') {
+      const next = this.peek(1);
+      if (next === '\n') this.i += 2;
+      else if (typeof next === 'string' && escapable.includes(next)) {
+        this.text(parts, next, true);
+        this.i += 2;
+      } else {
+        this.text(parts, '\\', true);
         this.i++;
       }
+    } else if (u === '$') this.dollar(parts, true);
+    else if (u === '`') this.backquote(parts, true);
+    else {
+      this.text(parts, u, true);
+      this.i++;
     }
   }
 
