@@ -51,7 +51,6 @@ export class ProgramNeeds {
     this.scope.options(name, args, 'builtin', (o) => (takesArgument(o, withArgument) ? 1 : 0));
     let i = 0;
     let viaShell = false;
-    let replaces = false;
     for (; i < args.length; i++) {
       const word = args[i]!.literal;
       if (word === undefined || !word.startsWith('-') || word === '-') break;
@@ -62,8 +61,6 @@ export class ProgramNeeds {
       const [option, attached] = splitOption(word);
       if (spec.query?.includes(option)) return CLEAN; // `command -v x` runs nothing
       if (spec.viaShell?.includes(option)) viaShell = true;
-      if (name === 'xargs' && (option === '-I' || option === '-i' || option === '--replace'))
-        replaces = true;
       const argument = attached === undefined ? args[i + 1] : undefined;
       if (spec.code?.includes(option)) {
         if (argument !== undefined)
@@ -100,15 +97,14 @@ export class ProgramNeeds {
     }
     if (spec.stdinArgs) {
       const command = rest[0]?.literal === undefined ? undefined : programName(rest[0].literal);
-      // Its input becomes arguments of the command, wherever they land: in a shell's, an
-      // interpreter's or a prefix's arguments they may be code (`xargs sh -c`).
-      const runsCode =
+      // Its input becomes arguments of the command, appended or put in place of `-I`'s text:
+      // in a shell's, an interpreter's or a prefix's arguments they may be code (`xargs sh -c`).
+      const intoCode =
         command === undefined ||
         SHELLS.has(command) ||
         interpreterOf(command) !== undefined ||
         PREFIXES[command] !== undefined ||
         ['eval', 'source', '.', 'trap'].includes(command);
-      const intoCode = runsCode || (replaces && rest.length > 0);
       this.scope.need(
         stdin.taint,
         intoCode ? 'nothing' : 'shell-words',

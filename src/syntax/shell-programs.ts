@@ -24,7 +24,7 @@ export interface Prefix {
   assigns?: boolean;
   /** The rest is joined into one text a shell runs (`ssh host cmd…`, `watch cmd…`). */
   joined?: boolean;
-  /** Its standard input becomes the command's arguments (`xargs`); `-I` puts them inside them. */
+  /** Its standard input becomes the command's arguments (`xargs`). */
   stdinArgs?: boolean;
 }
 
