@@ -9,7 +9,8 @@ export function registerToolCommands(program: Command): void {
   program
     .command('validate')
     .description('Check directives without running them.')
-    .argument('<files...>')
+    .argument('<targets...>', 'directive files or item ids')
+    .option('-p, --project <dir>', 'project directory', process.cwd())
     .option('--json', 'print the results as JSON')
     .action(lazyAction(async () => (await import('./validate-command.js')).validateCommand));
 
@@ -53,6 +54,7 @@ export function registerToolCommands(program: Command): void {
   program
     .command('graph')
     .description('Print the compiled machine of a directive as a Mermaid diagram.')
-    .argument('<file>')
+    .argument('<target>', 'directive file or item id')
+    .option('-p, --project <dir>', 'project directory', process.cwd())
     .action(lazyAction(async () => (await import('./validate-command.js')).graphCommand));
 }

@@ -1,29 +1,45 @@
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { toMermaid } from '../compiler/to-mermaid.js';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import type { Diagnostic } from '../directive/ast.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
-import { DirectiveLoader } from '../engine/directive-loader.js';
+import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 
-/** `dirigent validate`: exit 0 when every file is valid, 2 otherwise. */
-export function validateCommand(files: string[], opts: { json?: boolean }): number {
-  const loader = new DirectiveLoader(process.cwd());
-  const results = files.map((file) => {
+/** Options of `validate` and `graph`. */
+export interface ValidateOptions {
+  json?: boolean;
+  /** The project whose spaces item ids resolve in (and whose policy applies); default the cwd. */
+  project?: string;
+}
+
+/**
+ * `dirigent validate <file | item_id>…`: each target is a file or an item id, as `run` takes it;
+ * exit 0 when every one is valid, 2 otherwise.
+ */
+export async function validateCommand(targets: string[], opts: ValidateOptions): Promise<number> {
+  const loader = new DirectiveLoader(opts.project ?? process.cwd());
+  const results = [];
+  for (const target of targets) {
     try {
-      const loaded = loader.fromText(file, readFileSync(resolve(file), 'utf8'));
-      return {
-        file,
+      const loaded = await load(loader, target);
+      results.push({
+        file: target,
         valid: true,
         errors: [] as Diagnostic[],
         warnings: loaded.compiled.directive.warnings,
-      };
+      });
     } catch (err) {
       const e = DirigentError.from(err);
-      return { file, valid: false, errors: diagnosticsOf(e), warnings: [] as Diagnostic[] };
+      results.push({
+        file: target,
+        valid: false,
+        errors: diagnosticsOf(e),
+        warnings: [] as Diagnostic[],
+      });
     }
-  });
+  }
   if (opts.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   else {
     for (const r of results) {
@@ -35,13 +51,10 @@ export function validateCommand(files: string[], opts: { json?: boolean }): numb
   return results.every((r) => r.valid) ? 0 : 2;
 }
 
-/** `dirigent graph`: the compiled machine as Mermaid. */
-export function graphCommand(file: string): number {
+/** `dirigent graph <file | item_id>`: the compiled machine as Mermaid. */
+export async function graphCommand(target: string, opts: ValidateOptions): Promise<number> {
   try {
-    const loaded = new DirectiveLoader(process.cwd()).fromText(
-      file,
-      readFileSync(resolve(file), 'utf8'),
-    );
+    const loaded = await load(new DirectiveLoader(opts.project ?? process.cwd()), target);
     process.stdout.write(toMermaid(loaded.compiled));
     return 0;
   } catch (err) {
@@ -49,4 +62,16 @@ export function graphCommand(file: string): number {
       process.stderr.write(formatDiagnostic(d) + '\n');
     return 2;
   }
+}
+
+/**
+ * The directive `target` names, a file or an item id (`UNKNOWN_DIRECTIVE` when neither), parsed
+ * and compiled under the project's policy. Its signature is not checked: validating a directive
+ * is how one reviews it before signing.
+ */
+async function load(loader: DirectiveLoader, target: string): Promise<LoadedDirective> {
+  const file = await loader.resolve(target);
+  // Messages name a file as the command line gave it.
+  const shown = file === resolve(loader.projectDir, target) ? target : file;
+  return loader.fromText(shown, await readFile(file, 'utf8'));
 }

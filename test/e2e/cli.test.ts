@@ -5,7 +5,7 @@
  */
 import { execSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -516,6 +516,30 @@ describe('dirigent validate', () => {
     expect(stdout).toMatch(/^bad\.md:11:7: error: .*"nowhere".*\[UNKNOWN_STEP\]$/m);
     expect(stdout).toContain('invalid bad.md');
     expect(stdout).toContain(`ok ${join(DIRECTIVES, 'hello.md')}`);
+  });
+});
+
+describe('dirigent validate and graph take item ids, as run does', () => {
+  it('validates and draws a directive of .ai/directives/ by its item id; an unknown one is UNKNOWN_DIRECTIVE', async () => {
+    const dir = join(project, '.ai', 'directives', 'ops');
+    await mkdir(dir, { recursive: true });
+    const text = await readFile(example('hello'), 'utf8');
+    await writeFile(join(dir, 'report.md'), text.replace('name="hello"', 'name="report"'));
+    const validated = await cli(['validate', 'ops/report', '--project', project]);
+    expect(validated.code, validated.stdout).toBe(0);
+    expect(validated.stdout).toContain('ok ops/report');
+    const drawn = await cli(['graph', 'ops/report', '--project', project]);
+    expect(drawn.code, drawn.stderr).toBe(0);
+    expect(drawn.stdout).toMatch(/^flowchart (TD|LR)\n/);
+
+    const unknown = await cli(['validate', 'ops/nope', '--project', project, '--json']);
+    expect(unknown.code).toBe(2);
+    const [result] = JSON.parse(unknown.stdout) as { errors: { code: string }[] }[];
+    expect(result!.errors.map((e) => e.code)).toEqual(['UNKNOWN_DIRECTIVE']);
+    const graph = await cli(['graph', 'ops/nope', '--project', project]);
+    expect(graph.code).toBe(2);
+    expect(graph.stderr).toContain('[UNKNOWN_DIRECTIVE]');
+    expect(graph.stderr).not.toContain('INTERNAL');
   });
 });
 
