@@ -25,6 +25,7 @@ const STATUS: Readonly<Record<string, number>> = {
   // The request is well formed but clashes with the state of a run or of a key.
   [ErrorCode.IDEMPOTENCY_CONFLICT]: 409,
   [ErrorCode.RUN_NOT_WAITING]: 409,
+  [ErrorCode.RUN_ENDED]: 409,
   [ErrorCode.UNKNOWN_SIGNAL]: 409,
   [ErrorCode.RUN_CONFLICT]: 409,
   [ErrorCode.ITEM_EXISTS]: 409,

@@ -47,6 +47,9 @@ const NO_WORKER =
 
 const out = (line: string) => process.stdout.write(line + '\n');
 
+/** Errors before anything ran that exit 1 rather than 2 (see {@link reportInvalid}). */
+const ONE = new Set<string>([ErrorCode.INTERNAL, ErrorCode.REDIS_UNAVAILABLE, ErrorCode.RUN_ENDED]);
+
 /**
  * `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs,
  * {@link EXIT_TIMED_OUT} when `--timeout` passed first.
@@ -154,7 +157,10 @@ async function timedOut(
   const seconds = timeoutMs / 1000;
   const final =
     dirigent.mode === 'embedded'
-      ? await dirigent.cancel(record.runId, `Cancelled: --timeout ${seconds} s passed.`)
+      ? await dirigent
+          .cancel(record.runId, `Cancelled: --timeout ${seconds} s passed.`)
+          // It ended in the moment between the wait and the cancel: its record says how.
+          .catch(() => dirigent.get(record.runId))
       : record;
   if (opts.json) out(JSON.stringify(final));
   else printOutcome(final, out);
@@ -300,6 +306,6 @@ export function reportInvalid(err: unknown, opts: { json?: boolean }): number {
     for (const d of diagnosticsOf(e)) process.stderr.write(formatDiagnostic(d) + '\n');
   }
   // Nothing ran because the directive or the call is wrong (2), or because something around it
-  // failed (1).
-  return e.code === ErrorCode.INTERNAL || e.code === ErrorCode.REDIS_UNAVAILABLE ? 1 : 2;
+  // failed, or the run it names has ended already (1, as a run that ended failed or cancelled).
+  return ONE.has(e.code) ? 1 : 2;
 }

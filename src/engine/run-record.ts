@@ -12,6 +12,11 @@ import type { SourceLocation } from '../errors/source-location.js';
  */
 export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
+/** Whether a run with `status` has ended: nothing more happens to it. */
+export function hasEnded(status: RunStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
 /** One execution of a step, in the order steps ended. */
 export interface StepEntry {
   name: string;

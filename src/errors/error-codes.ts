@@ -121,6 +121,8 @@ export const ErrorCode = {
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',
   REDIS_UNAVAILABLE: 'REDIS_UNAVAILABLE',
   RUN_NOT_WAITING: 'RUN_NOT_WAITING',
+  // Cancelling a run that has already completed, failed or been cancelled.
+  RUN_ENDED: 'RUN_ENDED',
   RUN_CONFLICT: 'RUN_CONFLICT',
   /**
    * A worker's write to a run that another worker has taken over (the writer's lease lapsed: it

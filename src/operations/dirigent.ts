@@ -13,7 +13,7 @@
 import { resolve } from 'node:path';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
-import type { RunRecord } from '../engine/run-record.js';
+import { hasEnded, type RunRecord } from '../engine/run-record.js';
 import { validateInputs } from '../engine/validate-inputs.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -176,9 +176,23 @@ export class Dirigent {
     return this.backend.wait(runId, options.timeoutMs);
   }
 
-  /** Cancels a run (stopping its running work) and resolves with its record. */
-  cancel(runId: string, reason = 'Cancelled.'): Promise<RunRecord> {
-    checkRunId(runId);
+  /**
+   * Cancels a run (stopping its running work) and resolves with its record. `RUN_ENDED` (with
+   * the run's status) when it has already completed, failed or been cancelled; `RUN_NOT_FOUND`
+   * when there is no such run.
+   */
+  async cancel(runId: string, reason = 'Cancelled.'): Promise<RunRecord> {
+    const record = await this.get(runId);
+    if (hasEnded(record.status)) {
+      throw DirigentError.fatal(
+        ErrorCode.RUN_ENDED,
+        `Run ${runId} has ended (${record.status}); there is nothing to cancel.`,
+        {
+          hint: `Its record: \`dirigent status ${runId}\` (GET /v1/runs/${runId}).`,
+          details: { runId, status: record.status },
+        },
+      );
+    }
     return this.backend.cancel(runId, reason);
   }
 

@@ -238,6 +238,10 @@ export class RunsClient {
       // A job about one run completes with that run's record.
       return (await job.waitUntilFinished(events)) as RunRecord;
     } catch (err) {
+      // A job done (and removed, as completed jobs are) before the wait began to look: what it
+      // did is in the run's record.
+      if (err instanceof Error && err.message.startsWith('Missing key for job'))
+        return this.status(data.runId);
       throw fromJobError(err, `run ${data.runId}`);
     }
   }

@@ -472,6 +472,30 @@ describe('dirigent signal and cancel: a waiting run resumed from other processes
     const late = await json(['signal', runId, 'review', '--payload', '{"approved": true}']);
     expect(late.code).toBe(2);
     expect(late.record.error?.code).toBe('RUN_NOT_WAITING');
+    // Cancelling it again says it has ended, with its status, and exits 1.
+    const again = await json(['cancel', runId]);
+    expect(again.code).toBe(1);
+    expect(again.record.error).toMatchObject({
+      code: 'RUN_ENDED',
+      message: expect.stringContaining('has ended (cancelled)'),
+    });
+    expect((await storedRecord(runId)).status).toBe('cancelled');
+  });
+
+  it('cancel of a completed run says it has ended (RUN_ENDED, exit 1), in both output modes', async () => {
+    const done = await json(['run', example('hello')]);
+    expect(done.record.status).toBe('completed');
+    const runId = done.record.runId!;
+    const refused = await json(['cancel', runId]);
+    expect(refused.code).toBe(1);
+    expect(refused.record.error).toMatchObject({
+      code: 'RUN_ENDED',
+      message: expect.stringContaining('has ended (completed)'),
+    });
+    const plain = await cli(['cancel', runId, '--project', project]);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('[RUN_ENDED]');
+    expect((await storedRecord(runId)).status).toBe('completed');
   });
 
   it('human output of a waiting run says what it asks and how to resume it', async () => {

@@ -184,6 +184,25 @@ describe('runs on Redis workers', { timeout: 60_000 }, () => {
     expect((await client.get(`/v1/runs/${slow.body.runId}`)).body.status).toBe('cancelled');
   });
 
+  it('answers 409 RUN_ENDED, with the status, to a cancel of a run that has ended', async () => {
+    const { client } = await deployment();
+    const done = await client.post('/v1/runs?wait=20', {
+      directive: 'hello',
+      inputs: { who: 'Al' },
+    });
+    expect(done.body.status).toBe('completed');
+    // Again and again: a cancel job done before its wait looks is read from the store.
+    for (let i = 0; i < 3; i++) {
+      const refused = await client.post(`/v1/runs/${done.body.runId}/cancel`, {});
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({
+        code: 'RUN_ENDED',
+        details: { status: 'completed' },
+      });
+    }
+    expect((await client.get(`/v1/runs/${done.body.runId}`)).body.status).toBe('completed');
+  });
+
   it('is not ready (503) while no worker takes runs, and ready once one does', async () => {
     const project = servers.project();
     const api = await servers.listen({ project, redis: redis.url, prefix: redis.prefix });
