@@ -60,7 +60,7 @@ export function registerRunCommands(program: Command): void {
     .description('List runs, newest first.')
     .option(
       '--status <status>',
-      'only runs with this status (running, waiting, completed, failed, cancelled)',
+      'only runs with this status (queued, running, waiting, completed, failed, cancelled)',
     )
     .option('--directive <item_id>', 'only runs of this directive')
     .option('--limit <n>', 'at most this many (default 50)')

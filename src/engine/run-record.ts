@@ -12,6 +12,16 @@ import type { SourceLocation } from '../errors/source-location.js';
  */
 export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
+/** Every {@link RunStatus}, in the order a run can pass through them. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
 /** Whether a run with `status` has ended: nothing more happens to it. */
 export function hasEnded(status: RunStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';

@@ -34,7 +34,7 @@ import {
 import { ItemOperations } from './item-operations.js';
 import { RunQueries } from './run-queries.js';
 import type { RunBackend, Watch } from './run-backend.js';
-import type { RunFilter, RunPage } from './run-filter.js';
+import { checkRunFilter, type RunFilter, type RunPage } from './run-filter.js';
 import type { BatchOptions, BatchReport, BatchStatus } from './batch.js';
 import type { Schedule, ScheduleStore } from './schedule.js';
 import { declaredSchedules, scheduleOf, type ScheduleRequest } from './schedule-of.js';
@@ -158,8 +158,9 @@ export class Dirigent {
     });
   }
 
-  /** Runs, newest first, a page at a time. */
-  list(filter: RunFilter = {}): Promise<RunPage> {
+  /** Runs, newest first, a page at a time; `INVALID_REQUEST` for a status no run can have. */
+  async list(filter: RunFilter = {}): Promise<RunPage> {
+    checkRunFilter(filter);
     return this.backend.list(filter);
   }
 

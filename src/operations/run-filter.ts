@@ -1,5 +1,6 @@
 /** Which runs a list asks for, a page at a time, newest first. */
-import type { RunRecord, RunStatus } from '../engine/run-record.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../engine/run-record.js';
+import { didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunCursor } from '../queue/redis-run-store.js';
@@ -51,6 +52,21 @@ export function decodeCursor(cursor: string): RunCursor {
       hint: 'Pass the `next` value of the previous page as it was, or leave the cursor out for the first page.',
     },
   );
+}
+
+/**
+ * Refuses, with `INVALID_REQUEST` listing what is accepted, a filter whose status is none a run
+ * can have (a list filtered by it would be empty, and a typo would pass unnoticed).
+ */
+export function checkRunFilter(filter: RunFilter): void {
+  if (filter.status !== undefined && !RUN_STATUSES.includes(filter.status)) {
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_REQUEST,
+      `"${String(filter.status)}" is not a run status.${didYouMean(String(filter.status), RUN_STATUSES)}`,
+      { hint: `Statuses: ${RUN_STATUSES.join(', ')}.`, details: { statuses: RUN_STATUSES } },
+    );
+  }
+  pageSize(filter);
 }
 
 /** The page size a filter asks for, checked. */

@@ -543,6 +543,19 @@ describe('dirigent validate', () => {
   });
 });
 
+describe('dirigent runs', () => {
+  it('refuses a status no run can have, listing the statuses (queued included), with did-you-mean', async () => {
+    const bogus = await cli(['runs', '--status', 'complete', '--project', project]);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain('"complete" is not a run status. Did you mean "completed"?');
+    expect(bogus.stderr).toContain('queued, running, waiting, completed, failed, cancelled');
+    const done = await json(['run', example('hello')]);
+    const listed = await cli(['runs', '--status', 'completed', '--project', project]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(done.record.runId!);
+  });
+});
+
 describe('dirigent validate and graph take item ids, as run does', () => {
   it('validates and draws a directive of .ai/directives/ by its item id; an unknown one is UNKNOWN_DIRECTIVE', async () => {
     const dir = join(project, '.ai', 'directives', 'ops');
