@@ -1,9 +1,11 @@
 /**
  * Ids of runs started together in one job (see `start-batch.ts`). A batch draws one random UUID,
- * its key: run `i` of it is the key with its last four hex digits replaced by `i`, and the batch's
- * job id is the key's first 32 characters after `starts.` (no run id holds a `.`). So a run id
- * names the one job that may hold it while it is queued, and `status` finds a queued run of a
- * batch with one read more, and no index to keep.
+ * its key: run `i` of it is the key with its first four hex digits replaced by a number only `i`
+ * gives (see {@link leadOf}), and the batch's job id is the key's last 32 characters after
+ * `starts.` (no run id holds a `.`). So ids of runs started together differ in their first
+ * characters, where the console and every log line show an id; a run id names the one job that
+ * may hold it while it is queued, and `status` finds a queued run of a batch with one read more,
+ * and no index to keep.
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -15,13 +17,25 @@ export const MAX_BATCH_RUNS = 0x10000;
 export function batchRunIds(key: string, count: number): string[] {
   if (!UUID.test(key)) throw new RangeError(`batch key ${key} is not a lower-case UUID`);
   if (count < 1 || count > MAX_BATCH_RUNS) throw new RangeError(`batch of ${count} runs`);
-  const stem = key.slice(0, 32);
-  return Array.from({ length: count }, (_, i) => stem + i.toString(16).padStart(4, '0'));
+  const lead = parseInt(key.slice(0, 4), 16);
+  const rest = key.slice(4);
+  return Array.from({ length: count }, (_, i) => leadOf(i, lead) + rest);
+}
+
+/**
+ * An odd multiplier: `i ↦ i · SPREAD mod 2¹⁶` is one-to-one, so the leads of a batch are all
+ * distinct, and consecutive `i` differ in every digit rather than only the last.
+ */
+const SPREAD = 0x9e37;
+
+/** The first four hex digits of run `i` of a batch whose key begins with `lead`. */
+function leadOf(i: number, lead: number): string {
+  return ((Math.imul(i, SPREAD) ^ lead) & 0xffff).toString(16).padStart(4, '0');
 }
 
 /** The job id of the batch drawn from `key`. */
 export function batchJobId(key: string): string {
-  return `starts.${key.slice(0, 32)}`;
+  return `starts.${key.slice(4)}`;
 }
 
 /** The job id of the batch that may hold `runId`; undefined for a run id no batch can have. */
