@@ -3,7 +3,7 @@
  * `api-schemas.ts`'s): a run's whole view, counts by status, runs as they change. Objects of the
  * engine allow properties beyond those listed, as there.
  */
-import { RUN_STATUSES } from '../operations/run-counts.js';
+import { RUN_STATUSES } from '../engine/run-record.js';
 
 const STATUS = { type: 'string', enum: RUN_STATUSES } as const;
 const OBJECT = { type: 'object', additionalProperties: true } as const;

@@ -7,7 +7,8 @@
  */
 import type { RunStatus } from '../engine/run-record.js';
 import type { RedisRunStore } from '../queue/redis-run-store.js';
-import { noCounts, RUN_STATUSES, type CountFilter, type RunCounts } from './run-counts.js';
+import { RUN_STATUSES } from '../engine/run-record.js';
+import { noCounts, type CountFilter, type RunCounts } from './run-counts.js';
 
 const STORED = RUN_STATUSES.filter((s): s is Exclude<RunStatus, 'queued'> => s !== 'queued');
 const CHUNK = 1000;

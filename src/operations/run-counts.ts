@@ -1,16 +1,6 @@
 /** How many runs a list holds, by status: the counts a console shows above its list. */
-import type { RunRecord, RunStatus } from '../engine/run-record.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../engine/run-record.js';
 import type { RunFilter } from './run-filter.js';
-
-/** Every status a run can have, in the order a console lists them. */
-export const RUN_STATUSES: readonly RunStatus[] = [
-  'queued',
-  'running',
-  'waiting',
-  'completed',
-  'failed',
-  'cancelled',
-];
 
 /** Which runs {@link Dirigent.counts} counts: a list's filter without status or paging. */
 export type CountFilter = Pick<RunFilter, 'directive' | 'since' | 'until'>;

@@ -10,7 +10,7 @@ import { StatusBadge } from '../parts/status-badge';
 import { useVirtual } from '../parts/use-virtual';
 import { navigate, params } from '../router';
 import type { RunRecord, RunStatus, RunSummary } from '../types';
-import { RUN_STATUSES } from '../../../src/operations/run-counts.js';
+import { RUN_STATUSES } from '../../../src/engine/run-record.js';
 import { summaryOf } from '../../../src/operations/run-feed.js';
 import { useRunList, type ListFilter } from './use-run-list';
 
