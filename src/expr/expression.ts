@@ -151,10 +151,7 @@ function build(source: string): CompiledExpression {
       },
     );
   }
-  const ast = expression.ast();
-  if (callsEval(ast)) throw evalRefused(source);
-  checkRegexes(ast, source);
-  markRanges(ast);
+  inspect(expression.ast(), source);
   expression.assign('__evaluate_entry', onEntry);
   expression.assign('__evaluate_exit', onExit);
   expression.assign('pad', boundedPad);
@@ -184,54 +181,41 @@ function build(source: string): CompiledExpression {
   };
 }
 
-/** Every node of a parsed expression (walked without recursion). */
-function* nodesOf(
-  ast: unknown,
-): Generator<{ type?: unknown; value?: unknown; position?: unknown }> {
+/**
+ * Walks the parsed expression once (without recursion): refuses `$eval` and regex literals RE2
+ * cannot run (`INVALID_EXPRESSION`, at their position), and notes the operands of every range
+ * (`a..b`) so that {@link onExit} can bound its size.
+ */
+function inspect(ast: unknown, source: string): void {
   const stack: unknown[] = [ast];
   while (stack.length > 0) {
     const node = stack.pop();
     if (node === null || typeof node !== 'object' || node instanceof RegExp) continue;
-    yield node as { type?: unknown; value?: unknown };
+    const { type, value, lhs, rhs } = node as Record<string, unknown>;
+    if (type === 'variable' && value === 'eval') throw evalRefused(source);
+    if (type === 'regex' && value instanceof RegExp) checkRegex(value, node, source);
+    if (type === 'binary' && value === '..' && isObject(lhs) && isObject(rhs)) {
+      rangeOperands.set(lhs, null);
+      rangeOperands.set(rhs, lhs);
+    }
     for (const child of Object.values(node)) if (typeof child === 'object') stack.push(child);
   }
 }
 
-/** Whether the parsed expression names `$eval` anywhere. */
-function callsEval(ast: unknown): boolean {
-  for (const node of nodesOf(ast))
-    if (node.type === 'variable' && node.value === 'eval') return true;
-  return false;
-}
-
 /** Refuses, with `INVALID_EXPRESSION` at its position, a regex literal RE2 cannot run. */
-function checkRegexes(ast: unknown, source: string): void {
-  for (const node of nodesOf(ast)) {
-    if (node.type !== 'regex' || !(node.value instanceof RegExp)) continue;
-    try {
-      compileRe2(node.value);
-    } catch (err) {
-      const position = typeof node.position === 'number' ? node.position : undefined;
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_EXPRESSION,
-        `invalid expression ${quote(source)}: the regular expression /${node.value.source}/ is not one RE2 runs (${(err as Error).message})${position === undefined ? '' : ` (at position ${position})`}`,
-        {
-          hint: 'Regular expressions in expressions run on RE2, whose time is linear in the text: write it without look-around and back-references (a condition or a second expression can do their part).',
-          details: { position },
-        },
-      );
-    }
-  }
-}
-
-/** Notes the operands of every range (`a..b`), so that {@link onExit} can bound its size. */
-function markRanges(ast: unknown): void {
-  for (const node of nodesOf(ast)) {
-    const { lhs, rhs } = node as { lhs?: unknown; rhs?: unknown };
-    if (node.type === 'binary' && node.value === '..' && isObject(lhs) && isObject(rhs)) {
-      rangeOperands.set(lhs, null);
-      rangeOperands.set(rhs, lhs);
-    }
+function checkRegex(regex: RegExp, node: { position?: unknown }, source: string): void {
+  try {
+    compileRe2(regex);
+  } catch (err) {
+    const position = typeof node.position === 'number' ? node.position : undefined;
+    throw DirigentError.fatal(
+      ErrorCode.INVALID_EXPRESSION,
+      `invalid expression ${quote(source)}: the regular expression /${regex.source}/ is not one RE2 runs (${(err as Error).message})${position === undefined ? '' : ` (at position ${position})`}`,
+      {
+        hint: 'Regular expressions in expressions run on RE2, whose time is linear in the text: write it without look-around and back-references (a condition or a second expression can do their part).',
+        details: { position },
+      },
+    );
   }
 }
 
@@ -252,6 +236,8 @@ function boundedPad(text: unknown, width: unknown, char: unknown): unknown {
   return jsonataPad(text, width, char);
 }
 
+const LOOP_HINT = 'Look for an endless loop or recursion, or make the expression cheaper.';
+
 function evalRefused(source: string): DirigentError {
   return DirigentError.fatal(
     ErrorCode.INVALID_EXPRESSION,
@@ -266,19 +252,22 @@ function failure(source: string, err: unknown, timeoutMs: number, maxDepth: numb
   // `$eval` wraps errors from the inner expression in `{ code: "D3121", error }`.
   for (let inner: unknown = err; inner !== null && typeof inner === 'object'; ) {
     if (inner instanceof Runaway) {
-      const what = {
-        time: `ran longer than ${timeoutMs} ms`,
-        depth: `recursed deeper than ${maxDepth} levels`,
-        range: `would build a range of ${inner.size} numbers, more than ${MAX_RANGE}`,
-        pad: `would pad text to ${inner.size} characters, more than ${MAX_PAD}`,
+      const [what, hint] = {
+        time: [`ran longer than ${timeoutMs} ms`, LOOP_HINT],
+        depth: [`recursed deeper than ${maxDepth} levels`, LOOP_HINT],
+        range: [
+          `would build a range of ${inner.size} numbers, more than ${MAX_RANGE}`,
+          'Bound the range where it is written, or leave big work to a tool step.',
+        ],
+        pad: [
+          `would pad text to ${inner.size} characters, more than ${MAX_PAD}`,
+          'Bound the width where it is written (a value may set it), or leave big text to a tool step.',
+        ],
       }[inner.reason];
       return DirigentError.fatal(
         ErrorCode.EXPRESSION_FAILED,
         `expression ${quote(source)} ${what} and was stopped`,
-        {
-          hint: 'Look for an endless loop or recursion, or make the expression cheaper.',
-          details: { timeoutMs, maxDepth, maxRange: MAX_RANGE },
-        },
+        { hint, details: { timeoutMs, maxDepth, maxRange: MAX_RANGE, maxPad: MAX_PAD } },
       );
     }
     inner = (inner as { error?: unknown }).error;
