@@ -11,10 +11,12 @@
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { compileTemplate, type CompiledTemplate } from '../expr/template.js';
+import { needsOf } from '../syntax/shell-render.js';
+import { splitsLists } from '../syntax/shell-slot.js';
 import { shellSlots } from '../syntax/shell-slots.js';
 import type { Syntax } from '../syntax/syntax.js';
 import { urlParts } from '../syntax/url-render.js';
-import type { ShellNeed, ValueShape } from '../syntax/value-shape.js';
+import type { ValueShape } from '../syntax/value-shape.js';
 import type { InputType } from './ast.js';
 import type { ValidationContext } from './check-value.js';
 
@@ -97,9 +99,7 @@ export function checkCodeValues(p: CodeParam, ctx: ValidationContext): void {
   }
   shellSlots(template.texts).forEach((slot, i) => {
     if (controlled(i)) return;
-    const needs = p.allowOptions
-      ? slot.needs.filter((n) => n.shape !== 'not-option' && n.shape !== 'no-options')
-      : slot.needs;
+    const needs = needsOf(slot, { allowOptions: p.allowOptions });
     if (needs.length === 0) return;
     const input = inputOf(label(i));
     const type =
@@ -116,8 +116,8 @@ export function checkCodeValues(p: CodeParam, ctx: ValidationContext): void {
         input: input.name,
         path: input.path,
         label: label(i),
-        needs: needs as ShellNeed[],
-        eachElement: slot.wholeWord && slot.quoting === 'none' && !slot.arithmetic,
+        needs: [...needs],
+        eachElement: splitsLists(slot),
         loc: p.loc,
       });
     }

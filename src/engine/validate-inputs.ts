@@ -7,6 +7,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
 import { lazyPackage } from '../directive/lazy-package.js';
+import { lookupPath, MISSING } from '../expr/path.js';
 import { stringifyValue } from '../expr/template.js';
 import { checkNeeds } from '../syntax/value-shape.js';
 
@@ -102,13 +103,8 @@ function checkInputValues(
 ): void {
   for (const check of d.valueChecks) {
     if (!(check.input in given)) continue;
-    let value: unknown = inputs[check.input];
-    for (const key of check.path)
-      value =
-        value !== null && typeof value === 'object'
-          ? (value as Record<string, unknown>)[key]
-          : undefined;
-    if (value === undefined) continue;
+    const value = lookupPath(inputs[check.input], check.path);
+    if (value === MISSING || value === undefined) continue;
     const texts = check.eachElement && Array.isArray(value) ? value : [value];
     for (const item of texts)
       checkNeeds(

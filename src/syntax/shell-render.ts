@@ -11,7 +11,7 @@
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { stringifyValue } from '../expr/template.js';
-import type { ShellSlot } from './shell-slots.js';
+import { splitsLists, type ShellSlot } from './shell-slot.js';
 import { checkNeeds, type ShellNeed } from './value-shape.js';
 
 /** A shell template: the author's texts around the slots, and where each slot stands. */
@@ -105,7 +105,7 @@ function renderSlot(
   vars: ShellVariables,
   needs: readonly ShellNeed[],
 ): string {
-  if (Array.isArray(value) && slot.wholeWord && slot.quoting === 'none' && !slot.arithmetic) {
+  if (Array.isArray(value) && splitsLists(slot)) {
     // A list standing as a word of its own becomes one word per element, as "$@" does.
     return value
       .map((item) => {

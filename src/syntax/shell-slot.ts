@@ -15,3 +15,8 @@ export interface ShellSlot extends HoleSite {
    */
   needs: readonly ShellNeed[];
 }
+
+/** Whether a list value in `slot` becomes one word per element (each element a value of its own). */
+export function splitsLists(slot: ShellSlot): boolean {
+  return slot.wholeWord && slot.quoting === 'none' && !slot.arithmetic;
+}
