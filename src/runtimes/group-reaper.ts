@@ -50,11 +50,6 @@ export function releaseGroup(pgid: number): void {
   if (guarded.delete(pgid)) send(`-${pgid}\n`);
 }
 
-/** The pid of the reaper, once one runs (for tests). */
-export function reaperPid(): number | undefined {
-  return reaper?.pid;
-}
-
 function send(line: string): void {
   if (unavailable) return;
   // A new reaper is told every guarded group as it starts.
@@ -75,6 +70,7 @@ function start(): void {
     return fallBack();
   }
   if (child.pid === undefined) return fallBack();
+  // A reaper that fails or dies is replaced at the next guard (below), which lists every group.
   child.on('error', () => undefined);
   child.stdin!.on('error', () => undefined);
   child.on('exit', () => {
