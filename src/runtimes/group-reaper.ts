@@ -13,6 +13,7 @@
  * purpose is the author's to stop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { signalGroup } from './process-group.js';
 
 /**
  * The reaper (POSIX sh): `+PGID` guards a group, `-PGID` releases it; at end of file every group
@@ -43,6 +44,15 @@ let unavailable = false;
 export function guardGroup(pgid: number): void {
   guarded.add(pgid);
   send(`+${pgid}\n`);
+}
+
+/**
+ * The call or host that led group `pgid` is over: whatever it left running in the group is
+ * killed, and the group is no longer guarded.
+ */
+export function endGroup(pgid: number): void {
+  signalGroup(pgid, 'SIGKILL');
+  releaseGroup(pgid);
 }
 
 /** The group ended, or was killed: it is no longer this process's to kill. */

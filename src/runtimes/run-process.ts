@@ -9,8 +9,8 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { abortError } from '../tools/abort-error.js';
 import { Capture } from './output-capture.js';
-import { guardGroup, releaseGroup } from './group-reaper.js';
-import { killGroup, signalGroup } from './process-group.js';
+import { endGroup, guardGroup } from './group-reaper.js';
+import { killGroup } from './process-group.js';
 
 /** What to run. */
 export interface ProcessSpec {
@@ -71,11 +71,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       clearTimeout(timer);
       clearTimeout(pipeTimer);
       spec.signal.removeEventListener('abort', onAbort);
-      if (pid !== undefined) {
-        // The call is over: what it left in its group (a background child) goes with it.
-        if (!killing) signalGroup(pid, 'SIGKILL');
-        releaseGroup(pid);
-      }
+      // The call is over: what it left in its group (a background child) goes with it.
+      if (pid !== undefined) endGroup(pid);
       if (error) reject(error);
       else
         resolve({

@@ -9,8 +9,8 @@ import type { Socket } from 'node:net';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
-import { guardGroup, releaseGroup } from '../group-reaper.js';
-import { killGroup, signalGroup } from '../process-group.js';
+import { endGroup, guardGroup } from '../group-reaper.js';
+import { killGroup } from '../process-group.js';
 import {
   crashError,
   harnessError,
@@ -106,11 +106,8 @@ export class DenoHost {
     let pipeTimer: NodeJS.Timeout | undefined;
     this.child.on('exit', (code, signal) => {
       this.exit = { code, signal };
-      if (this.pid !== undefined) {
-        // Whatever the host started goes with it.
-        signalGroup(this.pid, 'SIGKILL');
-        releaseGroup(this.pid);
-      }
+      // Whatever the host started goes with it.
+      if (this.pid !== undefined) endGroup(this.pid);
       pipeTimer = setTimeout(() => this.finish(), PIPE_GRACE_MS);
       pipeTimer.unref();
     });

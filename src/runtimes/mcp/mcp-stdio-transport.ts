@@ -10,8 +10,8 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { guardGroup, releaseGroup } from '../group-reaper.js';
-import { killGroup, signalGroup } from '../process-group.js';
+import { endGroup, guardGroup } from '../group-reaper.js';
+import { killGroup } from '../process-group.js';
 
 /** The server to start. */
 export interface McpStdioServer {
@@ -55,12 +55,8 @@ export class McpStdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.on('spawn', () => resolve());
-      child.on('exit', () => {
-        if (pid === undefined) return;
-        // Whatever the server started goes with it.
-        signalGroup(pid, 'SIGKILL');
-        releaseGroup(pid);
-      });
+      // Whatever the server started goes with it.
+      child.on('exit', () => pid !== undefined && endGroup(pid));
       child.on('close', () => {
         this.child = undefined;
         this.onclose?.();
