@@ -253,7 +253,7 @@ const JQ: Interpreter = {
 const SQL_SAFE = `psql -v x={value} <<'SQL'\nselect :'x';\nSQL (values as variables, never inside the SQL)`;
 
 /** Programs that read another language's program text, by name. */
-export const INTERPRETERS: Readonly<Record<string, Interpreter>> = {
+const INTERPRETERS: Readonly<Record<string, Interpreter>> = {
   python: PYTHON,
   pypy: PYTHON,
   node: NODE,

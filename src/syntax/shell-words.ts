@@ -89,7 +89,7 @@ export function splitAssignment(
   return undefined;
 }
 
-export function textPart(text: string): WordPart[] {
+function textPart(text: string): WordPart[] {
   return text === '' ? [] : [{ kind: 'text', text, quoted: false }];
 }
 

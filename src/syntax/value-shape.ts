@@ -71,16 +71,11 @@ const SHAPES: Record<ValueShape, { holds: (text: string) => boolean; otherwise: 
   },
 };
 
-/** Whether `text` has `shape`. */
-export function hasShape(text: string, shape: ValueShape): boolean {
-  return SHAPES[shape].holds(text);
-}
-
 /**
  * The first need `text` fails, with why ("its value is not an integer"), or undefined when it
  * meets them all.
  */
-export function unmetNeed(
+function unmetNeed(
   text: string,
   needs: readonly ShellNeed[],
 ): { need: ShellNeed; why: string } | undefined {
