@@ -48,7 +48,11 @@ const NO_WORKER =
 const out = (line: string) => process.stdout.write(line + '\n');
 
 /** Errors before anything ran that exit 1 rather than 2 (see {@link reportInvalid}). */
-const ONE = new Set<string>([ErrorCode.INTERNAL, ErrorCode.REDIS_UNAVAILABLE, ErrorCode.RUN_ENDED]);
+const EXITS_ONE = new Set<string>([
+  ErrorCode.INTERNAL,
+  ErrorCode.REDIS_UNAVAILABLE,
+  ErrorCode.RUN_ENDED,
+]);
 
 /**
  * `dirigent run`: 0 completed, 1 failed or cancelled, 3 waiting, 2 invalid directive or inputs,
@@ -307,5 +311,5 @@ export function reportInvalid(err: unknown, opts: { json?: boolean }): number {
   }
   // Nothing ran because the directive or the call is wrong (2), or because something around it
   // failed, or the run it names has ended already (1, as a run that ended failed or cancelled).
-  return ONE.has(e.code) ? 1 : 2;
+  return EXITS_ONE.has(e.code) ? 1 : 2;
 }
