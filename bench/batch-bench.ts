@@ -24,9 +24,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QueueName } from '../src/queue/queue-names.js';
-import { queueOptions } from '../src/queue/queue-options.js';
-import { connectRedis, pingRedis, redisDownMessage } from '../src/queue/redis-connection.js';
+import { QueueName } from '../src/redis/queue-names.js';
+import { queueOptions } from '../src/redis/queue-options.js';
+import { connectRedis, pingRedis, redisDownMessage } from '../src/redis/redis-connection.js';
 import { benchRow } from './bench-row.js';
 import type { BenchSection } from './bench-section.js';
 
@@ -670,7 +670,7 @@ export async function batchBench(
         : []),
       ...(stops.length > 0
         ? [
-            `**The batches on Redis did not run through**: they stopped ${stops.length}× (${stopCodes}; e.g. "${stops[0]}") and were run again with the same command, which resumes them (inputs with a result are skipped, runs under way waited for), as their summary says to; the times above are the sum over those processes, so they include the restarts. The run named was there, completed (checked by hand with \`dirigent status\`): \`RunsClient.status\` (src/queue/runs-client.ts) reads the run record, finds none yet, then looks for the start job; when the worker writes the record and completes the job in between, the job is already gone (\`removeOnComplete: true\`) and the run reported missing. Reading the store again when the job is not found would close the race.`,
+            `**The batches on Redis did not run through**: they stopped ${stops.length}× (${stopCodes}; e.g. "${stops[0]}") and were run again with the same command, which resumes them (inputs with a result are skipped, runs under way waited for), as their summary says to; the times above are the sum over those processes, so they include the restarts. The run named was there, completed (checked by hand with \`dirigent status\`): \`RunsClient.status\` (src/redis/client/runs-client.ts) reads the run record, finds none yet, then looks for the start job; when the worker writes the record and completes the job in between, the job is already gone (\`removeOnComplete: true\`) and the run reported missing. Reading the store again when the job is not found would close the race.`,
           ]
         : []),
       cpuNote(batchSpent, plainSpent, redisLarge, plain),

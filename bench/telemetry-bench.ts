@@ -29,7 +29,7 @@ import { DirectiveLoader, type LoadedDirective } from '../src/engine/directive-l
 import { Engine } from '../src/engine/engine.js';
 import { MemoryRunStore } from '../src/engine/memory-run-store.js';
 import type { RunRecord } from '../src/engine/run-record.js';
-import { connectRedis, pingRedis, redisDownMessage } from '../src/queue/redis-connection.js';
+import { connectRedis, pingRedis, redisDownMessage } from '../src/redis/redis-connection.js';
 import { Attr, Metric } from '../src/telemetry/attributes.js';
 import { DirigentMetrics } from '../src/telemetry/dirigent-metrics.js';
 import { dirigentIdGenerator } from '../src/telemetry/pinned-id-generator.js';

@@ -9,7 +9,7 @@ export interface PooledWorker {
   slot: number;
   child: ChildProcess;
   log: string[];
-  /** The lease names it announced (see `queue/worker-lease.ts`). */
+  /** The lease names it announced (see `redis/takeover/worker-lease.ts`). */
   leases: string[];
 }
 

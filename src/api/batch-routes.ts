@@ -1,5 +1,5 @@
 /**
- * Batches over the API, the same batch as `dirigent batch` (operations/batch.ts): `POST
+ * Batches over the API, the same batch as `dirigent batch` (batches/batch.ts): `POST
  * /v1/batches` with the inputs in the body starts one in this server (the same body again names the
  * same batch, and resumes it if it stopped), `GET /v1/batches/:batchId` tells how it stands, and
  * `GET /v1/batches/:batchId/results` streams its results, one JSON line per input.
@@ -9,8 +9,8 @@ import { createReadStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { BatchStatus } from '../operations/batch.js';
-import { batchDir } from '../operations/batch-store.js';
+import type { BatchStatus } from '../batches/batch.js';
+import { batchDir } from '../batches/batch-store.js';
 import type { ApiContext } from './api-context.js';
 import { errorResponses } from './api-schemas.js';
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { RunFilter } from '../operations/run-filter.js';
+import type { RunFilter } from '../run-backend/run-filter.js';
 import type { ApiContext } from './api-context.js';
 import { errorResponses, ref } from './api-schemas.js';
 import { parseTime } from './parse-time.js';

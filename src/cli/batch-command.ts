@@ -1,13 +1,13 @@
 /**
  * `dirigent batch <directive> --inputs <file.jsonl | file.csv | ->`, `dirigent batch resume <id>`
- * and `dirigent batch status <id>`: a face on the operations' batch (operations/batch.ts). Exit
+ * and `dirigent batch status <id>`: a face on the operations' batch (batches/batch.ts). Exit
  * status 0 when every input completed, 1 when some failed (or the batch stopped before the end),
  * 2 when it could not start.
  */
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { batchProgress, formatBatchSummary } from '../batch/batch-progress.js';
+import { batchProgress, formatBatchSummary } from '../batches/batch-progress.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import {
@@ -16,8 +16,8 @@ import {
   runBatchFile,
   type BatchOptions,
   type BatchReport,
-} from '../operations/batch.js';
-import { batchDir, batchIdOf } from '../operations/batch-store.js';
+} from '../batches/batch.js';
+import { batchDir, batchIdOf } from '../batches/batch-store.js';
 import type { Dirigent } from '../operations/dirigent.js';
 import { reportInvalid, withDirigent, type CommonOptions } from './run-command.js';
 

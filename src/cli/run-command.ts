@@ -9,7 +9,7 @@ import { exitCodeOf, type RunRecord, type RunStatus } from '../engine/run-record
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
-import { redisUrl } from '../queue/redis-url.js';
+import { redisUrl } from '../redis/redis-url.js';
 import { cliTelemetry } from './cli-telemetry.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';

@@ -10,7 +10,7 @@ import { checkTraceUrl } from '../api/console-routes.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
-import { redisUrl } from '../queue/redis-url.js';
+import { redisUrl } from '../redis/redis-url.js';
 import { createLogger } from '../telemetry/create-logger.js';
 import { apiTokensOption } from './api-tokens-option.js';
 import { cliTelemetry } from './cli-telemetry.js';

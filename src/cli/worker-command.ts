@@ -1,14 +1,14 @@
 import { Dirigent } from '../operations/dirigent.js';
-import { TriggerWorker } from '../operations/trigger-worker.js';
+import { TriggerWorker } from '../redis/triggers/trigger-worker.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BootstrapRunner } from '../bootstrap/bootstrap-runner.js';
-import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../queue/redis-connection.js';
-import { DEFAULT_PREFIX } from '../queue/queue-names.js';
-import { RunWorker } from '../queue/run-worker.js';
-import { ToolWorker } from '../queue/tool-worker.js';
+import { BootstrapRunner } from '../services/bootstrap-runner.js';
+import { connectRedis, pingRedis, redisDownMessage, redisUrl } from '../redis/redis-connection.js';
+import { DEFAULT_PREFIX } from '../redis/queue-names.js';
+import { RunWorker } from '../redis/run-worker/run-worker.js';
+import { ToolWorker } from '../redis/tool-worker/tool-worker.js';
 import { createLogger } from '../telemetry/create-logger.js';
-import { observeQueues } from '../queue/queue-gauges.js';
+import { observeQueues } from '../redis/queue-gauges.js';
 import { cliTelemetry } from './cli-telemetry.js';
 
 /** The queues a worker can serve. */
@@ -33,7 +33,7 @@ export interface WorkerOptions {
  * exits 0. Any number of workers, on any number of machines, share one Redis.
  *
  * A worker that serves tool jobs also starts the project's bootstrap tools, beside serving jobs
- * (`bootstrap/bootstrap-runner.ts`), and stops them when it drains.
+ * (`services/bootstrap-runner.ts`), and stops them when it drains.
  */
 export async function workerCommand(opts: WorkerOptions): Promise<number> {
   const url = redisUrl(opts.redis);

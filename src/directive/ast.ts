@@ -10,7 +10,7 @@
  * so that the whole AST is one import.
  */
 import type { SourceLocation } from '../errors/source-location.js';
-import type { ShellNeed } from '../syntax/value-shape.js';
+import type { ShellNeed } from '../values/value-shape.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { ProcessNode } from './process-node.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';

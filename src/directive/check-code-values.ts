@@ -1,7 +1,7 @@
 /**
  * Finds where a directive lets a value it does not control reach code: a shell command or URL
  * that is one value, a URL's host, and every place in a shell command where bash (or a program it
- * starts) would read a value as more than data (`syntax/shell-analysis.ts`): arithmetic, names,
+ * starts) would read a value as more than data (`values/shell-analysis.ts`): arithmetic, names,
  * text read again, another language's program text, an option position, the program itself.
  * Each is reported (`VALUE_AS_CODE`, a warning; an error in strict mode) with the construct and
  * the safe way to write it. Values of `{env:…}` are the operator's and never count. Inputs that
@@ -11,12 +11,12 @@
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { compileTemplate, type CompiledTemplate } from '../expr/template.js';
-import { needsOf } from '../syntax/shell-render.js';
-import { splitsLists } from '../syntax/shell-slot.js';
-import { shellSlots } from '../syntax/shell-slots.js';
-import type { Syntax } from '../syntax/syntax.js';
-import { urlParts } from '../syntax/url-render.js';
-import type { ValueShape } from '../syntax/value-shape.js';
+import { needsOf } from '../values/shell-render.js';
+import { splitsLists } from '../values/shell-slot.js';
+import { shellSlots } from '../values/shell-slots.js';
+import type { Syntax } from '../values/syntax.js';
+import { urlParts } from '../values/url-render.js';
+import type { ValueShape } from '../values/value-shape.js';
 import type { InputType } from './ast.js';
 import type { ValidationContext } from './check-value.js';
 

@@ -1,4 +1,4 @@
-import { declaredSyntax, type Syntax } from '../syntax/syntax.js';
+import { declaredSyntax, type Syntax } from '../values/syntax.js';
 import { ALWAYS_ALLOWED_ENV } from '../policy/project-policy.js';
 
 /** What a project asks of its directives beyond their own consistency (see `policy/`). */

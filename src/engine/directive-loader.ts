@@ -23,7 +23,7 @@ import {
   signaturesRequiredByEnv,
   type ProjectPolicy,
 } from '../policy/project-policy.js';
-import { declaredSyntax } from '../syntax/syntax.js';
+import { declaredSyntax } from '../values/syntax.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 
 /** A directive ready to run, with the text it was compiled from. */

@@ -25,7 +25,7 @@ export interface StoredRun {
   counters: RunCounters;
   /** The run's place in a trace, once a process with telemetry started or resumed it. */
   trace?: RunTrace;
-  /** Content hashes of the tools the run's submitter resolved (see `queue/run-job.ts`). */
+  /** Content hashes of the tools the run's submitter resolved (see `redis/run-job.ts`). */
   tools?: Record<string, string>;
 }
 

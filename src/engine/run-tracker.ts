@@ -147,7 +147,7 @@ export abstract class RunTracker {
    * meanwhile (a durable engine does after each): a run whose steps end faster than that is written
    * a few times rather than once per step, and a one-step run once, when it ends. What a lost write
    * leaves out is not lost: the run, resumed from its previous write, makes the same calls again and
-   * finds their jobs and outcomes (see `queue/queue-dispatcher.ts`).
+   * finds their jobs and outcomes (see `redis/run-worker/queue-dispatcher.ts`).
    */
   protected checkpointSoon(): void {
     if (this.soon === undefined) this.checkpointIn(CHECKPOINT_AFTER_MS);

@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
 import { lazyPackage } from '../directive/lazy-package.js';
 import { lookupPath, MISSING } from '../expr/path.js';
 import { stringifyValue } from '../expr/template.js';
-import { checkNeeds } from '../syntax/value-shape.js';
+import { checkNeeds } from '../values/value-shape.js';
 
 const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
 let ajv: Ajv | undefined;

@@ -2,7 +2,7 @@
  * The shape of what a JavaScript or TypeScript tool declares, shared by the reader
  * (`readJsToolMetadata`) and the shape checker it calls.
  */
-import type { BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
+import type { BootstrapSpec } from '../services/bootstrap-spec.js';
 import type { JsonValue } from './js-literal-reader.js';
 
 /** One worked example of a tool (`examples`). */

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse, type ParserPlugin } from '@babel/parser';
 import type { Node, Statement } from '@babel/types';
-import { parseBootstrapSpec, type BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
+import { parseBootstrapSpec, type BootstrapSpec } from '../services/bootstrap-spec.js';
 import { contentHash } from '../directive/parse-directive.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { parseBootstrapSpec, type BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
+import { parseBootstrapSpec, type BootstrapSpec } from '../services/bootstrap-spec.js';
 import { contentHash } from '../directive/parse-directive.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type * as Yaml from 'yaml';
-import { parseBootstrapSpec } from '../bootstrap/bootstrap-spec.js';
+import { parseBootstrapSpec } from '../services/bootstrap-spec.js';
 import { LineIndex } from '../directive/line-index.js';
 import { locateYamlKey } from '../directive/yaml-location.js';
 import { DirigentError } from '../errors/dirigent-error.js';

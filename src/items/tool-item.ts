@@ -3,7 +3,7 @@
  * (RYE's and the self-registered format), YAML (tools, runtimes, primitives, MCP tools), and
  * JS/TS. Formats are read without running the file.
  */
-import type { BootstrapSpec } from '../bootstrap/bootstrap-spec.js';
+import type { BootstrapSpec } from '../services/bootstrap-spec.js';
 import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
 import type { SpaceName } from './space.js';
 
@@ -44,7 +44,7 @@ export interface ToolItem {
   rateLimit?: RateLimitSpec;
   /**
    * Whether and how `dirigent worker` starts the tool by itself (`bootstrap:`; `BOOTSTRAP = {...}`
-   * in Python, `export const bootstrap` in JS/TS; see `bootstrap/bootstrap-spec.ts`).
+   * in Python, `export const bootstrap` in JS/TS; see `services/bootstrap-spec.ts`).
    */
   bootstrap?: BootstrapSpec;
   /** The format's own metadata, for the primitive that runs it. */

@@ -1,6 +1,6 @@
 import { queuedRecord } from '../engine/run-record.js';
 import { checkIdempotencyKey, fingerprintOf, type IdempotencyStore } from './idempotency.js';
-import type { RunBackend } from './run-backend.js';
+import type { RunBackend } from '../run-backend/run-backend.js';
 import type { StartedRun } from './start-request.js';
 
 /** What {@link claimRun} takes: the key, and the run it would start. */

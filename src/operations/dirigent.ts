@@ -25,7 +25,7 @@ import { DirectiveCache } from './directive-cache.js';
 import { listDirectives, type DirectiveInfo } from './directive-catalog.js';
 import type { DirigentOptions } from './dirigent-options.js';
 import { emitEvent, type Emitted } from './emit-event.js';
-import { EmbeddedBackend } from './embedded-backend.js';
+import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import {
   DEFAULT_IDEMPOTENCY_WINDOW_MS,
   FileIdempotency,
@@ -33,9 +33,9 @@ import {
 } from './idempotency.js';
 import { ItemOperations } from './item-operations.js';
 import { RunQueries } from './run-queries.js';
-import type { RunBackend, Watch } from './run-backend.js';
-import { checkRunFilter, type RunFilter, type RunPage } from './run-filter.js';
-import type { BatchOptions, BatchReport, BatchStatus } from './batch.js';
+import type { RunBackend, Watch } from '../run-backend/run-backend.js';
+import { checkRunFilter, type RunFilter, type RunPage } from '../run-backend/run-filter.js';
+import type { BatchOptions, BatchReport, BatchStatus } from '../batches/batch.js';
 import type { Schedule, ScheduleStore } from './schedule.js';
 import { declaredSchedules, scheduleOf, type ScheduleRequest } from './schedule-of.js';
 import type { StartedRun, StartRequest } from './start-request.js';
@@ -71,7 +71,7 @@ export class Dirigent {
       return new Dirigent(projectDir, loader, backend, new FileIdempotency(projectDir), windowMs);
     }
     // The Redis side is loaded only when used: an embedded run never pays for BullMQ.
-    const { openRedis } = await import('./open-redis.js');
+    const { openRedis } = await import('../redis/client/open-redis.js');
     const redis = await openRedis(options.redis, options.prefix, loader, telemetry);
     return new Dirigent(projectDir, loader, redis.backend, redis.claims, windowMs, redis.book);
   }
@@ -287,23 +287,23 @@ export class Dirigent {
 
   /**
    * Runs (or, the same batch again, resumes) a batch: one run per input of a JSONL or CSV file or
-   * stream, results appended to its results file (see `operations/batch.ts`).
+   * stream, results appended to its results file (see `batches/batch.ts`).
    */
   async batch(options: BatchOptions): Promise<BatchReport> {
-    return (await import('./batch.js')).runBatchFile(this, options);
+    return (await import('../batches/batch.js')).runBatchFile(this, options);
   }
 
   /** Resumes a batch by id, as it was started. */
   async resumeBatch(
     batchId: string,
-    options: Parameters<typeof import('./batch.js').resumeBatch>[2] = {},
+    options: Parameters<typeof import('../batches/batch.js').resumeBatch>[2] = {},
   ): Promise<BatchReport> {
-    return (await import('./batch.js')).resumeBatch(this, batchId, options);
+    return (await import('../batches/batch.js')).resumeBatch(this, batchId, options);
   }
 
   /** How a batch stands, and its results so far (`results` names the file). */
   async batchStatus(batchId: string): Promise<BatchStatus> {
-    return (await import('./batch.js')).batchStatus(this.projectDir, batchId);
+    return (await import('../batches/batch.js')).batchStatus(this.projectDir, batchId);
   }
 
   /** Whether runs can be taken up now: always embedded; on Redis, when a worker listens. */

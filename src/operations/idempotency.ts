@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { processAlive } from './process-alive.js';
+import { processAlive } from '../runtimes/process-alive.js';
 
 /** How long a key holds its run (default 24 h). */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;

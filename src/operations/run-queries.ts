@@ -6,9 +6,9 @@
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { checkRunId } from './check-run-id.js';
-import type { RunBackend } from './run-backend.js';
-import type { CountFilter, RunCounts } from './run-counts.js';
-import { RunFeed, type FeedListener } from './run-feed.js';
+import type { RunBackend } from '../run-backend/run-backend.js';
+import type { CountFilter, RunCounts } from '../run-backend/run-counts.js';
+import { RunFeed, type FeedListener } from '../run-backend/run-changes.js';
 import { runViewOf, type RunView } from './run-view.js';
 
 /** What {@link RunQueries} reads with: the operations' records, directives and loader. */

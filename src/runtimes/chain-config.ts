@@ -7,9 +7,9 @@
  * type; an unknown `{…}` is left alone.
  */
 import type { ChainLink } from '../items/tool-item.js';
-import { renderPieces, type TemplatePieces } from '../syntax/render-pieces.js';
-import { ShellVariables } from '../syntax/shell-render.js';
-import type { Syntax } from '../syntax/syntax.js';
+import { renderPieces, type TemplatePieces } from '../values/render-pieces.js';
+import { ShellVariables } from '../values/shell-render.js';
+import type { Syntax } from '../values/syntax.js';
 import { PrimitiveId } from './runtime-ids.js';
 
 type Obj = Record<string, unknown>;

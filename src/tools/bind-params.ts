@@ -4,9 +4,9 @@
  * is in (a shell command, a URL, plain text), and the secrets their templates read are resolved
  * here, never before, so that no secret travels in a job or lands in a run record.
  */
-import { renderPieces } from '../syntax/render-pieces.js';
-import { ShellVariables } from '../syntax/shell-render.js';
-import type { Syntax } from '../syntax/syntax.js';
+import { renderPieces } from '../values/render-pieces.js';
+import { ShellVariables } from '../values/shell-render.js';
+import type { Syntax } from '../values/syntax.js';
 import type { ToolCall } from './tool-call.js';
 
 /** What {@link bindParams} returns. */

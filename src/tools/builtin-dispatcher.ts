@@ -5,7 +5,7 @@ import type { RetryPolicy } from '../directive/ast.js';
 import { closest, DirigentError, ErrorCode } from '../errors/index.js';
 import { BUILTIN_TOOLS } from './builtin/index.js';
 import { DEFAULT_RETRY_POLICY } from './default-retry-policy.js';
-import { declaredSyntax, SYNTAX_KEYWORD } from '../syntax/syntax.js';
+import { declaredSyntax, SYNTAX_KEYWORD } from '../values/syntax.js';
 import { redactSecrets, resolveSecrets } from '../runtimes/secrets.js';
 import { bindParams } from './bind-params.js';
 import type { ToolCall } from './tool-call.js';

@@ -1,4 +1,4 @@
-import { SYNTAX_KEYWORD } from '../syntax/syntax.js';
+import { SYNTAX_KEYWORD } from '../values/syntax.js';
 
 /**
  * The parameters `dirigent/http/fetch` and `dirigent/web/fetch` share, as JSON Schema: the URL

@@ -1,10 +1,10 @@
 import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
-import type { TemplatePieces } from '../syntax/render-pieces.js';
+import type { TemplatePieces } from '../values/render-pieces.js';
 
 /**
  * A parameter (or a string inside one) that the engine built from a template. Its pieces stay
  * apart until the dispatcher knows the tool, and so the language the text is in (a shell command,
- * a URL): only then are the values written in, as data (`syntax/render-pieces.ts`).
+ * a URL): only then are the values written in, as data (`values/render-pieces.ts`).
  */
 export interface TemplatedParam extends TemplatePieces {
   /** Where the value goes: the parameter's name, then keys inside it. */
@@ -80,7 +80,7 @@ export interface ToolCall {
   /**
    * Offered by a durable engine for a step's own call (not a foreach item's): a dispatcher that
    * runs the call in this process, where no queue keeps its outcome, calls it before the tool
-   * starts, naming the worker that runs it (see `queue/queue-dispatcher.ts`, eager calls). The
+   * starts, naming the worker that runs it (see `redis/run-worker/queue-dispatcher.ts`, eager calls). The
    * engine records that in the step, so that a run resumed elsewhere after this process died
    * counts the call as lost with its worker (an attempt, as a lost job is), and it stores the
    * call's outcome at once rather than with the writes it gathers.

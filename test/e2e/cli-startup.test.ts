@@ -222,7 +222,7 @@ describe('start-up, module by module', () => {
       ownModules(r.loaded).filter((m) =>
         /^(queue|api|mcp|search|workers)\/|deno|python-host/.test(m),
       ),
-    ).toEqual(['queue/redis-url.js']);
+    ).toEqual(['redis/redis-url.js']);
   });
 
   it('a directive with a <schedule> loads cron-parser, and runs', () => {

@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, pingRedis, redisDownMessage } from '../../src/queue/redis-connection.js';
+import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
 import { apiClient, TOKEN } from '../support/api-server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { consoleProject, seedRuns } from '../support/console-project.js';

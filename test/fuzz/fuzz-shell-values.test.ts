@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DirigentError, ErrorCode } from '../../src/errors/index.js';
-import { renderShell, ShellVariables } from '../../src/syntax/shell-render.js';
-import { shellSlots } from '../../src/syntax/shell-slots.js';
+import { renderShell, ShellVariables } from '../../src/values/shell-render.js';
+import { shellSlots } from '../../src/values/shell-slots.js';
 import { CONSTRUCTS } from '../support/value-as-code-corpus.js';
 
 const RUNS = Number(process.env.DIRIGENT_FUZZ_RUNS ?? 150);

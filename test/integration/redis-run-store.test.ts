@@ -14,9 +14,9 @@ import {
   printableRedisUrl,
   redisDownMessage,
   redisUrl,
-} from '../../src/queue/redis-connection.js';
-import { RedisRunStore, type RedisRunStoreOptions } from '../../src/queue/redis-run-store.js';
-import { textKey } from '../../src/queue/run-hash.js';
+} from '../../src/redis/redis-connection.js';
+import { RedisRunStore, type RedisRunStoreOptions } from '../../src/redis/run-store/redis-run-store.js';
+import { textKey } from '../../src/redis/run-store/run-hash.js';
 import { contentHash } from '../../src/directive/parse-directive.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { redisForTest } from '../support/redis.js';

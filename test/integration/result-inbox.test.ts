@@ -6,7 +6,7 @@
  */
 import { Queue, Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { inboxChannel, ResultInbox } from '../../src/queue/result-inbox.js';
+import { inboxChannel, ResultInbox } from '../../src/redis/result-inbox.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();

@@ -1,14 +1,14 @@
 /**
  * Who drives a run on Redis: a worker claims a run before driving it, its writes are fenced by
  * that claim, and a claim is refused while another worker's lease is live (see
- * `queue/run-claims.ts` and `queue/worker-lease.ts`).
+ * `redis/takeover/run-claims.ts` and `redis/takeover/worker-lease.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../src/engine/run-record.js';
 import type { StoredRun } from '../../src/engine/run-store.js';
 import { ErrorCode } from '../../src/errors/error-codes.js';
-import { RedisRunStore } from '../../src/queue/redis-run-store.js';
-import { WorkerLease, workersKey } from '../../src/queue/worker-lease.js';
+import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
+import { WorkerLease, workersKey } from '../../src/redis/takeover/worker-lease.js';
 import { redisForTest } from '../support/redis.js';
 import { DirigentError } from '../../src/errors/dirigent-error.js';
 

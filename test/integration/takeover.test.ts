@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RedisRunStore } from '../../src/queue/redis-run-store.js';
+import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
 import { defaultWorkerEnv } from '../support/in-process-worker.js';

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { RedisRunStore } from '../../src/queue/redis-run-store.js';
+import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import type { RunStatus } from '../../src/engine/run-record.js';
 import { writeDirective } from './directive-file.js';
 

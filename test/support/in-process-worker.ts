@@ -4,8 +4,8 @@
  * apart (every call a tool job). And the environment of `dirigent worker` processes with the
  * default settings.
  */
-import { RunWorker } from '../../src/queue/run-worker.js';
-import { ToolWorker } from '../../src/queue/tool-worker.js';
+import { RunWorker } from '../../src/redis/run-worker/run-worker.js';
+import { ToolWorker } from '../../src/redis/tool-worker/tool-worker.js';
 import type { TestRedis } from './redis.js';
 
 /** How an in-process worker is made. */

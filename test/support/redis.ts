@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { connectRedis, pingRedis, redisDownMessage } from '../../src/queue/redis-connection.js';
+import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
 
 /** The Redis the integration tests use: `REDIS_URL`, else the local default. */
 export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';

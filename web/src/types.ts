@@ -2,8 +2,8 @@
 export type { RunRecord, RunStatus, StepEntry, WaitingStep } from '../../src/engine/run-record.js';
 export type { StepRecord } from '../../src/compiler/run-context.js';
 export type { RunView } from '../../src/operations/run-view.js';
-export type { RunCounts } from '../../src/operations/run-counts.js';
-export type { RunSummary } from '../../src/operations/run-feed.js';
+export type { RunCounts } from '../../src/run-backend/run-counts.js';
+export type { RunSummary } from '../../src/run-backend/run-changes.js';
 export type { DirectiveInfo, InputInfo } from '../../src/operations/directive-catalog.js';
 export type {
   DirectiveGraph,

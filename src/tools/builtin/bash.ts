@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { runProcess, toolEnvironment } from '../../runtimes/run-process.js';
-import { SYNTAX_KEYWORD } from '../../syntax/syntax.js';
+import { SYNTAX_KEYWORD } from '../../values/syntax.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';

@@ -1,8 +1,8 @@
 /** The order bootstrap tools start in, the ones refused, and the restart backoff. */
 import { describe, expect, it } from 'vitest';
-import type { BootstrapTool } from '../../../src/bootstrap/bootstrap-tool.js';
-import { planBootstrap } from '../../../src/bootstrap/plan-bootstrap.js';
-import { RestartBackoff } from '../../../src/bootstrap/restart-backoff.js';
+import type { BootstrapTool } from '../../../src/services/bootstrap-tool.js';
+import { planBootstrap } from '../../../src/services/plan-bootstrap.js';
+import { RestartBackoff } from '../../../src/services/restart-backoff.js';
 
 const tool = (
   itemId: string,

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseBootstrapSpec } from '../../../src/bootstrap/bootstrap-spec.js';
+import { parseBootstrapSpec } from '../../../src/services/bootstrap-spec.js';
 import { readJsToolMetadata } from '../../../src/items/js-tool-metadata.js';
 import { readToolItem } from '../../../src/items/read-tool-item.js';
 import { parseYamlTool } from '../../../src/items/read-yaml-tool.js';

@@ -6,8 +6,8 @@
  */
 import type { Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolJobSpan } from '../../../src/queue/job-spans.js';
-import type { ToolJobData } from '../../../src/queue/tool-job.js';
+import { ToolJobSpan } from '../../../src/redis/job-spans.js';
+import type { ToolJobData } from '../../../src/redis/tool-job.js';
 import { Telemetry } from '../../../src/telemetry/telemetry.js';
 import { memoryTelemetry } from '../../support/telemetry.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { acceptSimpleParams } from '../../../src/tools/accept-simple-params.js';
 import { BUILTIN_TOOLS } from '../../../src/tools/builtin/index.js';
 import { bashTool } from '../../../src/tools/builtin/bash.js';
-import { SYNTAX_KEYWORD } from '../../../src/syntax/syntax.js';
+import { SYNTAX_KEYWORD } from '../../../src/values/syntax.js';
 
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
 ajv.addKeyword(SYNTAX_KEYWORD);

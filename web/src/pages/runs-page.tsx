@@ -11,7 +11,7 @@ import { useVirtual } from '../parts/use-virtual';
 import { navigate, params } from '../router';
 import type { RunRecord, RunStatus, RunSummary } from '../types';
 import { RUN_STATUSES } from '../../../src/engine/run-record.js';
-import { summaryOf } from '../../../src/operations/run-feed.js';
+import { summaryOf } from '../../../src/run-backend/run-changes.js';
 import { useRunList, type ListFilter } from './use-run-list';
 
 const PERIODS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 };

@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, query } from '../api';
-import { summaryOf } from '../../../src/operations/run-feed.js';
+import { summaryOf } from '../../../src/run-backend/run-changes.js';
 import { openStream } from '../sse';
 import type { RunCounts, RunPage, RunStatus, RunSummary } from '../types';
 

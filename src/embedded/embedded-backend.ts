@@ -1,0 +1,176 @@
+/**
+ * Runs in this process (no server): an engine over the project, waiting and ended runs kept in
+ * `.dirigent/runs/` (`FileRunStore`), so another process can read, signal or cancel them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import { Engine } from '../engine/engine.js';
+import { FileRunStore } from '../engine/file-run-store.js';
+import type { RunRecord } from '../engine/run-record.js';
+import type { StoredRun } from '../engine/run-store.js';
+import { toStoredRun } from '../engine/to-stored-run.js';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { ItemDispatcher } from '../tools/item-dispatcher.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import { EmbeddedRunChanges } from './embedded-run-changes.js';
+import { ObserverHub } from './observer-hub.js';
+import { countRecords, type CountFilter, type RunCounts } from '../run-backend/run-counts.js';
+import type { ChangeSource } from '../run-backend/run-changes.js';
+import type { RunBackend, Watch } from '../run-backend/run-backend.js';
+import { pageOf, type RunFilter, type RunPage } from '../run-backend/run-filter.js';
+
+/** See the module comment. */
+export class EmbeddedBackend implements RunBackend {
+  readonly mode = 'embedded';
+  readonly engine: Engine;
+  private readonly store: FileRunStore;
+  private readonly hub: ObserverHub;
+
+  constructor(
+    private readonly projectDir: string,
+    loader: DirectiveLoader,
+    telemetry: Telemetry | undefined,
+  ) {
+    this.store = new FileRunStore(projectDir);
+    this.hub = new ObserverHub((id) => this.engine.activeRun(id)?.lineage.parentRunId ?? undefined);
+    this.engine = new Engine({
+      projectDir,
+      loader,
+      dispatcher: new ItemDispatcher(loader.items, {
+        limits: loader.policy.limits,
+        ...(telemetry && { telemetry }),
+      }),
+      store: this.store,
+      observer: this.hub.observer,
+      ...(telemetry && { telemetry }),
+    });
+  }
+
+  start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
+  ): Promise<RunRecord> {
+    const runId = options.runId ?? randomUUID();
+    // Subscribed first: a run's first step starts within `engine.start`.
+    const stop = options.observer && this.hub.add(runId, options.observer);
+    const run = this.engine.start(loaded, inputs, { runId, trigger: options.trigger });
+    if (stop) void run.settled().then(stop);
+    return Promise.resolve(structuredClone(run.record));
+  }
+
+  async get(runId: string): Promise<RunRecord | undefined> {
+    return this.engine.activeRun(runId)?.record ?? (await this.store.load(runId))?.record;
+  }
+
+  async list(filter: RunFilter): Promise<RunPage> {
+    return pageOf(await this.records(), filter);
+  }
+
+  async stored(runId: string): Promise<StoredRun | undefined> {
+    const live = this.engine.activeRun(runId);
+    return live !== undefined
+      ? structuredClone(toStoredRun(live, this.projectDir))
+      : this.store.load(runId);
+  }
+
+  async counts(filter: CountFilter): Promise<RunCounts> {
+    return countRecords(await this.records(), filter);
+  }
+
+  /** Every run: those kept in `.dirigent/runs/`, and those live here as they stand now. */
+  private async records(): Promise<Iterable<RunRecord>> {
+    const byId = new Map((await this.store.list()).map((r) => [r.runId, r]));
+    for (const r of this.engine.activeRuns()) byId.set(r.runId, r.record);
+    return byId.values();
+  }
+
+  changes(): ChangeSource {
+    return new EmbeddedRunChanges(this.engine, this.store);
+  }
+
+  async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
+    const live = this.engine.activeRun(runId);
+    if (live === undefined) return this.found(runId);
+    if (timeoutMs === undefined) return live.settled();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<RunRecord>((resolve) => {
+      timer = setTimeout(() => resolve(live.record), timeoutMs);
+    });
+    try {
+      return await Promise.race([live.settled(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  cancel(runId: string, reason: string): Promise<RunRecord> {
+    return this.engine.cancelRun(runId, reason);
+  }
+
+  async signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    observer?: EngineObserver,
+  ): Promise<RunRecord> {
+    const stop = observer && this.hub.add(runId, observer);
+    try {
+      return await this.engine.signal(runId, name, payload);
+    } finally {
+      stop?.();
+    }
+  }
+
+  async watch(runId: string, observer: EngineObserver): Promise<Watch> {
+    const live = this.engine.activeRun(runId);
+    // A live run's record and the subscription are taken in one turn: nothing falls between.
+    if (live !== undefined)
+      return { record: structuredClone(live.record), stop: this.hub.add(runId, observer) };
+    const record = await this.found(runId);
+    return { record, stop: this.hub.add(runId, observer) };
+  }
+
+  ready(): Promise<{ ok: boolean; detail: string }> {
+    return Promise.resolve({ ok: true, detail: 'embedded: runs in this process' });
+  }
+
+  /**
+   * Gives the runs under way `graceMs` to end or wait, then cancels the rest, so that each is
+   * recorded (`cancelled`) instead of vanishing with the process; lets go of waiting runs (they
+   * live on in `.dirigent/runs/`), waits for stopped work to stop, closes the tools' warm
+   * processes.
+   */
+  async close(graceMs = 0): Promise<void> {
+    const running = [...this.engine.activeRuns()].filter(
+      (r) => r.lineage.parentRunId === null && r.record.status === 'running',
+    );
+    await Promise.all(
+      running.map(async (run) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        });
+        await Promise.race([run.settled(), late]);
+        clearTimeout(timer);
+        if (run.record.status === 'running')
+          await this.engine.cancelRun(run.runId, 'Cancelled: the process shut down.');
+      }),
+    );
+    this.engine.release();
+    await this.engine.drain();
+    await this.engine.dispatcher.close?.();
+    this.engine.loader.items.close();
+  }
+
+  private async found(runId: string): Promise<RunRecord> {
+    const record = await this.get(runId);
+    if (record !== undefined) return record;
+    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+      hint: 'Embedded runs are kept in <project>/.dirigent/runs/ once they wait or end; list them with `dirigent runs`.',
+    });
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * A Redis deployment as the operations see it (`redis/client/redis-backend.ts`): enqueue run jobs,
+ * hear how runs end, read run records from the store. Workers do the running.
+ */
+import { Job, Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { EngineObserver } from '../../engine/engine-options.js';
+import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
+import { DirigentError } from '../../errors/dirigent-error.js';
+import { ErrorCode } from '../../errors/error-codes.js';
+import { fromJobError } from '../job-error.js';
+import { QueueName } from '../queue-names.js';
+import { queueOptions, RUN_JOB_RETENTION } from '../queue-options.js';
+import { RedisRunStore, type RunListFilter } from '../run-store/redis-run-store.js';
+import { watchRunEvents } from '../run-store/run-events.js';
+import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-job.js';
+import { batchJobIdOf } from './start-group-ids.js';
+import { StartSender, type StartOptions } from './start-sender.js';
+import type { RunTrigger } from '../../telemetry/run-trace.js';
+import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
+
+/** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
+const WAIT_POLL_MS = 1000;
+
+/** Whoever waits for a run to end or wait. */
+interface Waiter {
+  settled: (record: RunRecord) => void;
+  failed: (error: DirigentError) => void;
+}
+
+/** Starts, signals, cancels and reads runs on a Redis deployment. */
+export class RunsClient {
+  readonly store: RedisRunStore;
+  private readonly queue: Queue<RunJobData, RunJobResult>;
+  private events: Promise<QueueEvents> | undefined;
+  /** BullMQ does not close a connection it is given: the client closes its own. */
+  private eventsConnection: Redis | undefined;
+  private readonly telemetry: Telemetry | undefined;
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly sender: StartSender;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    telemetry?: Telemetry | TelemetryOptions,
+    options: StartOptions = {},
+  ) {
+    this.telemetry = Telemetry.of(telemetry);
+    this.store = new RedisRunStore(redis, { prefix });
+    this.queue = new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.sender = new StartSender(this.queue, this.telemetry, options);
+  }
+
+  /**
+   * Enqueues a run of `source` with `inputs` (validated by the caller: see `operations/`) and
+   * resolves with its id once the job that holds it is in the queue. A start given its `runId`, or
+   * watched, is a job of its own, and a job with that id already there is left as it is (BullMQ
+   * keeps one job per id). Other starts made in the same turn of the event loop share jobs of up
+   * to `startBatch` runs (see `start-batch.ts`).
+   */
+  async start(
+    source: RunSource,
+    inputs: Record<string, unknown>,
+    options: {
+      runId?: string;
+      trigger?: RunTrigger;
+      /** Someone watches: the workers publish the run's progress (see run-events.ts). */
+      watch?: boolean;
+    } = {},
+  ): Promise<string> {
+    return this.sender.start(source, inputs, options);
+  }
+
+  /**
+   * The run's record once it ends or waits, or as it stands after `timeoutMs`; rejects with the
+   * error of a start job that failed (the run never began: a directive the workers do not have,
+   * say) and with `RUN_NOT_FOUND` for a run that neither exists nor is queued.
+   */
+  async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
+    await this.listening();
+    let waiter!: Waiter;
+    const outcome = new Promise<RunRecord>((settled, failed) => {
+      waiter = { settled, failed };
+    });
+    let set = this.waiters.get(runId);
+    if (set === undefined) this.waiters.set(runId, (set = new Set()));
+    set.add(waiter);
+    // Listening first, then looking: an end that comes in between is heard, not missed.
+    const look = async () => {
+      const record = await this.status(runId).catch((err: unknown) => {
+        waiter.failed(DirigentError.from(err));
+        return undefined;
+      });
+      if (record !== undefined && record.status !== 'running' && record.status !== 'queued')
+        waiter.settled(record);
+    };
+    void look();
+    const poll = setInterval(() => void look(), WAIT_POLL_MS);
+    let timer: NodeJS.Timeout | undefined;
+    const late =
+      timeoutMs === undefined
+        ? outcome
+        : new Promise<RunRecord>((resolve, reject) => {
+            timer = setTimeout(() => void this.status(runId).then(resolve, reject), timeoutMs);
+          });
+    try {
+      return await Promise.race([outcome, late]);
+    } finally {
+      clearInterval(poll);
+      clearTimeout(timer);
+      set.delete(waiter);
+      if (set.size === 0) this.waiters.delete(runId);
+    }
+  }
+
+  /** Delivers a signal to a waiting run and waits for it to end or wait again. */
+  async signal(runId: string, name: string, payload: unknown, watch = false): Promise<RunRecord> {
+    return this.submit('signal', {
+      kind: 'signal',
+      runId,
+      name,
+      payload,
+      ...(watch && { watch: true }),
+    });
+  }
+
+  /** Cancels a run (stopping its tools on whichever worker runs them) and waits for the outcome. */
+  async cancel(runId: string, reason?: string): Promise<RunRecord> {
+    await this.status(runId);
+    return this.submit('cancel', {
+      kind: 'cancel',
+      runId,
+      ...(reason !== undefined && { reason }),
+    });
+  }
+
+  /**
+   * The run's record: from the store, or `queued` while its start job waits for a worker;
+   * `RUN_NOT_FOUND` when there is neither (never started, or expired).
+   */
+  async status(runId: string): Promise<RunRecord> {
+    const run = await this.store.load(runId);
+    if (run !== undefined) return run.record;
+    const queued = await this.queued(runId);
+    if (queued !== undefined) {
+      if (queued.failedReason) throw fromJobError(queued.failedReason, `run ${runId}`);
+      return queuedRecord(runId, queued.directive, queued.at);
+    }
+    // Between the two reads a worker may have taken the job up, saved the run and completed the
+    // job (which removes it): the store holds the run now.
+    const saved = await this.store.load(runId);
+    if (saved !== undefined) return saved.record;
+    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+      hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
+    });
+  }
+
+  /** The job that holds the run's start (its own, or its batch's), if one does. */
+  private async queued(
+    runId: string,
+  ): Promise<{ directive: string; at: number; failedReason: string } | undefined> {
+    const job = await Job.fromId<RunJobData, RunJobResult>(this.queue, runId);
+    if (job !== undefined && job.data.kind === 'start')
+      return {
+        directive: job.data.source.directive,
+        at: job.timestamp,
+        failedReason: job.failedReason,
+      };
+    const batchId = batchJobIdOf(runId);
+    const batch = batchId && (await Job.fromId<RunJobData, RunJobResult>(this.queue, batchId));
+    if (!batch || batch.data.kind !== 'starts') return undefined;
+    const member = batch.data.runs.find((m) => m.runId === runId);
+    if (member === undefined) return undefined;
+    const { directive } = batch.data.sources[member.source]!;
+    return { directive, at: batch.timestamp, failedReason: batch.failedReason };
+  }
+
+  /** Replays a run's progress (published by workers for runs started or signalled with `watch`). */
+  watchEvents(runId: string, observer: EngineObserver): Promise<() => void> {
+    return watchRunEvents(this.redis, this.prefix, runId, observer);
+  }
+
+  /** How many workers take run jobs right now. */
+  workers(): Promise<number> {
+    return this.queue.getWorkersCount();
+  }
+
+  /** Run records, newest first. */
+  list(filter: RunListFilter = {}): Promise<RunRecord[]> {
+    return this.store.list(filter);
+  }
+
+  async close(): Promise<void> {
+    await this.sender.settle();
+    await Promise.all([this.queue.close(), this.events?.then((e) => e.close())]);
+    this.eventsConnection?.disconnect();
+  }
+
+  /** The runs queue's events, heard from the first call on: run jobs that end tell their waiters. */
+  private listening(): Promise<QueueEvents> {
+    this.events ??= (async () => {
+      this.eventsConnection = this.redis.duplicate();
+      const events = new QueueEvents(QueueName.RUNS, {
+        connection: this.eventsConnection,
+        prefix: this.prefix,
+      });
+      const settle = (records: RunRecord[]) => {
+        for (const record of records) {
+          if (record.status === 'running') continue;
+          for (const w of this.waiters.get(record.runId) ?? []) w.settled(record);
+        }
+      };
+      events.on('completed', ({ returnvalue }) => settle(parseRecords(returnvalue)));
+      // The runs of a batch of starts that rest before their batch completes.
+      events.on('progress', ({ data }) => {
+        const runs = (data as { runs?: unknown } | null)?.runs;
+        if (Array.isArray(runs)) settle(parseRecords(runs));
+      });
+      // A start job fails only when its run could not begin: its id is the run's. A batch fails
+      // as a whole only when none of its runs could be told apart (its job was malformed).
+      events.on('failed', ({ jobId, failedReason }) => {
+        for (const [runId, set] of this.waiters) {
+          if (runId !== jobId && batchJobIdOf(runId) !== jobId) continue;
+          const error = fromJobError(failedReason, `run ${runId}`);
+          for (const w of set) w.failed(error);
+        }
+      });
+      await events.waitUntilReady();
+      return events;
+    })();
+    return this.events;
+  }
+
+  private async submit(name: string, data: OneRunJobData): Promise<RunRecord> {
+    const events = await this.listening();
+    const job = await this.queue.add(name, data, RUN_JOB_RETENTION);
+    try {
+      // A job about one run completes with that run's record.
+      return (await job.waitUntilFinished(events)) as RunRecord;
+    } catch (err) {
+      // A job done (and removed, as completed jobs are) before the wait began to look: what it
+      // did is in the run's record.
+      if (err instanceof Error && err.message.startsWith('Missing key for job'))
+        return this.status(data.runId);
+      throw fromJobError(err, `run ${data.runId}`);
+    }
+  }
+}
+
+/** The records a run job completed with: one, or a batch's (see {@link RunJobResult}). */
+function parseRecords(value: unknown): RunRecord[] {
+  let parsed: unknown;
+  try {
+    parsed = typeof value === 'string' ? JSON.parse(value) : value;
+  } catch {
+    return [];
+  }
+  const isRecord = (r: unknown): r is RunRecord =>
+    r !== null && typeof r === 'object' && typeof (r as RunRecord).runId === 'string';
+  return (Array.isArray(parsed) ? parsed : [parsed]).filter(isRecord);
+}

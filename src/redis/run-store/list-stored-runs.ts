@@ -1,0 +1,104 @@
+/**
+ * Listing runs from a {@link RedisRunStore}'s indexes: newest first, filtered, in pages.
+ */
+import type { Redis } from 'ioredis';
+import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import { recordOf } from './run-hash.js';
+
+/** Index entries read per round trip. */
+const LIST_PAGE = 200;
+
+/** What listing needs of a store: its connection, its keys, and forgetting an expired run. */
+export interface RunIndexes {
+  readonly redis: Redis;
+  runKey(runId: string): string;
+  indexKey(by?: { status: RunStatus } | { directive: string }): string;
+  /** Removes the index entries of a run whose hash is gone. */
+  forgetDangling(runId: string, directive?: string): Promise<unknown>;
+}
+
+/** Which runs {@link RedisRunStore.list} returns. */
+export interface RunListFilter {
+  status?: RunStatus;
+  /** The directive's name, as in {@link RunRecord.directive}. */
+  directive?: string;
+  /** At most this many runs (the newest). */
+  limit?: number;
+  /** Only runs started at or after this time (epoch ms). */
+  since?: number;
+  /** Only runs started at or before this time (epoch ms). */
+  until?: number;
+  /** Only runs after this one in the list (newest first): where the previous page ended. */
+  after?: RunCursor;
+}
+
+/** A place in a list of runs, newest first: a run's start time and id. */
+export interface RunCursor {
+  startedAt: number;
+  runId: string;
+}
+
+/**
+ * Run records, newest first (by `startedAt`), optionally only those with a status and/or of a
+ * directive, at most `limit`. Index entries whose run has expired are skipped and removed.
+ */
+export async function listStoredRuns(
+  store: RunIndexes,
+  filter: RunListFilter = {},
+): Promise<RunRecord[]> {
+  const limit = filter.limit ?? Infinity;
+  if (!(limit > 0)) return [];
+  const { status, directive } = filter;
+  const byStatus = status === undefined ? undefined : store.indexKey({ status });
+  const byDirective = directive === undefined ? undefined : store.indexKey({ directive });
+  let index = byStatus ?? byDirective ?? store.indexKey();
+  if (byStatus !== undefined && byDirective !== undefined) {
+    const [s, d] = await Promise.all([store.redis.zcard(byStatus), store.redis.zcard(byDirective)]);
+    index = d < s ? byDirective : byStatus;
+  }
+  const out: RunRecord[] = [];
+  const seen = new Set<string>();
+  const dangling: string[] = [];
+  // Indexes are sorted sets scored by start time; equal scores come in descending id order.
+  const after = filter.after;
+  const max = Math.min(filter.until ?? Infinity, after?.startedAt ?? Infinity);
+  const min = filter.since ?? -Infinity;
+  const score = (n: number) => (n === Infinity ? '+inf' : n === -Infinity ? '-inf' : String(n));
+  for (let start = 0; out.length < limit; start += LIST_PAGE) {
+    const page = await store.redis.zrevrangebyscore(
+      index,
+      score(max),
+      score(min),
+      'WITHSCORES',
+      'LIMIT',
+      start,
+      LIST_PAGE,
+    );
+    if (page.length === 0) break;
+    const ids: string[] = [];
+    for (let i = 0; i < page.length; i += 2) {
+      const id = page[i]!;
+      if (after && Number(page[i + 1]) === after.startedAt && id >= after.runId) continue;
+      ids.push(id);
+    }
+    const pipeline = store.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(store.runKey(id));
+    const rows = (await pipeline.exec()) ?? [];
+    for (const [i, id] of ids.entries()) {
+      const [err, row] = rows[i] ?? [];
+      if (err) throw err;
+      const hash = row as Record<string, string>;
+      if (hash.record === undefined) dangling.push(id);
+      else if (seen.has(id) || (status !== undefined && hash.status !== status)) continue;
+      else if (directive !== undefined && hash.directive !== directive) continue;
+      else {
+        seen.add(id);
+        out.push(recordOf(hash));
+        if (out.length >= limit) break;
+      }
+    }
+    if (page.length < LIST_PAGE * 2) break;
+  }
+  await Promise.all(dangling.map((id) => store.forgetDangling(id, directive)));
+  return out;
+}

@@ -1,0 +1,61 @@
+/**
+ * The {@link ChangeSource} of a Redis deployment, from the run store's indexes (see
+ * `redis/run-store/run-hash.ts`): each look reads the ids of the runs started in the last `windowMs` and of
+ * those running or waiting (at most `cap` of each, newest first), and of those it saw not ended,
+ * then each one's plain `status` field, and the record only of those whose status changed. A run
+ * is stored when a worker takes it up, with that moment as its start, so the window covers the
+ * clocks of the machines and the time a first write takes; runs still queued are not stored yet.
+ */
+import type { RunRecord } from '../../engine/run-record.js';
+import type { RedisRunStore } from './redis-run-store.js';
+import { answer } from './redis-run-counts.js';
+import { SeenRuns, summaryOf, type ChangeSource, type RunSummary } from '../../run-backend/run-changes.js';
+
+/** See the module comment. */
+export class RedisRunChanges implements ChangeSource {
+  private readonly seen = new SeenRuns();
+
+  constructor(
+    private readonly store: RedisRunStore,
+    private readonly windowMs = 30_000,
+    private readonly cap = 2000,
+  ) {}
+
+  async poll(): Promise<RunSummary[]> {
+    const now = Date.now();
+    const { redis } = this.store;
+    const newest = (key: string, min: number | string) =>
+      redis.zrevrangebyscore(key, '+inf', min, 'WITHSCORES', 'LIMIT', 0, this.cap);
+    const pages = await Promise.all([
+      newest(this.store.indexKey(), now - this.windowMs),
+      newest(this.store.indexKey({ status: 'running' }), '-inf'),
+      newest(this.store.indexKey({ status: 'waiting' }), '-inf'),
+    ]);
+    const startOf = new Map<string, number>();
+    for (const page of pages)
+      for (let i = 0; i < page.length; i += 2) startOf.set(page[i]!, Number(page[i + 1]));
+    for (const id of this.seen.unended()) if (!startOf.has(id)) startOf.set(id, now);
+    const ids = [...startOf.keys()];
+    const statuses = await this.read(ids, 'status');
+    const changed = this.seen.update(
+      ids.map((runId, i) => ({
+        runId,
+        status: statuses[i] as string | null,
+        startedAt: startOf.get(runId)!,
+      })),
+    );
+    this.seen.prune(now - this.windowMs);
+    const records = await this.read(changed, 'record');
+    return records.flatMap((json) =>
+      typeof json === 'string' ? [summaryOf(JSON.parse(json) as RunRecord)] : [],
+    );
+  }
+
+  /** One field of each run's hash, pipelined. */
+  private async read(ids: string[], field: string): Promise<unknown[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.store.redis.pipeline();
+    for (const id of ids) pipeline.hget(this.store.runKey(id), field);
+    return ((await pipeline.exec()) ?? []).map(answer);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Sending one save of a run to the save script (see `run-store-lua.ts`). A write that sets the
+ * run's meta also keeps the directive's text once, at its text key (see `run-hash.ts`): the text
+ * goes along unless this store sent it before, and if it is no longer kept (every run of it was
+ * deleted or expired since), the script asks for it and the save is sent again with it.
+ */
+import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import type { StoredRun } from '../../engine/run-store.js';
+import { DirigentError } from '../../errors/dirigent-error.js';
+import { ErrorCode } from '../../errors/error-codes.js';
+import { sourceHash } from './run-hash.js';
+import {
+  saveRunArgs,
+  type Args,
+  type RunStoreCommands,
+  type SaveMode,
+} from './run-store-scripts.js';
+
+/** What a save sends of a run: its record's identity, and its source when its meta is written. */
+export interface SavedRun {
+  record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>;
+  source?: StoredRun['source'];
+}
+
+/** The store a save goes to. */
+interface SaveStore {
+  redis: RunStoreCommands;
+  prefix: string;
+  retentionSeconds: number;
+  runKey(runId: string): string;
+  indexKey(by?: { status: RunStatus } | { directive: string }): string;
+}
+
+/** How a save writes: on what it builds (a diff: the etag of that write, else ''), and the fields. */
+export interface SaveWrite {
+  baseEtag: string;
+  etag: string;
+  removed: string[];
+  set: Map<string, string>;
+}
+
+/** Sends a store's saves (see the module comment). */
+export class RunSaver {
+  /** The content hashes of the texts sent, forgotten all at once at 1,000. */
+  private readonly sent = new Set<string>();
+
+  /** `fenceOf`: the fence a write of a run carries; `owner`: the lease name writing. */
+  constructor(
+    private readonly store: SaveStore,
+    private readonly fenceOf: (runId: string) => string,
+    private readonly owner: string,
+  ) {}
+
+  /** Sends one save of `run` and resolves with the script's answer. */
+  async send(
+    mode: SaveMode,
+    run: SavedRun,
+    expectVersion: number | undefined,
+    write: SaveWrite,
+  ): Promise<[string, number, string?]> {
+    const hash = run.source && write.set.has('meta') ? sourceHash(run.source) : '';
+    const send = (text: string | undefined) => {
+      const args: Args = saveRunArgs(this.store, mode, run.record, {
+        ...write,
+        expectVersion,
+        fence: this.fenceOf(run.record.runId),
+        owner: this.owner,
+        text: hash === '' ? undefined : { hash, text },
+      });
+      return this.store.redis.dirigentSaveRun(...args);
+    };
+    let reply = await send(this.sent.has(hash) ? undefined : run.source?.text);
+    if (reply[0] === 'needtext') reply = await send(run.source!.text);
+    // Sent with its text, a save never asks for it: one that does was not written.
+    if (reply[0] === 'needtext')
+      throw DirigentError.fatal(
+        ErrorCode.INTERNAL,
+        `Run ${run.record.runId} was not saved: the store asked for its directive's text, which was sent.`,
+        {
+          hint: 'Report this: the save script and this store disagree (are all processes the same version?).',
+        },
+      );
+    if (hash !== '' && reply[0] === 'ok') {
+      if (this.sent.size >= 1000) this.sent.clear();
+      this.sent.add(hash);
+    }
+    return reply;
+  }
+}

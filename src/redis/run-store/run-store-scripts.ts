@@ -1,0 +1,107 @@
+/**
+ * The commands of {@link RedisRunStore}: every write of a run is one of its Lua scripts
+ * (`run-store-lua.ts`), run through ioredis `defineCommand` (EVALSHA).
+ */
+import type { Redis } from 'ioredis';
+import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import {
+  CLAIM_SCRIPT,
+  FORGET_SCRIPT,
+  PRUNE_SCRIPT,
+  READ_SCRIPT,
+  RELEASE_SCRIPT,
+  SAVE_SCRIPT,
+} from './run-store-lua.js';
+
+/** Arguments of a store command: its keys, then its arguments. */
+export type Args = (string | number)[];
+
+/** The store's scripts, once {@link defineRunStoreCommands} has defined them on a connection. */
+export interface RunStoreCommands {
+  dirigentSaveRun(...args: Args): Promise<[string, number, string?]>;
+  dirigentForgetRun(...args: Args): Promise<number>;
+  dirigentPruneRuns(...args: Args): Promise<number>;
+  dirigentClaimRun(...args: Args): Promise<string[]>;
+  dirigentReleaseRun(...args: Args): Promise<number>;
+  dirigentReadRun(...args: Args): Promise<string[]>;
+}
+
+/** Defines the run store's scripts on `redis` (idempotent) and returns it typed with them. */
+export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
+  const r = redis as Redis & Partial<RunStoreCommands>;
+  if (r.dirigentReadRun === undefined) {
+    redis.defineCommand('dirigentSaveRun', { numberOfKeys: 10, lua: SAVE_SCRIPT });
+    redis.defineCommand('dirigentForgetRun', { numberOfKeys: 1, lua: FORGET_SCRIPT });
+    redis.defineCommand('dirigentPruneRuns', { numberOfKeys: 1, lua: PRUNE_SCRIPT });
+    redis.defineCommand('dirigentClaimRun', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
+    redis.defineCommand('dirigentReleaseRun', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    redis.defineCommand('dirigentReadRun', { numberOfKeys: 1, lua: READ_SCRIPT });
+  }
+  return redis as Redis & RunStoreCommands;
+}
+
+/** How a save writes (see the save script). */
+export type SaveMode = 'full' | 'diff' | 'steps';
+
+/** The keys and arguments of one save of a run, in the order the save script reads them. */
+export function saveRunArgs(
+  store: {
+    prefix: string;
+    retentionSeconds: number;
+    runKey(runId: string): string;
+    indexKey(by?: { status: RunStatus } | { directive: string }): string;
+  },
+  mode: SaveMode,
+  record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>,
+  write: {
+    expectVersion: number | undefined;
+    baseEtag: string;
+    etag: string;
+    fence: string;
+    owner: string;
+    /**
+     * The content hash of the directive's text, when this write sets the run's meta, with the
+     * text unless the store sent it before.
+     */
+    text: { hash: string; text: string | undefined } | undefined;
+    removed: string[];
+    set: Map<string, string>;
+  },
+): Args {
+  const retention = Number.isFinite(store.retentionSeconds) ? Math.ceil(store.retentionSeconds) : 0;
+  const args: Args = [
+    store.runKey(record.runId),
+    store.indexKey(),
+    ...RUN_STATUSES.map((status) => store.indexKey({ status })),
+    store.indexKey({ directive: record.directive }),
+    `${store.prefix}:runs:expiring`,
+    `${store.prefix}:runs:directive-of`,
+    store.prefix,
+    mode,
+    write.expectVersion === undefined ? '' : write.expectVersion,
+    write.baseEtag,
+    write.etag,
+    record.runId,
+    record.status,
+    record.directive,
+    record.startedAt,
+    retention,
+    write.fence,
+    write.owner,
+    write.text?.hash ?? '',
+    write.text === undefined || write.text.text === undefined ? '' : `=${write.text.text}`,
+    write.removed.length,
+    ...write.removed,
+  ];
+  for (const [field, json] of write.set) args.push(field, json);
+  return args;
+}
+
+/** The statuses of runs, in the order the save script's keys list their indexes. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+];

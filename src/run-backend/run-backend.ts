@@ -1,0 +1,63 @@
+import type { LoadedDirective } from '../engine/directive-loader.js';
+import type { EngineObserver } from '../engine/engine-options.js';
+import type { RunRecord } from '../engine/run-record.js';
+import type { StoredRun } from '../engine/run-store.js';
+import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { CountFilter, RunCounts } from './run-counts.js';
+import type { ChangeSource } from './run-changes.js';
+import type { RunFilter, RunPage } from './run-filter.js';
+
+/** A watch of a run: its record when the watch began, and how to end it. */
+export interface Watch {
+  record: RunRecord;
+  stop: () => void;
+}
+
+/**
+ * Where the operations run runs: in this process ({@link EmbeddedBackend}) or on the workers of a
+ * Redis deployment ({@link RedisBackend}). Directives are resolved and inputs validated before
+ * a backend is asked; a backend only runs, reads and steers.
+ */
+export interface RunBackend {
+  readonly mode: 'embedded' | 'redis';
+  /**
+   * Begins a run of `loaded` with validated `inputs` under `runId`; resolves once it is under way
+   * (embedded) or queued (Redis), with its record as it stands then.
+   */
+  start(
+    loaded: LoadedDirective,
+    inputs: Record<string, unknown>,
+    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
+  ): Promise<RunRecord>;
+  /** The run's record (`queued` while no worker has taken it up), or undefined. */
+  get(runId: string): Promise<RunRecord | undefined>;
+  list(filter: RunFilter): Promise<RunPage>;
+  /** What the store keeps of a run (its steps, inputs, source), or undefined (queued, unknown). */
+  stored(runId: string): Promise<StoredRun | undefined>;
+  /** How many runs match `filter`, by status. */
+  counts(filter: CountFilter): Promise<RunCounts>;
+  /** A new source of the runs that change, for a {@link RunFeed}. */
+  changes(): ChangeSource;
+  /**
+   * The run's record once it ends or waits, or as it stands after `timeoutMs`; `RUN_NOT_FOUND`
+   * when there is no such run.
+   */
+  wait(runId: string, timeoutMs?: number): Promise<RunRecord>;
+  cancel(runId: string, reason: string): Promise<RunRecord>;
+  /** Delivers a signal, then resolves once the run ends or waits again. */
+  signal(
+    runId: string,
+    name: string,
+    payload: unknown,
+    observer?: EngineObserver,
+  ): Promise<RunRecord>;
+  /**
+   * The run's record as it stands, and from then on its steps as they go, told to `observer`
+   * until `stop` is called: nothing the record shows is told again, nothing after it is missed.
+   */
+  watch(runId: string, observer: EngineObserver): Promise<Watch>;
+  /** Whether workers take runs (always, embedded). */
+  ready(): Promise<{ ok: boolean; detail: string }>;
+  /** Closes what the backend opened; embedded, runs under way get `graceMs` to end, then are cancelled. */
+  close(graceMs?: number): Promise<void>;
+}
