@@ -20,7 +20,7 @@ import { queueOptions } from '../src/redis/queue-options.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../src/redis/redis-connection.js';
 import { RunWorker } from '../src/redis/run-worker/run-worker.js';
 import { RunsClient } from '../src/redis/client/runs-client.js';
-import { DEFAULT_START_BATCH } from '../src/redis/client/start-sender.js';
+import { DEFAULT_START_GROUP } from '../src/redis/client/start-sender.js';
 import { ToolWorker } from '../src/redis/tool-worker/tool-worker.js';
 import type { TelemetryOptions } from '../src/telemetry/telemetry.js';
 import { benchRow, withinRounds } from './bench-row.js';
@@ -67,7 +67,7 @@ type Outcome = { value: unknown } | { error: Error };
 /**
  * The jobs a worker finished, by id, reported through its `completed` and `failed` events (so
  * both sides are timed to the same point: the worker has moved the job to its final state). A
- * batch of starts finishes each of its runs under the run's id.
+ * group of starts finishes each of its runs under the run's id.
  */
 class Finished {
   private readonly done = new Map<string, Outcome>();
@@ -209,7 +209,7 @@ export interface DeploymentOptions {
   /** The tool worker beside the run worker runs a step's call in process (default true). */
   eager?: boolean;
   /** The client's most runs per job of starts made together (default the client's own). */
-  startBatch?: number;
+  startGroup?: number;
 }
 
 /**
@@ -221,7 +221,7 @@ export async function withDeployment<T>(
   redis: Redis,
   work: (d: Deployment, scope: Scope) => Promise<T>,
   telemetry?: TelemetryOptions,
-  { eager = true, startBatch }: DeploymentOptions = {},
+  { eager = true, startGroup }: DeploymentOptions = {},
 ): Promise<T> {
   return withPrefix(redis, [QueueName.RUNS, QueueName.TOOLS], async (scope) => {
     const { prefix } = scope;
@@ -243,7 +243,7 @@ export async function withDeployment<T>(
     });
     scope.defer(() => runWorker.close());
     const client = new RunsClient(connection, prefix, telemetry, {
-      ...(startBatch !== undefined && { startBatch }),
+      ...(startGroup !== undefined && { startGroup }),
     });
     scope.defer(() => client.close());
     const finished = new Finished(runWorker.worker);
@@ -525,7 +525,7 @@ function runsRig(d: Deployment, loaded: LoadedDirective, count: number = SIZE.ru
 }
 
 /**
- * Batches of one-step runs started at once by a `RunsClient`, their start jobs (batches of starts,
+ * Batches of one-step runs started at once by a `RunsClient`, their start jobs (groups of starts,
  * as the client sends them) taken by a plain worker that returns at once: run jobs with no engine,
  * no call and no store write, the floor under everything a run does.
  */
@@ -715,7 +715,7 @@ interface Figures {
   /** The sequence with a run worker alone beside the tool worker: every call a tool job. */
   sequenceJobs: Timed[];
   runs: Timed[];
-  /** The one-step runs with every start a job of its own (no batches of starts). */
+  /** The one-step runs with every start a job of its own (no groups of starts). */
   runsAlone: Timed[];
   noop: Timed[];
   runsJobs: Timed[];
@@ -788,7 +788,7 @@ export async function distributedBench(options: { rounds: number }): Promise<Ben
           f.runsAlone,
           () =>
             withDeployment(redis, (d) => timed(redis, runsRig(d, oneStep)), undefined, {
-              startBatch: 1,
+              startGroup: 1,
             }),
         ],
         [f.noop, () => withPrefix(redis, ['bench-noop'], (s) => timed(redis, noopRig(redis, s)))],
@@ -881,7 +881,7 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         { text: `≥ ${G.rateShare}× the no-op job rate`, met: () => rateShare >= G.rateShare },
       ),
       benchRow(
-        `… the same with every start a job of its own (\`DIRIGENT_START_BATCH=1\`), per run`,
+        `… the same with every start a job of its own (\`DIRIGENT_START_GROUP=1\`), per run`,
         us(f.runsAlone),
         'runs/s',
         `${(1 / ratio(f.runsAlone, f.noop)).toFixed(2)}× the no-op job rate`,
@@ -981,7 +981,7 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         'process a step costs no job at all, only the engine and the call, and the run is stored ' +
         'promptly after each call (writes gathered while one is under way), so a fast sequence ' +
         'is written a few times and a one-step run once. Runs started together share jobs ' +
-        `(batches of up to ${DEFAULT_START_BATCH} starts, driven by the worker that takes the ` +
+        `(batches of up to ${DEFAULT_START_GROUP} starts, driven by the worker that takes the ` +
         'batch), so a one-step run is its share of a job, the engine, its call and one write ' +
         `(the batches' jobs alone take ${ratio(f.runJob, f.noop).toFixed(2)}× a no-op job's ` +
         'time per run); each start a job of its own, it is a whole job more. As tool jobs, a ' +

@@ -162,7 +162,7 @@ const BURST = 10;
 /**
  * Starts the runs evenly over 70% of the duration and resolves with their ids, by number. Runs go
  * by groups of {@link BURST}: every other group is a burst of starts made at once with no run ids,
- * which the client sends as one batch of starts (its run ids the batch names); the other groups'
+ * which the client sends as one group of starts (its run ids the batch names); the other groups'
  * runs start one by one under ids of their own, each again until Redis takes it.
  */
 async function submitRuns(

@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
 import type { FileRunStore } from '../engine/file-run-store.js';
 import type { RunRecord } from '../engine/run-record.js';
-import { SeenRuns, summaryOf, type ChangeSource, type RunSummary } from '../run-backend/run-changes.js';
+import {
+  SeenRuns,
+  summaryOf,
+  type ChangeSource,
+  type RunSummary,
+} from '../run-backend/run-changes.js';
 
 /** Filesystems with coarse times: a file written this long before the last look is read again. */
 const SLACK_MS = 2000;

@@ -26,11 +26,8 @@ import { listDirectives, type DirectiveInfo } from './directive-catalog.js';
 import type { DirigentOptions } from './dirigent-options.js';
 import { emitEvent, type Emitted } from './emit-event.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
-import {
-  DEFAULT_IDEMPOTENCY_WINDOW_MS,
-  FileIdempotency,
-  type IdempotencyStore,
-} from './idempotency.js';
+import { FileIdempotency } from '../embedded/file-idempotency.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS, type IdempotencyStore } from './idempotency.js';
 import { ItemOperations } from './item-operations.js';
 import { RunQueries } from './run-queries.js';
 import type { RunBackend, Watch } from '../run-backend/run-backend.js';
@@ -109,7 +106,7 @@ export class Dirigent {
       request.inputs ?? {},
       this.loader.policy.limits,
     );
-    // A run with no key gets its id where it starts (a batch of starts names its runs).
+    // A run with no key gets its id where it starts (a group of starts names its runs).
     let runId: string | undefined;
     if (request.idempotencyKey !== undefined) {
       const claimed = await claimRun(this.claims, this.backend, {

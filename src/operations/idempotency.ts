@@ -4,14 +4,9 @@
  * same run; a claim (Redis `SET NX`, or a file created exclusively) says which of them starts it.
  * A key used again for another directive or other inputs is `IDEMPOTENCY_CONFLICT`.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { processAlive } from '../runtimes/process-alive.js';
 
 /** How long a key holds its run (default 24 h). */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -27,12 +22,6 @@ export interface Claim {
    */
   pending?: boolean;
 }
-
-/** This machine, as claims name their maker's. */
-const HOST = hostname();
-
-/** How long a claim's maker has to start its run before others take it for dead (Redis). */
-const START_GRACE_MS = 30_000;
 
 /** Where claims are kept. */
 export interface IdempotencyStore {
@@ -64,99 +53,6 @@ export function checkIdempotencyKey(key: string): void {
   );
 }
 
-function conflict(key: string): DirigentError {
-  return DirigentError.fatal(
-    ErrorCode.IDEMPOTENCY_CONFLICT,
-    `Idempotency key "${key}" was used for another directive or other inputs within its window.`,
-    { hint: 'Use a new key for a different request; the same key repeats only the same one.' },
-  );
-}
-
-/** Claims in Redis: one key each, `SET NX` with the window as its expiry. */
-export class RedisIdempotency implements IdempotencyStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
-    const runId = runIdForKey(this.prefix, key);
-    const slot = `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
-    const value = JSON.stringify({
-      runId,
-      fingerprint,
-      at: Date.now(),
-      host: HOST,
-      pid: process.pid,
-    });
-    const set = await this.redis.set(slot, value, 'PX', windowMs, 'NX');
-    if (set === 'OK') return { runId, created: true };
-    const held = await this.redis.get(slot);
-    // Expired between the two commands: claim it again.
-    if (held === null) return this.claim(key, fingerprint, windowMs);
-    const claim = JSON.parse(held) as {
-      fingerprint: string;
-      at?: number;
-      host?: string;
-      pid?: number;
-    };
-    if (claim.fingerprint !== fingerprint) throw conflict(key);
-    // A claimer on this machine whose process is gone is not starting anything any more.
-    const gone = claim.host === HOST && claim.pid !== process.pid && !processAlive(claim.pid);
-    return {
-      runId,
-      created: false,
-      pending: !gone && Date.now() - (claim.at ?? 0) < START_GRACE_MS,
-    };
-  }
-}
-
-/** Claims in files under `.dirigent/idempotency/` of an embedded project, made exclusively. */
-export class FileIdempotency implements IdempotencyStore {
-  private readonly dir: string;
-
-  constructor(projectDir: string) {
-    this.dir = join(projectDir, '.dirigent', 'idempotency');
-  }
-
-  async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
-    const runId = runIdForKey(this.dir, key);
-    const file = join(this.dir, `${createHash('sha256').update(key).digest('hex')}.json`);
-    await mkdir(this.dir, { recursive: true });
-    // Written aside, then linked into place: the claim appears whole, or not at all.
-    const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-    await writeFile(tmp, JSON.stringify({ runId, fingerprint, pid: process.pid }));
-    try {
-      await link(tmp, file);
-      return { runId, created: true };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      await unlink(tmp).catch(() => undefined);
-    }
-    const held = await readHeld(file);
-    if (held === undefined || Date.now() - held.at > windowMs) {
-      // Expired (or gone meanwhile): the key is free again.
-      await unlink(file).catch(() => undefined);
-      return this.claim(key, fingerprint, windowMs);
-    }
-    if (held.fingerprint !== fingerprint) throw conflict(key);
-    // An embedded run lives in the process that started it: pending while that process lives.
-    return { runId, created: false, pending: processAlive(held.pid) };
-  }
-}
-
-async function readHeld(
-  file: string,
-): Promise<{ fingerprint: string; pid?: number; at: number } | undefined> {
-  try {
-    const [text, st] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-    return { ...(JSON.parse(text) as { fingerprint: string; pid?: number }), at: st.mtimeMs };
-  } catch {
-    return undefined;
-  }
-}
-
 /** JSON with object keys sorted, so equal inputs give equal text. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -166,4 +62,13 @@ function canonical(value: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
       .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
+}
+
+/** The same key was used for another directive or other inputs within its window. */
+export function idempotencyConflict(key: string): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.IDEMPOTENCY_CONFLICT,
+    `Idempotency key "${key}" was used for another directive or other inputs within its window.`,
+    { hint: 'Use a new key for a different request; the same key repeats only the same one.' },
+  );
 }

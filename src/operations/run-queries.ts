@@ -8,7 +8,7 @@ import type { RunRecord } from '../engine/run-record.js';
 import { checkRunId } from './check-run-id.js';
 import type { RunBackend } from '../run-backend/run-backend.js';
 import type { CountFilter, RunCounts } from '../run-backend/run-counts.js';
-import { RunFeed, type FeedListener } from '../run-backend/run-changes.js';
+import { RunListFeed, type RunListListener } from './run-list-feed.js';
 import { runViewOf, type RunView } from './run-view.js';
 
 /** What {@link RunQueries} reads with: the operations' records, directives and loader. */
@@ -21,7 +21,7 @@ export interface QueryTarget {
 
 /** See the module comment. */
 export class RunQueries {
-  private feed: RunFeed | undefined;
+  private feed: RunListFeed | undefined;
 
   constructor(
     private readonly target: QueryTarget,
@@ -60,8 +60,8 @@ export class RunQueries {
    * Tells `listener` of the runs that start or change status from now on, in batches, until the
    * returned function is called. Every watcher shares one look at the store every 500 ms.
    */
-  watch(listener: FeedListener): () => void {
-    this.feed ??= new RunFeed(() => this.backend.changes());
+  watch(listener: RunListListener): () => void {
+    this.feed ??= new RunListFeed(() => this.backend.changes());
     return this.feed.subscribe(listener);
   }
 }

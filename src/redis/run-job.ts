@@ -22,10 +22,10 @@ export interface RunSource {
   tools?: Record<string, string>;
 }
 
-/** One run of a batch of starts: what a start job says, its directive named by index. */
+/** One run of a group of starts: what a start job says, its directive named by index. */
 export interface StartMember {
   runId: string;
-  /** Index of the run's directive in the batch's `sources`. */
+  /** Index of the run's directive in the group's `sources`. */
   source: number;
   inputs: Record<string, unknown>;
   trigger?: RunTrigger;
@@ -46,13 +46,13 @@ export type RunJobData =
       /** The run's trace, when the process that submitted it records telemetry. */
       trace?: RunTrace;
       /**
-       * A run of a batch of starts that goes on in a job of its own (it parked, its worker
+       * A run of a group of starts that goes on in a job of its own (it parked, its worker
        * closed, or it could not begin there): it may be stored already, and is claimed first.
        */
       alone?: true;
     }
   /**
-   * Runs started together (see `start-batch.ts`): one job, each run driven by the worker that
+   * Runs started together (see `start-group.ts`): one job, each run driven by the worker that
    * takes it until it ends or waits; a run that parks, is handed back or fails there for good goes
    * on in a start job of its own, marked `alone`, whose id is the run's (`go-alone.ts`).
    */
@@ -68,17 +68,17 @@ export type RunJobData =
   /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */
   | { kind: 'wake'; runId: string };
 
-/** The jobs about one run: every kind but a batch of starts. */
+/** The jobs about one run: every kind but a group of starts. */
 export type OneRunJobData = Exclude<RunJobData, { kind: 'starts' }>;
 
 /** A start of one run. */
 export type StartJobData = Extract<RunJobData, { kind: 'start' }>;
 
-/** A batch of starts. */
+/** A group of starts. */
 export type StartsJobData = Extract<RunJobData, { kind: 'starts' }>;
 
 /**
- * What a run job completes with: the run's record as the job left it, or for a batch of starts
+ * What a run job completes with: the run's record as the job left it, or for a group of starts
  * the records of the runs that ended or wait (the others went on in jobs of their own).
  */
 export type RunJobResult = RunRecord | RunRecord[];
@@ -87,11 +87,11 @@ export type RunJobResult = RunRecord | RunRecord[];
 export type RunJob = Job<RunJobData, RunJobResult>;
 
 /** Run `member`'s start, as a start job of its own would say it. */
-export function startOfMember(batch: StartsJobData, member: StartMember): StartJobData {
+export function startOfMember(group: StartsJobData, member: StartMember): StartJobData {
   return {
     kind: 'start',
     runId: member.runId,
-    source: batch.sources[member.source]!,
+    source: group.sources[member.source]!,
     inputs: member.inputs,
     ...(member.trigger && { trigger: member.trigger }),
     ...(member.trace && { trace: member.trace }),

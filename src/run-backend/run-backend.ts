@@ -36,7 +36,7 @@ export interface RunBackend {
   stored(runId: string): Promise<StoredRun | undefined>;
   /** How many runs match `filter`, by status. */
   counts(filter: CountFilter): Promise<RunCounts>;
-  /** A new source of the runs that change, for a {@link RunFeed}. */
+  /** A new source of the runs that change, for the run-list feed (`operations/run-list-feed.ts`). */
   changes(): ChangeSource;
   /**
    * The run's record once it ends or waits, or as it stands after `timeoutMs`; `RUN_NOT_FOUND`

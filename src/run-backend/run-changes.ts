@@ -1,9 +1,7 @@
 /**
- * Runs as they change, for lists that stay up to date (the console's run list, over server-sent
- * events): one poller per {@link Dirigent}, shared by every subscriber, asks the backend's
- * {@link ChangeSource} every `intervalMs` for the runs that are new or changed status, and tells
- * each subscriber in one batch. It runs only while someone listens; what the first look finds is
- * the baseline, not a change (a subscriber lists runs itself after subscribing).
+ * Runs as they change, as a backend tells them: each look of a {@link ChangeSource} answers the
+ * runs that are new or changed status since the look before. The operations' run-list feed
+ * (`operations/run-list-feed.ts`) polls one for the console's live run list.
  */
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
 
@@ -35,52 +33,6 @@ export function summaryOf(r: RunRecord): RunSummary {
 /** Where a feed looks: each call, the runs new or changed since the call before (none on the first). */
 export interface ChangeSource {
   poll(): Promise<RunSummary[]>;
-}
-
-/** Called with each batch of changed runs. */
-export type FeedListener = (changes: RunSummary[]) => void;
-
-/** See the module comment. */
-export class RunFeed {
-  private readonly listeners = new Set<FeedListener>();
-  private timer: NodeJS.Timeout | undefined;
-  private source: ChangeSource | undefined;
-
-  constructor(
-    private readonly open: () => ChangeSource,
-    private readonly intervalMs = 500,
-  ) {}
-
-  /** Tells `listener` of every batch of changes until the returned function is called. */
-  subscribe(listener: FeedListener): () => void {
-    this.listeners.add(listener);
-    if (this.source === undefined) {
-      const source = (this.source = this.open());
-      void this.look(source);
-    }
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size > 0) return;
-      clearTimeout(this.timer);
-      this.source = undefined;
-    };
-  }
-
-  private async look(source: ChangeSource): Promise<void> {
-    // A failed look (Redis away) tells nothing; the next one finds what changed meanwhile.
-    const changes = await source.poll().catch(() => []);
-    if (this.source !== source) return;
-    if (changes.length > 0)
-      for (const listener of this.listeners) {
-        try {
-          listener(changes);
-        } catch {
-          // a listener's failure is its own
-        }
-      }
-    this.timer = setTimeout(() => void this.look(source), this.intervalMs);
-    this.timer.unref();
-  }
 }
 
 /** Statuses of runs not ended yet: a run seen in one of them is looked at until it ends. */

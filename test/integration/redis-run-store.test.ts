@@ -15,7 +15,10 @@ import {
   redisDownMessage,
   redisUrl,
 } from '../../src/redis/redis-connection.js';
-import { RedisRunStore, type RedisRunStoreOptions } from '../../src/redis/run-store/redis-run-store.js';
+import {
+  RedisRunStore,
+  type RedisRunStoreOptions,
+} from '../../src/redis/run-store/redis-run-store.js';
 import { textKey } from '../../src/redis/run-store/run-hash.js';
 import { contentHash } from '../../src/directive/parse-directive.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';

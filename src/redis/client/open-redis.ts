@@ -8,7 +8,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { DEFAULT_PREFIX } from '../queue-names.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../redis-connection.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
-import { RedisIdempotency } from '../../operations/idempotency.js';
+import { RedisIdempotency } from './redis-idempotency.js';
 import { RedisBackend } from './redis-backend.js';
 import { ScheduleBook } from '../triggers/schedule-book.js';
 

@@ -19,7 +19,13 @@ import { RedisRunChanges } from '../run-store/redis-run-changes.js';
 import type { CountFilter, RunCounts } from '../../run-backend/run-counts.js';
 import type { ChangeSource } from '../../run-backend/run-changes.js';
 import type { RunBackend, Watch } from '../../run-backend/run-backend.js';
-import { decodeCursor, pageFrom, pageSize, type RunFilter, type RunPage } from '../../run-backend/run-filter.js';
+import {
+  decodeCursor,
+  pageFrom,
+  pageSize,
+  type RunFilter,
+  type RunPage,
+} from '../../run-backend/run-filter.js';
 
 /** See the module comment. */
 export class RedisBackend implements RunBackend {

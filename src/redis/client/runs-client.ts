@@ -14,7 +14,7 @@ import { queueOptions, RUN_JOB_RETENTION } from '../queue-options.js';
 import { RedisRunStore, type RunListFilter } from '../run-store/redis-run-store.js';
 import { watchRunEvents } from '../run-store/run-events.js';
 import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-job.js';
-import { batchJobIdOf } from './start-group-ids.js';
+import { groupJobIdOf } from './start-group-ids.js';
 import { StartSender, type StartOptions } from './start-sender.js';
 import type { RunTrigger } from '../../telemetry/run-trace.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
@@ -56,7 +56,7 @@ export class RunsClient {
    * resolves with its id once the job that holds it is in the queue. A start given its `runId`, or
    * watched, is a job of its own, and a job with that id already there is left as it is (BullMQ
    * keeps one job per id). Other starts made in the same turn of the event loop share jobs of up
-   * to `startBatch` runs (see `start-batch.ts`).
+   * to `startGroup` runs (see `start-group.ts`).
    */
   async start(
     source: RunSource,
@@ -155,7 +155,7 @@ export class RunsClient {
     });
   }
 
-  /** The job that holds the run's start (its own, or its batch's), if one does. */
+  /** The job that holds the run's start (its own, or its group's), if one does. */
   private async queued(
     runId: string,
   ): Promise<{ directive: string; at: number; failedReason: string } | undefined> {
@@ -166,13 +166,13 @@ export class RunsClient {
         at: job.timestamp,
         failedReason: job.failedReason,
       };
-    const batchId = batchJobIdOf(runId);
-    const batch = batchId && (await Job.fromId<RunJobData, RunJobResult>(this.queue, batchId));
-    if (!batch || batch.data.kind !== 'starts') return undefined;
-    const member = batch.data.runs.find((m) => m.runId === runId);
+    const groupId = groupJobIdOf(runId);
+    const group = groupId && (await Job.fromId<RunJobData, RunJobResult>(this.queue, groupId));
+    if (!group || group.data.kind !== 'starts') return undefined;
+    const member = group.data.runs.find((m) => m.runId === runId);
     if (member === undefined) return undefined;
-    const { directive } = batch.data.sources[member.source]!;
-    return { directive, at: batch.timestamp, failedReason: batch.failedReason };
+    const { directive } = group.data.sources[member.source]!;
+    return { directive, at: group.timestamp, failedReason: group.failedReason };
   }
 
   /** Replays a run's progress (published by workers for runs started or signalled with `watch`). */
@@ -211,16 +211,16 @@ export class RunsClient {
         }
       };
       events.on('completed', ({ returnvalue }) => settle(parseRecords(returnvalue)));
-      // The runs of a batch of starts that rest before their batch completes.
+      // The runs of a group of starts that rest before their group completes.
       events.on('progress', ({ data }) => {
         const runs = (data as { runs?: unknown } | null)?.runs;
         if (Array.isArray(runs)) settle(parseRecords(runs));
       });
-      // A start job fails only when its run could not begin: its id is the run's. A batch fails
+      // A start job fails only when its run could not begin: its id is the run's. A group fails
       // as a whole only when none of its runs could be told apart (its job was malformed).
       events.on('failed', ({ jobId, failedReason }) => {
         for (const [runId, set] of this.waiters) {
-          if (runId !== jobId && batchJobIdOf(runId) !== jobId) continue;
+          if (runId !== jobId && groupJobIdOf(runId) !== jobId) continue;
           const error = fromJobError(failedReason, `run ${runId}`);
           for (const w of set) w.failed(error);
         }
@@ -247,7 +247,7 @@ export class RunsClient {
   }
 }
 
-/** The records a run job completed with: one, or a batch's (see {@link RunJobResult}). */
+/** The records a run job completed with: one, or a group's (see {@link RunJobResult}). */
 function parseRecords(value: unknown): RunRecord[] {
   let parsed: unknown;
   try {

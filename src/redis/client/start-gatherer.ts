@@ -1,7 +1,7 @@
 /**
- * Gathers the starts a client makes in one turn of the event loop into batches (see
- * `start-batch.ts`): a burst of starts becomes a few jobs instead of one each, while a start made
- * alone is sent at once, as its own job, after that turn. A batch holds at most `maxRuns` starts
+ * Gathers the starts a client makes in one turn of the event loop into groups (see
+ * `start-group.ts`): a burst of starts becomes a few jobs instead of one each, while a start made
+ * alone is sent at once, as its own job, after that turn. A group holds at most `maxRuns` starts
  * and, past its first, at most `maxWeight` of their weight (the size of their inputs), so that
  * runs with large inputs do not make one huge job.
  */
@@ -13,7 +13,7 @@ export interface GatheredStart<T> {
   reject: (err: unknown) => void;
 }
 
-/** Sends starts gathered in one turn, at most `maxRuns` per batch. */
+/** Sends starts gathered in one turn, at most `maxRuns` per group. */
 export class StartGatherer<T> {
   private pending: GatheredStart<T>[] = [];
   /**
@@ -25,7 +25,7 @@ export class StartGatherer<T> {
   private readonly sending = new Set<Promise<void>>();
 
   /**
-   * `send` sends one batch and resolves with its runs' ids, in order (or rejects, failing them
+   * `send` sends one group and resolves with its runs' ids, in order (or rejects, failing them
    * all).
    */
   constructor(
@@ -43,7 +43,7 @@ export class StartGatherer<T> {
       if (this.weight + weight <= this.maxWeight) this.weight += weight;
       else {
         this.flush();
-        this.weight = weight; // it starts the next batch
+        this.weight = weight; // it starts the next group
       }
     }
     return new Promise<string>((resolve, reject) => {
@@ -53,7 +53,7 @@ export class StartGatherer<T> {
     });
   }
 
-  /** Sends what is gathered now, and resolves once every batch sent so far is in the queue. */
+  /** Sends what is gathered now, and resolves once every group sent so far is in the queue. */
   async settle(): Promise<void> {
     this.flush();
     await Promise.all(this.sending);
@@ -62,13 +62,13 @@ export class StartGatherer<T> {
   private flush(): void {
     if (this.scheduled !== undefined) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    const batch = this.pending;
-    if (batch.length === 0) return;
+    const group = this.pending;
+    if (group.length === 0) return;
     this.pending = [];
     this.weight = undefined;
-    const sent = this.send(batch.map((g) => g.start)).then(
-      (ids) => batch.forEach((g, i) => g.resolve(ids[i]!)),
-      (err: unknown) => batch.forEach((g) => g.reject(err)),
+    const sent = this.send(group.map((g) => g.start)).then(
+      (ids) => group.forEach((g, i) => g.resolve(ids[i]!)),
+      (err: unknown) => group.forEach((g) => g.reject(err)),
     );
     this.sending.add(sent);
     void sent.finally(() => this.sending.delete(sent));

@@ -1,8 +1,8 @@
 /**
  * How a client sends the starts of runs to the runs queue: a start given its run id, or watched,
  * as a job of its own whose id is the run's; other starts made in the same turn of the event loop
- * gathered into jobs of up to `startBatch` runs (see `start-batch.ts`), whose run ids the batch
- * names (`start-batch-ids.ts`).
+ * gathered into jobs of up to `startGroup` runs (see `start-group.ts`), whose run ids the group
+ * names (`start-group-ids.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
@@ -14,37 +14,39 @@ import { SPAN_KIND, type Telemetry } from '../../telemetry/telemetry.js';
 import { QueueName } from '../queue-names.js';
 import { RUN_JOB_RETENTION } from '../queue-options.js';
 import type { RunJobData, RunJobResult, RunSource, StartMember } from '../run-job.js';
-import { batchJobId, batchRunIds, MAX_BATCH_RUNS } from './start-group-ids.js';
+import { groupJobId, groupRunIds, MAX_GROUP_RUNS } from './start-group-ids.js';
 import { StartGatherer } from './start-gatherer.js';
 
 /** How a client sends starts. */
 export interface StartOptions {
   /**
-   * Runs at most in one job of starts made together (default `DIRIGENT_START_BATCH`, else
-   * {@link DEFAULT_START_BATCH}; 1 sends every start as a job of its own).
+   * Runs at most in one job of starts made together (default `DIRIGENT_START_GROUP`, else
+   * {@link DEFAULT_START_GROUP}; 1 sends every start as a job of its own).
    */
-  startBatch?: number;
+  startGroup?: number;
 }
 
 /**
  * Runs at most in one job of starts, by default: as many as a worker drives at once by default
- * (its run slots), so one batch can keep a worker busy, and a larger burst is several jobs, for
+ * (its run slots), so one group can keep a worker busy, and a larger burst is several jobs, for
  * several workers.
  */
-export const DEFAULT_START_BATCH = 50;
+export const DEFAULT_START_GROUP = 50;
 
 /**
- * `DIRIGENT_START_BATCH`, else the default; `INVALID_CONFIG` for a value that is not a whole
- * number from 1 to 65,536.
+ * `DIRIGENT_START_GROUP` (or its former name `DIRIGENT_START_BATCH`), else the default;
+ * `INVALID_CONFIG` for a value that is not a whole number from 1 to 65,536.
  */
-export function startBatchFromEnv(env: Record<string, string | undefined> = process.env): number {
-  const raw = env.DIRIGENT_START_BATCH;
-  if (raw === undefined || raw === '') return DEFAULT_START_BATCH;
+export function startGroupFromEnv(env: Record<string, string | undefined> = process.env): number {
+  const name =
+    env.DIRIGENT_START_GROUP !== undefined ? 'DIRIGENT_START_GROUP' : 'DIRIGENT_START_BATCH';
+  const raw = env[name];
+  if (raw === undefined || raw === '') return DEFAULT_START_GROUP;
   const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_RUNS) return n;
+  if (Number.isInteger(n) && n >= 1 && n <= MAX_GROUP_RUNS) return n;
   throw DirigentError.fatal(
     ErrorCode.INVALID_CONFIG,
-    `DIRIGENT_START_BATCH is "${raw}": it must be a whole number from 1 to ${MAX_BATCH_RUNS}.`,
+    `${name} is "${raw}": it must be a whole number from 1 to ${MAX_GROUP_RUNS}.`,
     {
       hint: 'Set it to the most runs one job of starts may hold (1 sends each start alone), or unset it.',
     },
@@ -52,10 +54,10 @@ export function startBatchFromEnv(env: Record<string, string | undefined> = proc
 }
 
 /**
- * The most input a batch of starts carries, in JSON characters, past its first run (a run's inputs
+ * The most input a group of starts carries, in JSON characters, past its first run (a run's inputs
  * may be up to a MiB by default): a burst of runs with large inputs is several jobs, not one huge.
  */
-export const START_BATCH_INPUT_BYTES = 256 * 1024;
+export const START_GROUP_INPUT_BYTES = 256 * 1024;
 
 /** A start as the client gathers it. */
 interface Start {
@@ -73,12 +75,12 @@ export class StartSender {
     private readonly telemetry: Telemetry | undefined,
     options: StartOptions = {},
   ) {
-    const most = options.startBatch ?? startBatchFromEnv();
+    const most = options.startGroup ?? startGroupFromEnv();
     this.gathered = new StartGatherer(
       most,
       (starts) => this.send(starts),
       (start) => JSON.stringify(start.inputs).length,
-      START_BATCH_INPUT_BYTES,
+      START_GROUP_INPUT_BYTES,
     );
   }
 
@@ -101,14 +103,14 @@ export class StartSender {
     return this.gathered.settle();
   }
 
-  /** Sends the starts gathered in one turn: one start as its own job, more as a batch. */
+  /** Sends the starts gathered in one turn: one start as its own job, more as a group. */
   private async send(starts: readonly Start[]): Promise<string[]> {
     const key = randomUUID();
     if (starts.length === 1) {
       await this.sendOne(key, starts[0]!, false);
       return [key];
     }
-    const runIds = batchRunIds(key, starts.length);
+    const runIds = groupRunIds(key, starts.length);
     const sources: RunSource[] = [];
     const sourceAt = new Map<string, number>();
     const runs = starts.map((s, i): StartMember => {
@@ -119,7 +121,7 @@ export class StartSender {
       const trace = this.telemetry?.newRunTrace(runId, s.trigger);
       return { runId, source: at, inputs: s.inputs, trigger: s.trigger, ...(trace && { trace }) };
     });
-    const jobId = batchJobId(key);
+    const jobId = groupJobId(key);
     const spans = runs.map((m, i) =>
       this.sendSpan(m.runId, jobId, sources[m.source]!, starts[i]!.trigger, m.trace),
     );

@@ -9,7 +9,12 @@
 import type { RunRecord } from '../../engine/run-record.js';
 import type { RedisRunStore } from './redis-run-store.js';
 import { answer } from './redis-run-counts.js';
-import { SeenRuns, summaryOf, type ChangeSource, type RunSummary } from '../../run-backend/run-changes.js';
+import {
+  SeenRuns,
+  summaryOf,
+  type ChangeSource,
+  type RunSummary,
+} from '../../run-backend/run-changes.js';
 
 /** See the module comment. */
 export class RedisRunChanges implements ChangeSource {

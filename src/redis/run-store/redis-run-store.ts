@@ -19,7 +19,13 @@ import {
   type RedisRunStoreOptions,
   type SaveRunOptions,
 } from './redis-run-store-options.js';
-import { runBusy, runConflict, RunClaims, runTakenOver, type RunClaim } from '../takeover/run-claims.js';
+import {
+  runBusy,
+  runConflict,
+  RunClaims,
+  runTakenOver,
+  type RunClaim,
+} from '../takeover/run-claims.js';
 import {
   changes,
   fieldsOf,

@@ -1,5 +1,5 @@
 /**
- * The shape of a batch of starts, checked before any run of it starts: the client makes these
+ * The shape of a group of starts, checked before any run of it starts: the client makes these
  * (`start-sender.ts`), but a job in the runs queue may come from anywhere, and a malformed one must
  * fail whole with what is wrong, not half-start with a `TypeError`.
  */
@@ -8,13 +8,13 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { checkRunId } from '../../operations/check-run-id.js';
 import type { StartsJobData } from '../run-job.js';
 
-/** Throws `INVALID_REQUEST`, naming the job and the run, unless `batch` is a well-formed batch. */
-export function checkStartsJob(batch: StartsJobData, jobId: string | undefined): void {
+/** Throws `INVALID_REQUEST`, naming the job and the run, unless `group` is a well-formed group. */
+export function checkStartsJob(group: StartsJobData, jobId: string | undefined): void {
   const wrong = (what: string) =>
-    DirigentError.fatal(ErrorCode.INVALID_REQUEST, `Batch of starts ${jobId}: ${what}.`, {
-      hint: 'Batches of starts are made by RunsClient.start; another BullMQ client starts a run with a `start` job (see src/redis/run-job.ts).',
+    DirigentError.fatal(ErrorCode.INVALID_REQUEST, `Group of starts ${jobId}: ${what}.`, {
+      hint: 'Groups of starts are made by RunsClient.start; another BullMQ client starts a run with a `start` job (see src/redis/run-job.ts).',
     });
-  const { sources, runs } = batch as { sources: unknown; runs: unknown };
+  const { sources, runs } = group as { sources: unknown; runs: unknown };
   if (!Array.isArray(sources) || !Array.isArray(runs) || runs.length === 0)
     throw wrong('it needs `sources` and `runs`, a non-empty list');
   for (const [i, s] of sources.entries()) {
@@ -36,7 +36,7 @@ export function checkStartsJob(batch: StartsJobData, jobId: string | undefined):
       throw wrong(`run ${i}: ${DirigentError.from(err).message}`);
     }
     if (!Number.isInteger(run.source) || sources[run.source as number] === undefined)
-      throw wrong(`run ${i} (${run.runId}) names no source of the batch`);
+      throw wrong(`run ${i} (${run.runId}) names no source of the group`);
     const inputs = run.inputs;
     if (inputs === null || typeof inputs !== 'object' || Array.isArray(inputs))
       throw wrong(`run ${i} (${run.runId}) needs \`inputs\`, an object`);

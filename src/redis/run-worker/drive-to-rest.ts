@@ -122,7 +122,7 @@ export class DrivenRun {
   }
 }
 
-/** The job a run is driven in: its own, or (`shared`) a batch of starts it belongs to. */
+/** The job a run is driven in: its own, or (`shared`) a group of starts it belongs to. */
 export interface TakenJob {
   job: RunJob;
   token: string | undefined;
@@ -132,9 +132,9 @@ export interface TakenJob {
 /**
  * Drives `run` (taken up in `taken`) until it comes to rest; resolves with its record once it
  * ends or waits, and otherwise throws BullMQ's `WaitingError` (handed back, or lost) or
- * `DelayedError` (parked) after moving the job. A run of a batch moves no job but goes on in a job
+ * `DelayedError` (parked) after moving the job. A run of a group moves no job but goes on in a job
  * of its own (`go-alone.ts`) and throws `DelayedError`; lost, it throws `WaitingError` and leaves
- * its batch's job to whoever took it.
+ * its group's job to whoever took it.
  */
 export async function driveToRest(
   ctx: DriveContext,
@@ -203,7 +203,7 @@ export async function driveToRest(
   // The mark first: a worker that dies after it leaves a job still active, which its takeover
   // puts back in the queue; the other way round, a call ending in between would find nothing to
   // wake, and the run would sleep until its check-in.
-  // A run of a batch parks in a job of its own, whose id is the run's.
+  // A run of a group parks in a job of its own, whose id is the run's.
   await markParked(redis, prefix, run.runId, shared ? run.runId : job.id!, rest.due);
   const parked = shared
     ? await goAlone(ctx.runsQueue, job, run.runId, Math.max(1, rest.due - Date.now()))

@@ -1,6 +1,6 @@
 /**
- * A run of a batch of starts going on in a job of its own (see `start-batch.ts`): when it parks,
- * when its worker closes, or when it cannot begin in the batch. The job is the run's start, marked
+ * A run of a group of starts going on in a job of its own (see `start-group.ts`): when it parks,
+ * when its worker closes, or when it cannot begin in the group. The job is the run's start, marked
  * `alone` (the worker that takes it claims the run first and resumes it when it is stored), and its
  * id is the run's, as a start job's: BullMQ keeps one, and `status` and parked-run wakes find it.
  */
@@ -10,20 +10,20 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { startOfMember, type OneRunJobData, type RunJob, type RunJobData } from '../run-job.js';
 import { RUN_JOB_RETENTION } from '../queue-options.js';
 
-/** The start job of run `runId` of the batch `batch`, to go on alone. */
-export function aloneJobData(batch: RunJobData, runId: string): OneRunJobData {
-  const member = batch.kind === 'starts' ? batch.runs.find((m) => m.runId === runId) : undefined;
-  if (batch.kind !== 'starts' || member === undefined)
+/** The start job of run `runId` of the group `group`, to go on alone. */
+export function aloneJobData(group: RunJobData, runId: string): OneRunJobData {
+  const member = group.kind === 'starts' ? group.runs.find((m) => m.runId === runId) : undefined;
+  if (group.kind !== 'starts' || member === undefined)
     throw DirigentError.fatal(
       ErrorCode.INTERNAL,
-      `Run ${runId} cannot go on in a job of its own: it is not in the batch of starts being driven.`,
-      { hint: 'Report this: the worker lost track of which batch a run came in.' },
+      `Run ${runId} cannot go on in a job of its own: it is not in the group of starts being driven.`,
+      { hint: 'Report this: the worker lost track of which group a run came in.' },
     );
-  return { ...startOfMember(batch, member), alone: true };
+  return { ...startOfMember(group, member), alone: true };
 }
 
 /**
- * Adds the job in which run `runId` of the batch `job` goes on alone, waiting `delayMs` first
+ * Adds the job in which run `runId` of the group `job` goes on alone, waiting `delayMs` first
  * (0: at once); resolves with it (the one already there, when an earlier try added it).
  */
 export async function goAlone(

@@ -1,7 +1,7 @@
 /**
  * What a run job asks of the worker that took it up (see `run-job.ts`): start a run, deliver a
  * signal, cancel a run, or wake one at a deadline, each on the run as claimed from the store. A
- * run of a batch of starts is taken up the same way (see `start-batch.ts`).
+ * run of a group of starts is taken up the same way (see `start-group.ts`).
  */
 import { DelayedError, WaitingError } from 'bullmq';
 import type { ActiveRun } from '../../engine/active-run.js';
@@ -20,8 +20,8 @@ import { loadRunDirective } from '../run-source.js';
 /**
  * Takes the run of a job up: claims it (a start taken up the first time has nothing stored, and
  * claims nothing), does what the job asks, and lets the run go. A job that cannot be done now
- * comes back later; for a run of a batch (`taken.shared`), which has no job to move, the errors
- * say what happened (see `start-batch.ts`): `DelayedError` when another job has the run,
+ * comes back later; for a run of a group (`taken.shared`), which has no job to move, the errors
+ * say what happened (see `start-group.ts`): `DelayedError` when another job has the run,
  * `WaitingError` when this worker lost it, and any other error as it is.
  */
 export async function takeUpRun(

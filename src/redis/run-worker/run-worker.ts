@@ -31,7 +31,7 @@ import { takeUpRun } from './perform-run-job.js';
 import { RedisRunStore } from '../run-store/redis-run-store.js';
 import { ResultInbox } from '../result-inbox.js';
 import type { OneRunJobData, RunJob, RunJobData, RunJobResult } from '../run-job.js';
-import { performStartBatch } from './start-group.js';
+import { performStartGroup } from './start-group.js';
 import type { ToolJobData } from '../tool-job.js';
 import { workerEngine } from './worker-engine.js';
 import { leaseName, WorkerLease } from '../takeover/worker-lease.js';
@@ -59,7 +59,7 @@ export class RunWorker {
   private readonly driving = new Map<string, DrivenRun>();
   /**
    * One per run this worker drives for a job, from its start or take-up until it comes to rest:
-   * a batch of starts (one job) drives no more runs at once than jobs of their own would.
+   * a group of starts (one job) drives no more runs at once than jobs of their own would.
    */
   private readonly runSlots: LimitFunction;
   private readonly concurrency: number;
@@ -178,7 +178,7 @@ export class RunWorker {
   }
 
   /**
-   * Takes no more jobs than leave the run slots room: BullMQ counts jobs, and a batch of starts
+   * Takes no more jobs than leave the run slots room: BullMQ counts jobs, and a group of starts
    * is one job holding many runs, so while runs wait for slots another worker takes the next job.
    */
   private fitIntake(): void {
@@ -190,7 +190,7 @@ export class RunWorker {
     const data = job.data;
     const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
     if (data.kind === 'starts')
-      return performStartBatch(job, token, redelivered, this.runsQueue, this.log, (member) =>
+      return performStartGroup(job, token, redelivered, this.runsQueue, this.log, (member) =>
         this.processRun(job, token, member, redelivered, true),
       );
     if (data.kind === 'cancel') {
@@ -208,9 +208,9 @@ export class RunWorker {
   }
 
   /**
-   * Does what a job asks of one run: the job's own run, or (`shared`) one run of a batch of
-   * starts. A job that cannot be done now comes back later; for a run of a batch, which has no job
-   * to move, the errors say what happened (see `start-batch.ts`): `DelayedError` when another job
+   * Does what a job asks of one run: the job's own run, or (`shared`) one run of a group of
+   * starts. A job that cannot be done now comes back later; for a run of a group, which has no job
+   * to move, the errors say what happened (see `start-group.ts`): `DelayedError` when another job
    * has the run, `WaitingError` when this worker lost it, and any other error as it is.
    */
   private async processRun(
@@ -220,7 +220,7 @@ export class RunWorker {
     redelivered: boolean,
     shared: boolean,
   ): Promise<RunRecord> {
-    // Another job of the run is here: this one comes back later (one of a batch is left to it).
+    // Another job of the run is here: this one comes back later (one of a group is left to it).
     if (this.held.has(data.runId))
       return shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token);
     const watch = 'watch' in data && data.watch === true;

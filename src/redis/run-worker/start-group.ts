@@ -1,15 +1,15 @@
 /**
- * Runs started together: one job of the runs queue holds a batch of starts (made in one turn of
+ * Runs started together: one job of the runs queue holds a group of starts (made in one turn of
  * a client's event loop, see `start-sender.ts`), and the worker that takes it up starts and drives
  * every run of it at once, as it would drive each in a job of its own (each run holding one of the
  * worker's run slots, see `run-worker.ts`). So a burst of short runs costs a few jobs instead of
  * one each.
  *
- * A run ends or waits for a signal inside the batch, and the batch's job completes with those
- * records; one that rests while others of its batch go on for a while is told sooner, as the
+ * A run ends or waits for a signal inside the group, and the group's job completes with those
+ * records; one that rests while others of its group go on for a while is told sooner, as the
  * job's progress (see {@link EARLY_END_MS}). A run that parks, whose worker closes, or that fails
  * here for good (it cannot begin on this worker, say) goes on in a job of its own (`go-alone.ts`),
- * whose id is the run's. A batch taken up again (its worker died, or Redis went away) looks at each
+ * whose id is the run's. A group taken up again (its worker died, or Redis went away) looks at each
  * run again: one that has a job of its own is left to it, one stored is claimed and resumed (or,
  * ended, answered from the store), one never stored starts.
  */
@@ -30,27 +30,27 @@ import {
 import { toJobError } from '../job-error.js';
 
 /**
- * How long a run of a batch that has ended (or waits) may go untold: if its batch has not
+ * How long a run of a group that has ended (or waits) may go untold: if its group has not
  * completed by then, the job's progress tells those that wait for it (with every other run that
- * rested meanwhile), in one write. A batch whose runs rest together costs no such write.
+ * rested meanwhile), in one write. A group whose runs rest together costs no such write.
  */
 export const EARLY_END_MS = 50;
 
-/** How one run of a batch came out. */
+/** How one run of a group came out. */
 type Outcome =
   | { kind: 'rested'; record: RunRecord }
   /** Another job has it: its own (it went on alone), or one under way here. */
   | { kind: 'elsewhere' }
-  /** This worker lost it (its lease lapsed): the batch's job goes back to whoever takes it. */
+  /** This worker lost it (its lease lapsed): the group's job goes back to whoever takes it. */
   | { kind: 'lost' }
-  /** Redis went away: the batch comes back later. */
+  /** Redis went away: the group comes back later. */
   | { kind: 'again'; error: unknown };
 
 /**
- * Starts and drives the runs of the batch `job` with `runOne` (the worker's way of doing one
+ * Starts and drives the runs of the group `job` with `runOne` (the worker's way of doing one
  * run's job, see `run-worker.ts`); resolves with the records of the runs that ended or wait.
  */
-export async function performStartBatch(
+export async function performStartGroup(
   job: RunJob,
   token: string | undefined,
   redelivered: boolean,
@@ -58,16 +58,16 @@ export async function performStartBatch(
   log: Logger,
   runOne: (data: OneRunJobData) => Promise<RunRecord>,
 ): Promise<RunRecord[]> {
-  const batch = job.data;
-  if (batch.kind !== 'starts') throw new TypeError(`job ${job.id} is not a batch of starts`);
+  const group = job.data;
+  if (group.kind !== 'starts') throw new TypeError(`job ${job.id} is not a group of starts`);
   try {
-    checkStartsJob(batch, job.id);
+    checkStartsJob(group, job.id);
   } catch (err) {
     throw toJobError(err);
   }
   const early = new EarlyEnds(job);
   const one = async (member: StartMember): Promise<Outcome> => {
-    const data = startOfMember(batch, member);
+    const data = startOfMember(group, member);
     try {
       if (redelivered && (await Job.fromId(runs, member.runId)) !== undefined)
         return { kind: 'elsewhere' };
@@ -81,8 +81,8 @@ export async function performStartBatch(
       // It fails here for good (it cannot begin on this worker, say): alone, it fails as a start
       // job of its own does, where `status` and its waiters see why.
       log.warn(
-        { run_id: member.runId, batch: job.id, error_code: DirigentError.from(err).code },
-        `run ${member.runId} goes on alone, out of batch ${job.id}: ${String(err)}`,
+        { run_id: member.runId, group: job.id, error_code: DirigentError.from(err).code },
+        `run ${member.runId} goes on alone, out of group ${job.id}: ${String(err)}`,
       );
       return goAlone(runs, job, member.runId).then(
         (): Outcome => ({ kind: 'elsewhere' }),
@@ -90,14 +90,14 @@ export async function performStartBatch(
       );
     }
   };
-  const outcomes = await Promise.all(batch.runs.map(one));
+  const outcomes = await Promise.all(group.runs.map(one));
   early.close();
   const again = outcomes.find((o) => o.kind === 'again');
   if (again !== undefined) {
     if (mayComeBack(job)) {
       log.warn(
-        { batch: job.id, err: String(again.error) },
-        `batch of starts ${job.id} comes back later: ${String(again.error)}`,
+        { group: job.id, err: String(again.error) },
+        `group of starts ${job.id} comes back later: ${String(again.error)}`,
       );
       return comeBackLater(job, token);
     }
@@ -110,7 +110,7 @@ export async function performStartBatch(
   return outcomes.flatMap((o) => (o.kind === 'rested' ? [o.record] : []));
 }
 
-/** Tells the runs of a batch that rest early, as the job's progress: `{ runs: RunRecord[] }`. */
+/** Tells the runs of a group that rest early, as the job's progress: `{ runs: RunRecord[] }`. */
 class EarlyEnds {
   private rested: RunRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -122,7 +122,7 @@ class EarlyEnds {
     this.timer ??= setTimeout(() => this.tell(), EARLY_END_MS);
   }
 
-  /** The batch is over: its job's completion tells the rest. */
+  /** The group is over: its job's completion tells the rest. */
   close(): void {
     clearTimeout(this.timer);
   }

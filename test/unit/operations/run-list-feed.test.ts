@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunFeed, SeenRuns, type RunSummary } from '../../../src/run-backend/run-changes.js';
+import { RunListFeed } from '../../../src/operations/run-list-feed.js';
+import { SeenRuns, type RunSummary } from '../../../src/run-backend/run-changes.js';
 
 const run = (runId: string, status: string, startedAt = 1) => ({ runId, status, startedAt });
 
@@ -28,14 +29,14 @@ describe('SeenRuns', () => {
   });
 });
 
-describe('RunFeed', () => {
+describe('RunListFeed', () => {
   it('looks only while someone listens, and tells every listener each batch', async () => {
     let opened = 0;
     let looks = 0;
     const batch: RunSummary[] = [
       { runId: 'a', directive: 'd', status: 'running', startedAt: 1, endedAt: null, error: null },
     ];
-    const feed = new RunFeed(() => {
+    const feed = new RunListFeed(() => {
       opened++;
       return { poll: async () => (++looks === 2 ? batch : []) };
     }, 10);

@@ -5,10 +5,10 @@ import type { StartsJobData } from '../../../src/redis/run-job.js';
 const source = { directive: 'hello', text: '# hello', hash: 'abc', ext: '.md' };
 const run = { runId: 'run-1', source: 0, inputs: {} };
 
-/** The message `checkStartsJob` refuses `batch` with (its code checked), or undefined. */
-function refusal(batch: unknown): string | undefined {
+/** The message `checkStartsJob` refuses `group` with (its code checked), or undefined. */
+function refusal(group: unknown): string | undefined {
   try {
-    checkStartsJob(batch as StartsJobData, 'starts.1');
+    checkStartsJob(group as StartsJobData, 'starts.1');
     return undefined;
   } catch (err) {
     expect(err).toMatchObject({ code: 'INVALID_REQUEST', hint: expect.stringContaining('start') });
@@ -16,7 +16,7 @@ function refusal(batch: unknown): string | undefined {
   }
 }
 
-describe('a batch of starts, checked before any run of it starts', () => {
+describe('a group of starts, checked before any run of it starts', () => {
   it('passes as the client makes it', () => {
     expect(
       refusal({ kind: 'starts', sources: [source], runs: [run, { ...run, runId: 'run-2' }] }),
@@ -25,7 +25,7 @@ describe('a batch of starts, checked before any run of it starts', () => {
 
   it('is refused whole, naming the job and what is wrong', () => {
     expect(refusal({ kind: 'starts' })).toMatch(
-      /^Batch of starts starts\.1: it needs `sources` and `runs`/,
+      /^Group of starts starts\.1: it needs `sources` and `runs`/,
     );
     expect(refusal({ kind: 'starts', sources: [source], runs: [] })).toMatch(/non-empty/);
     expect(refusal({ kind: 'starts', sources: [{ directive: 'x' }], runs: [run] })).toMatch(

@@ -1,54 +1,54 @@
 import { describe, expect, it } from 'vitest';
 import { StartGatherer } from '../../../src/redis/client/start-gatherer.js';
 
-/** A gatherer whose batches are recorded, each start's id its value with the batch's number. */
+/** A gatherer whose groups are recorded, each start's id its value with the group's number. */
 function gatherer(
   maxRuns: number,
-  fail?: (batch: readonly string[]) => boolean,
+  fail?: (group: readonly string[]) => boolean,
   maxWeight?: number,
 ) {
-  const batches: string[][] = [];
+  const groups: string[][] = [];
   const g = new StartGatherer<string>(
     maxRuns,
     async (starts) => {
-      batches.push([...starts]);
+      groups.push([...starts]);
       if (fail?.(starts)) throw new Error('queue away');
-      return starts.map((s) => `${s}@${batches.length}`);
+      return starts.map((s) => `${s}@${groups.length}`);
     },
     (s) => s.length,
     maxWeight,
   );
-  return { g, batches };
+  return { g, groups };
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
 
 describe('gathering starts', () => {
   it('sends the starts of one turn together, and each later turn on its own', async () => {
-    const { g, batches } = gatherer(10);
+    const { g, groups } = gatherer(10);
     const first = await Promise.all(['a', 'b', 'c'].map((s) => g.add(s)));
     expect(first).toEqual(['a@1', 'b@1', 'c@1']);
     expect(await g.add('d')).toBe('d@2');
-    expect(batches).toEqual([['a', 'b', 'c'], ['d']]);
+    expect(groups).toEqual([['a', 'b', 'c'], ['d']]);
   });
 
-  it('sends a batch as soon as it is full, and the rest after the turn', async () => {
-    const { g, batches } = gatherer(2);
+  it('sends a group as soon as it is full, and the rest after the turn', async () => {
+    const { g, groups } = gatherer(2);
     const ids = Promise.all(['a', 'b', 'c', 'd', 'e'].map((s) => g.add(s)));
-    expect(batches).toEqual([
+    expect(groups).toEqual([
       ['a', 'b'],
       ['c', 'd'],
     ]);
     expect(await ids).toEqual(['a@1', 'b@1', 'c@2', 'd@2', 'e@3']);
   });
 
-  it('starts a new batch before one would carry more than its weight, past its first start', async () => {
-    const { g, batches } = gatherer(10, undefined, 5);
+  it('starts a new group before one would carry more than its weight, past its first start', async () => {
+    const { g, groups } = gatherer(10, undefined, 5);
     await Promise.all(['aa', 'bbb', 'c', 'dddddddd', 'e'].map((s) => g.add(s)));
-    expect(batches).toEqual([['aa', 'bbb'], ['c'], ['dddddddd'], ['e']]);
+    expect(groups).toEqual([['aa', 'bbb'], ['c'], ['dddddddd'], ['e']]);
   });
 
-  it('weighs no start that is sent alone, and each of a batch once', async () => {
+  it('weighs no start that is sent alone, and each of a group once', async () => {
     const weighed: string[] = [];
     const g = new StartGatherer<string>(
       10,
@@ -62,19 +62,19 @@ describe('gathering starts', () => {
     expect(weighed).toEqual(['aa', 'bbb', 'cccc', 'd']);
   });
 
-  it('fails every start of a batch that could not be sent, and only those', async () => {
-    const { g } = gatherer(2, (batch) => batch.includes('b'));
+  it('fails every start of a group that could not be sent, and only those', async () => {
+    const { g } = gatherer(2, (group) => group.includes('b'));
     const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((s) => g.add(s)));
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
   });
 
   it('sends what is gathered when settled, without waiting for the turn', async () => {
-    const { g, batches } = gatherer(10);
+    const { g, groups } = gatherer(10);
     const id = g.add('a');
     await g.settle();
-    expect(batches).toEqual([['a']]);
+    expect(groups).toEqual([['a']]);
     expect(await id).toBe('a@1');
     await turn();
-    expect(batches).toHaveLength(1);
+    expect(groups).toHaveLength(1);
   });
 });

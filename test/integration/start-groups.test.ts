@@ -1,9 +1,9 @@
 /**
- * Batches of starts: the starts a client makes in one turn of its event loop, with no run ids of
+ * Groups of starts: the starts a client makes in one turn of its event loop, with no run ids of
  * their own, share one job of the runs queue, and the worker that takes it up drives each run as
- * a job of its own would. A queued run of a batch is found by `status`; a run that waits for a
+ * a job of its own would. A queued run of a group is found by `status`; a run that waits for a
  * signal stays in the store; one that parks, whose worker closes, or that cannot begin there goes
- * on in a job of its own; a batch whose worker dies is taken over, and every run of it ends once.
+ * on in a job of its own; a group whose worker dies is taken over, and every run of it ends once.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ let project: string;
 const open: { close(): Promise<void> }[] = [];
 
 beforeEach(() => {
-  project = mkdtempSync(join(tmpdir(), 'dirigent-start-batches-'));
+  project = mkdtempSync(join(tmpdir(), 'dirigent-start-groups-'));
 });
 afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
@@ -76,7 +76,7 @@ const bash = (command: string) =>
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe('batches of starts', { timeout: 60_000 }, () => {
+describe('groups of starts', { timeout: 60_000 }, () => {
   it('sends starts made together as one job, finds its runs while queued, and ends each', async () => {
     const c = client();
     const src = await source('count', `${inputs}${echo}`);
@@ -86,11 +86,11 @@ describe('batches of starts', { timeout: 60_000 }, () => {
 
     const waiting = await runsQueue().getJobs(['wait']);
     expect(waiting).toHaveLength(1);
-    const batch = waiting[0]!.data;
-    expect(batch.kind).toBe('starts');
-    if (batch.kind !== 'starts') return;
-    expect(batch.runs.map((r) => r.runId)).toEqual(ids);
-    expect(batch.sources).toHaveLength(1); // one directive, carried once
+    const group = waiting[0]!.data;
+    expect(group.kind).toBe('starts');
+    if (group.kind !== 'starts') return;
+    expect(group.runs.map((r) => r.runId)).toEqual(ids);
+    expect(group.sources).toHaveLength(1); // one directive, carried once
     for (const id of ids)
       expect(await c.status(id)).toMatchObject({ runId: id, status: 'queued', directive: 'count' });
 
@@ -108,8 +108,8 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     });
   });
 
-  it('caps a batch at startBatch runs, and sends a lone start or one with its own id alone', async () => {
-    const c = client({ startBatch: 3 });
+  it('caps a group at startGroup runs, and sends a lone start or one with its own id alone', async () => {
+    const c = client({ startGroup: 3 });
     const src = await source('count', `${inputs}${echo}`);
     const ids = await Promise.all(Array.from({ length: 7 }, (_, n) => c.start(src, { n })));
     const own = await c.start(src, { n: 9 }, { runId: 'my-own-id' });
@@ -118,7 +118,7 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     const shapes = jobs.map((j) =>
       j.data.kind === 'starts' ? j.data.runs.length : `${j.data.kind} ${j.id}`,
     );
-    // Two batches of three; the seventh start alone, under its run id, as any lone start.
+    // Two groups of three; the seventh start alone, under its run id, as any lone start.
     expect(shapes).toHaveLength(4);
     expect(shapes).toEqual(expect.arrayContaining([3, 3, `start ${ids[6]}`, 'start my-own-id']));
 
@@ -126,7 +126,7 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     for (const id of [...ids, own]) expect((await c.wait(id, 20_000)).status).toBe('completed');
   });
 
-  it('drives no more runs of a batch at once than the worker drives runs', async () => {
+  it('drives no more runs of a group at once than the worker drives runs', async () => {
     const c = client();
     const log = join(project, 'overlap.log');
     const src = await source('busy', bash(`echo + >> ${log}; sleep 0.4; echo - >> ${log}`));
@@ -156,18 +156,18 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     expect((await c.signal(held, 'go', 'yes')).status).toBe('completed');
   });
 
-  it('asks for no more jobs while the runs of a batch fill its slots, and again once they end', async () => {
-    const c = client({ startBatch: 2 });
+  it('asks for no more jobs while the runs of a group fill its slots, and again once they end', async () => {
+    const c = client({ startGroup: 2 });
     const src = await source('nap', bash('sleep 1'));
     const w = worker({ concurrency: 2 });
     const ids = await Promise.all(Array.from({ length: 4 }, () => c.start(src, {})));
-    // BullMQ counts jobs: a batch of two fills both slots, so the worker takes one job at a time.
-    await until(() => w.runs.worker.concurrency === 1, 5000, 'a batch taken');
+    // BullMQ counts jobs: a group of two fills both slots, so the worker takes one job at a time.
+    await until(() => w.runs.worker.concurrency === 1, 5000, 'a group taken');
     for (const id of ids) expect((await c.wait(id, 30_000)).status).toBe('completed');
     await until(() => w.runs.worker.concurrency === 2, 5000, 'the slots free');
   });
 
-  it('tells of a run that ends before the rest of its batch, without waiting for them', async () => {
+  it('tells of a run that ends before the rest of its group, without waiting for them', async () => {
     const c = client();
     const events = new QueueEvents(QueueName.RUNS, {
       connection: redis.connect(),
@@ -184,7 +184,7 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     expect((await c.wait(done, 20_000)).status).toBe('completed');
     await until(() => told.length > 0, 5000, 'progress');
     expect(told[0]!.runs).toEqual([expect.objectContaining({ runId: done, status: 'completed' })]);
-    // Told while the other run of its batch still had its call under way.
+    // Told while the other run of its group still had its call under way.
     expect((await c.status(later)).status).not.toBe('completed');
     expect((await c.wait(later, 20_000)).status).toBe('completed');
   });
@@ -207,9 +207,9 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     expect(record.steps.map((s) => [s.status, s.attempts])).toEqual([['completed', 1]]);
   });
 
-  it('fails a run that cannot begin on a job of its own, and the rest of its batch runs', async () => {
+  it('fails a run that cannot begin on a job of its own, and the rest of its group runs', async () => {
     const c = client();
-    const elsewhere = mkdtempSync(join(tmpdir(), 'dirigent-start-batches-other-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'dirigent-start-groups-other-'));
     try {
       // The worker's copy of `tool-work` differs from the one the start carries.
       await source('tool-work', bash('echo mine'));
@@ -229,7 +229,7 @@ describe('batches of starts', { timeout: 60_000 }, () => {
     }
   });
 
-  it('fails a malformed batch whole, before any run of it starts, saying what is wrong', async () => {
+  it('fails a malformed group whole, before any run of it starts, saying what is wrong', async () => {
     const q = runsQueue();
     const job = await q.add('starts', {
       kind: 'starts',
@@ -237,11 +237,11 @@ describe('batches of starts', { timeout: 60_000 }, () => {
       runs: [{ runId: 'from-elsewhere', source: 0, inputs: {} }],
     });
     worker();
-    await until(async () => (await job.getState()) === 'failed', 10_000, 'the batch failed');
+    await until(async () => (await job.getState()) === 'failed', 10_000, 'the group failed');
     const failed = (await q.getJob(job.id!))!;
-    expect(fromJobError(failed.failedReason, 'batch')).toMatchObject({
+    expect(fromJobError(failed.failedReason, 'group')).toMatchObject({
       code: 'INVALID_REQUEST',
-      message: expect.stringContaining('run 0 (from-elsewhere) names no source of the batch'),
+      message: expect.stringContaining('run 0 (from-elsewhere) names no source of the group'),
     });
     expect(await redis.redis.exists(`${redis.prefix}:run:from-elsewhere`)).toBe(0);
   });
@@ -277,7 +277,7 @@ describe('batches of starts', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a batch of starts whose worker is killed', { timeout: 90_000 }, () => {
+describe('a group of starts whose worker is killed', { timeout: 90_000 }, () => {
   it('is taken over, and every run of it ends once, completed', async () => {
     const begun = join(project, 'begun.log');
     const src = await source('slow', `${inputs}${bash(`echo \${inputs.n} >> ${begun}; sleep 2`)}`);
