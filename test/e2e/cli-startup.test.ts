@@ -217,10 +217,10 @@ describe('start-up, module by module', () => {
     expect(ownModules(r.loaded)).toContain('engine/engine.js');
     for (const p of NEVER) expect(packages).not.toContain(p);
     for (const p of ON_DEMAND) expect(packages).not.toContain(p);
-    // Of the queue's modules, only the one that reads a Redis URL from the options or REDIS_URL.
+    // Of the Redis side's modules, only the one that reads a Redis URL from the options or REDIS_URL.
     expect(
       ownModules(r.loaded).filter((m) =>
-        /^(queue|api|mcp|search|workers)\/|deno|python-host/.test(m),
+        /^(redis|api|mcp|search|worker|workers)\/|deno|python-host/.test(m),
       ),
     ).toEqual(['redis/redis-url.js']);
   });
