@@ -1,13 +1,71 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files whose assertions depend on time: they kill or pause worker processes and bound how soon
+ * others take over, count schedule ticks per second, let leases lapse, or measure latency. They
+ * run after the other files, one at a time, so no other test's load delays them.
+ */
+const TIMING = [
+  'test/integration/distributed.test.ts',
+  'test/integration/takeover.test.ts',
+  'test/integration/chaos.test.ts',
+  'test/integration/telemetry.test.ts',
+  'test/integration/bootstrap.test.ts',
+  'test/integration/schedules-events.test.ts',
+  'test/integration/start-groups.test.ts',
+  'test/integration/run-claims.test.ts',
+  'test/integration/api-serve.test.ts',
+];
+
+/** The console's browser tests: their project makes sure Chromium is installed first. */
+const CONSOLE = ['test/e2e/console.test.ts'];
+
+/**
+ * Test files at once in the first group. Every file keeps to Redis keys of its own (a fresh
+ * prefix per test, see test/support/redis.ts), temporary folders and ports of its own, and most
+ * of a file's time is spent waiting on processes and Redis rather than on a core: four at once
+ * keep two cores busy. `DIRIGENT_TEST_WORKERS` overrides it.
+ */
+const PARALLEL = Number(process.env.DIRIGENT_TEST_WORKERS) || 4;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
     // Under CI a JSON report lets .ci/run print a one-line "N passed, N failed" summary.
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: '.vitest-report.json' }]]
       : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'parallel',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...TIMING, ...CONSOLE],
+          maxWorkers: PARALLEL,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'console',
+          include: CONSOLE,
+          globalSetup: ['scripts/ensure-chromium.mjs'],
+          maxWorkers: PARALLEL,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timing',
+          include: TIMING,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

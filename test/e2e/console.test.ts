@@ -1,11 +1,14 @@
 /**
  * The web console in headless Chromium, against a real `dirigent serve` and a real worker on
  * Redis (one key prefix for the file, deleted after it): one browser and one pair of processes
- * serve every test, and a test fails when a page logs a JavaScript error. The screenshots in
- * docs/console/ are taken here, and the first load and a 200-step run page are timed.
+ * serve every test, and a test fails when a page logs a JavaScript error. The screenshots of
+ * docs/console/ are taken into a temporary folder (`npm run screenshots` takes them for the docs),
+ * and the first load and a 200-step run page are timed. Chromium is made sure of by the console's
+ * vitest project (scripts/ensure-chromium.mjs): a missing browser is installed or fails the run.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
@@ -15,13 +18,12 @@ import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis
 import { apiClient, TOKEN } from '../support/api-server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { consoleProject, seedRuns } from '../support/console-project.js';
-import { until } from '../support/dirigent-processes.js';
-import { REPO_ROOT, CLI_MAIN } from '../support/paths.js';
+import { NARROW, SCREENSHOTS, takeScreenshots } from '../support/console-screenshots.js';
+import { CLI_MAIN } from '../support/paths.js';
 import { alive } from '../support/process-alive.js';
 import { deleteKeys, TEST_REDIS_URL } from '../support/redis.js';
 import { spawnServer } from '../support/console-servers.js';
-
-const SHOTS = join(REPO_ROOT, 'docs', 'console');
+import { waitFor } from '../support/wait-for.js';
 
 let browser: TestBrowser;
 let redis: Redis;
@@ -172,18 +174,15 @@ describe('the console', { timeout: 60_000 }, () => {
   it('cancels a run and stops its running shell tool', async () => {
     const { runId } = await start('hold', {}, 0);
     const pidFile = join(project, 'hold.pid');
-    let pid = 0;
-    await until(
+    const pid = await waitFor(
       () => {
         try {
-          pid = Number(readFileSync(pidFile, 'utf8'));
+          return Number(readFileSync(pidFile, 'utf8'));
         } catch {
-          return false;
+          return 0;
         }
-        return pid > 0;
       },
-      15_000,
-      'the shell tool to start',
+      { timeoutMs: 15_000, what: 'the shell tool to write its pid' },
     );
     expect(alive(pid)).toBe(true);
     const page = await browser.open(`${url}/runs/${runId}`, { token: TOKEN });
@@ -191,7 +190,7 @@ describe('the console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Cancel run…' }).click();
     await page.getByRole('button', { name: 'Cancel run', exact: true }).click();
     await expect.poll(() => status(page), { timeout: 15_000 }).toBe('cancelled');
-    await until(() => !alive(pid), 10_000, 'the shell tool to stop');
+    await waitFor(() => !alive(pid), { timeoutMs: 10_000, what: 'the shell tool to stop' });
     await page.close();
   });
 
@@ -215,8 +214,7 @@ describe('the console', { timeout: 60_000 }, () => {
     await page.close();
   });
 
-  it('draws parallel blocks, foreach and loops, fits a narrow screen, and takes the screenshots', async () => {
-    mkdirSync(SHOTS, { recursive: true });
+  it('draws parallel blocks, foreach and loops, and fits a narrow screen', async () => {
     const { runId } = await start('showcase');
     const page = await browser.open(`${url}/runs/${runId}`, { token: TOKEN });
     await expect.poll(() => status(page)).toBe('completed');
@@ -233,19 +231,9 @@ describe('the console', { timeout: 60_000 }, () => {
     await page.locator('[data-step="each_item"]').focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: /Step each_item/ }).waitFor();
-    await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
     await page.close();
 
-    const list = await browser.open(url, { token: TOKEN });
-    await list.locator('[data-run]').first().waitFor();
-    await list.screenshot({ path: join(SHOTS, 'runs.png') });
-    await list.close();
-
-    const narrow = await browser.open(`${url}/runs/${runId}`, {
-      token: TOKEN,
-      width: 375,
-      height: 740,
-    });
+    const narrow = await browser.open(`${url}/runs/${runId}`, { token: TOKEN, ...NARROW });
     await narrow.getByTestId('graph').waitFor();
     const overflow = await narrow.evaluate(() => {
       // In the page: its document is wider than the screen when something overflows.
@@ -256,8 +244,23 @@ describe('the console', { timeout: 60_000 }, () => {
       return page.document.documentElement.scrollWidth - page.innerWidth;
     });
     expect(overflow).toBeLessThanOrEqual(0);
-    await narrow.screenshot({ path: join(SHOTS, 'run-narrow.png') });
     await narrow.close();
+  });
+
+  it("takes the docs' screenshots as `npm run screenshots` does, writing nothing into the repository", async () => {
+    const { runId } = await start('showcase');
+    const out = mkdtempSync(join(tmpdir(), 'dirigent-screenshots-'));
+    try {
+      const files = await takeScreenshots(browser, url, TOKEN, runId, out);
+      expect(files.map((f) => f.slice(out.length + 1))).toEqual(Object.keys(SCREENSHOTS));
+      const sizes = Object.fromEntries(files.map((f) => [f.slice(out.length + 1), pngSize(f)]));
+      expect(sizes['runs.png']).toEqual({ width: 1280, height: 860 });
+      expect(sizes['run.png']!.width).toBe(1280);
+      expect(sizes['run.png']!.height).toBeGreaterThanOrEqual(860); // the whole page
+      expect(sizes['run-narrow.png']).toEqual(NARROW);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it('loads the list of 10,000 runs and a 200-step run page within a second each', async () => {
@@ -287,3 +290,10 @@ describe('the console', { timeout: 60_000 }, () => {
     expect(runMs).toBeLessThan(5000);
   });
 });
+
+/** The width and height of a PNG file, from its header; fails for a file that is not a PNG. */
+function pngSize(file: string): { width: number; height: number } {
+  const png = readFileSync(file);
+  expect(png.subarray(0, 8).toString('hex'), `${file} is a PNG`).toBe('89504e470d0a1a0a');
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}

@@ -7,9 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM } from '../../scripts/ensure-chromium.mjs';
 
-/** Where Debian installs Chromium (`.ci/run` installs it when missing). */
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Where Debian installs Chromium; scripts/ensure-chromium.mjs installs it when missing (the
+ * console's vitest project runs it before its tests).
+ */
+export { CHROMIUM };
 
 /** The switches the tests run Chromium with: no sandbox (root), no GPU, nothing fetched. */
 const ARGS = [

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
 import { CLI_MAIN } from './paths.js';
+import { waitFor } from './wait-for.js';
 
 /** Tracks the processes of a test file; call at its top. */
 export function dirigentProcesses() {
@@ -53,17 +54,16 @@ export function dirigentProcesses() {
   };
 }
 
-/** Resolves once `check()` holds, polling every 50 ms; rejects after `ms`. */
+/**
+ * Resolves once `check()` holds, polling it; rejects after `ms` naming `what`. The older form of
+ * {@link waitFor}, which new tests use.
+ */
 export async function until(
   check: () => boolean | Promise<boolean>,
   ms = 15_000,
   what = 'condition',
 ): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(check, { timeoutMs: ms, what, intervalMs: 50 });
 }
 
 /** A port nothing listens on now: one the system hands out, released at once. */

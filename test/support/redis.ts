@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
+import { deleteKeys } from './redis-keys.js';
+
+export { deleteKeys } from './redis-keys.js';
 
 /** The Redis the integration tests use: `REDIS_URL`, else the local default. */
 export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -62,14 +65,4 @@ export function redisForTest(): TestRedis {
       return client;
     },
   };
-}
-
-/** Deletes every key matching `pattern` (SCAN, then UNLINK). */
-export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
