@@ -15,6 +15,7 @@ import type { ToolCall } from '../../../src/tools/tool-call.js';
 import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
 import { DirigentError } from '../../../src/errors/dirigent-error.js';
 import { writeDirective } from '../../support/directive-file.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let project: string;
 beforeEach(() => {
@@ -59,7 +60,9 @@ describe('Engine.resume', () => {
     const dead = new Recorder('b');
     const first = engineWith(dead);
     const run = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 100)); // a has ended, b hangs: the process "dies"
+    // a has ended, b hangs: once that is stored, the process "dies".
+    await waitFor(() => dead.calls.includes('b'), { what: "step b's call" });
+    await run.persisted();
     expect(dead.calls).toEqual(['a', 'b']);
     first.release();
 
@@ -96,18 +99,21 @@ describe('Engine.resume', () => {
       `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="10"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
     // The call fails after the run was let go (another process may drive it by then).
+    let fail: ((err: Error) => void) | undefined;
     const first = engineWith({
       describe: () => undefined,
-      dispatch: () =>
-        new Promise((_, reject) =>
-          setTimeout(() => reject(DirigentError.retryable('TOOL_FAILED', 'late')), 100),
-        ),
+      dispatch: () => new Promise((_, reject) => (fail = reject)),
     });
     const run = first.start(await first.loader.loadFile(file), {});
+    await waitFor(() => fail, { what: "the step's call" });
     await run.persisted();
     first.release();
     const before = await new FileRunStore(project).load(run.runId);
-    await new Promise((r) => setTimeout(r, 300));
+    fail!(DirigentError.retryable('TOOL_FAILED', 'late'));
+    // Whatever the late failure sets off starts within this turn of the event loop (a retry, a
+    // write): past it, and past every write under way, the store is as the run was let go.
+    await new Promise((r) => setImmediate(r));
+    await run.persisted();
     expect(await new FileRunStore(project).load(run.runId)).toEqual(before);
     expect(before?.steps.try).toMatchObject({ status: 'running', attempts: 1 });
   });
@@ -119,16 +125,18 @@ describe('Engine.resume', () => {
       `<process>${echo('a', 'one')}${echo('b', '${steps.a.result.v}-two')}</process><outputs><output name="v" value="\${steps.b.result.v}"/></outputs>`,
     );
     // b's call is taken in by the dispatcher (as a worker's own tool worker does), then hangs.
+    let taken = false;
     const first = engineWith({
       describe: (id) => new BuiltinDispatcher().describe(id),
       dispatch: (call) => {
         if (call.step !== 'b') return new BuiltinDispatcher().dispatch(call);
         call.inProcess?.('worker-1');
+        taken = true;
         return new Promise(() => undefined);
       },
     });
     const run = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => taken, { what: "step b's call, taken in" });
     await run.persisted();
     first.release();
     const stored = await new FileRunStore(project).load(run.runId);
@@ -160,15 +168,17 @@ describe('Engine.resume', () => {
       'once',
       `<process><step name="b"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step></process>`,
     );
+    let taken = false;
     const first = engineWith({
       describe: () => undefined,
       dispatch: (call) => {
         call.inProcess?.('worker-1');
+        taken = true;
         return new Promise(() => undefined);
       },
     });
     const run = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => taken, { what: "step b's call, taken in" });
     await run.persisted();
     first.release();
     const record = await (await engineWith(new Recorder()).resume(run.runId)).settled();
@@ -185,7 +195,7 @@ describe('Engine.resume', () => {
     });
   });
 
-  /** A parent whose child's only step hangs (the process "dies" there), let go after 150 ms. */
+  /** A parent whose child's only step hangs (the process "dies" there, once that is stored). */
   async function parentStoppedInChild(): Promise<{ parentId: string; childId: string }> {
     writeDirective(
       project,
@@ -197,12 +207,16 @@ describe('Engine.resume', () => {
       'parent',
       `<metadata><limits spawns="1"/></metadata><process><step name="call"><execute item_type="directive" item_id="child"/></step></process><outputs><output name="v" value="\${steps.call.result.v}"/></outputs>`,
     );
-    const first = engineWith(new Recorder('inner'));
+    const inner = new Recorder('inner');
+    const first = engineWith(inner);
     const parent = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 150));
+    await waitFor(() => inner.calls.includes('inner'), { what: "the child's step" });
+    const child = first.activeRun(parent.children.call!)!;
+    await Promise.all([parent.persisted(), child.persisted()]);
     first.release();
     const stored = await new FileRunStore(project).load(parent.runId);
-    return { parentId: parent.runId, childId: stored!.children.call! };
+    expect(stored!.children.call).toBe(child.runId);
+    return { parentId: parent.runId, childId: child.runId };
   }
 
   it('resumes a parent whose child directive went on (or ended) while the parent was down', async () => {
@@ -265,7 +279,7 @@ describe('Engine.resume', () => {
     };
     const first = engineWith(dying);
     const run = first.start(await first.loader.loadFile(file), {});
-    await until(() => attempts.length === 3);
+    await waitFor(() => attempts.length === 3, { what: 'the third attempt' });
     first.release();
     const alive = new Recorder();
     const record = await (await engineWith(alive).resume(run.runId)).settled();
@@ -285,10 +299,16 @@ describe('Engine.resume', () => {
     };
     const first = engineWith(failing);
     const run = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 300)); // attempt 1 failed; its retry is 800 ms away
+    const retryAt = await waitFor(() => first.activeRun(run.runId)?.steps.try?.retryAt, {
+      what: 'attempt 1 to fail, and its retry 800 ms away',
+    });
+    // Time passing is what this is about: the process "dies" 500 ms into the delay, so that a
+    // resume that started the delay over would try again 500 ms late (the bound below is 400).
+    await waitFor(() => Date.now() >= retryAt - 300, { what: '500 ms of the retry delay' });
+    await run.persisted();
     first.release(); // the process "dies" in the backoff
     const stored = await new FileRunStore(project).load(run.runId);
-    const retryAt = stored!.steps.try!.retryAt!;
+    expect(stored!.steps.try!.retryAt).toBe(retryAt);
     expect(stored!.steps.try).toMatchObject({ status: 'running', attempts: 1 });
     expect(retryAt).toBeGreaterThan(Date.now());
 
@@ -321,7 +341,13 @@ describe('Engine.resume', () => {
     const first = engineWith(new Recorder('wait'));
     const startedAt = Date.now();
     const run = first.start(await first.loader.loadFile(file), {});
-    await new Promise((r) => setTimeout(r, 800));
+    const due = await waitFor(() => first.activeRun(run.runId)?.steps.wait?.deadline, {
+      what: "the attempt's deadline",
+    });
+    // Time passing is what this is about: the process "dies" 800 ms into the attempt's second,
+    // so that a resumed attempt given a fresh second would fail 800 ms late (the bound is 500).
+    await waitFor(() => Date.now() >= due - 200, { what: "800 ms of the attempt's second" });
+    await run.persisted();
     first.release();
     const stored = await new FileRunStore(project).load(run.runId);
     const deadline = stored!.steps.wait!.deadline!;
@@ -361,7 +387,9 @@ describe('Engine.resume', () => {
       dispatch: () => Promise.reject(DirigentError.retryable('TOOL_FAILED', 'busy')),
     });
     const run = first.start(await first.loader.loadFile(file), {});
-    await until(() => first.activeRun(run.runId)?.steps.try?.retryAt !== undefined);
+    await waitFor(() => first.activeRun(run.runId)?.steps.try?.retryAt, {
+      what: 'attempt 1 to fail, and its retry a minute away',
+    });
     first.release();
 
     const alive = new Recorder();
@@ -373,8 +401,3 @@ describe('Engine.resume', () => {
     expect(alive.calls).toEqual([]);
   });
 });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-}
