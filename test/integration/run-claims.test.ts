@@ -10,6 +10,7 @@ import { ErrorCode } from '../../src/errors/error-codes.js';
 import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import { WorkerLease, workersKey } from '../../src/redis/takeover/worker-lease.js';
 import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
 import { DirigentError } from '../../src/errors/dirigent-error.js';
 
 const t = redisForTest();
@@ -30,6 +31,12 @@ const workerStore = (owner: string) => new RedisRunStore(t.redis, { prefix: t.pr
 /** Gives `name` a lease that lapses in `ms` (negative: lapsed already). */
 const lease = (name: string, ms: number) =>
   t.redis.zadd(workersKey(t.prefix), Date.now() + ms, name);
+
+/** When the lease `name` lapses (epoch ms), or `undefined` when it has none. */
+async function lapsesAt(name: string): Promise<number | undefined> {
+  const score = await t.redis.zscore(workersKey(t.prefix), name);
+  return score === null ? undefined : Number(score);
+}
 
 let ids = 0;
 function runOf(status: RunStatus = 'running'): StoredRun {
@@ -158,19 +165,23 @@ describe('worker leases', () => {
       },
       onLapsed: async (names) => void lapsed.push(names),
     });
-    await new Promise((r) => setTimeout(r, 450));
-    const until = Number(await t.redis.zscore(workersKey(t.prefix), 'runs/live'));
-    expect(until).toBeGreaterThan(Date.now());
+    const joined = await waitFor(() => lapsesAt('runs/live'), { what: 'the lease to be taken' });
+    await waitFor(async () => (await lapsesAt('runs/live'))! > joined, {
+      what: 'a renewal of the lease',
+    });
+    expect(await lapsesAt('runs/live')).toBeGreaterThan(Date.now());
+    await waitFor(() => lapsed.length > 0, { what: 'the lapsed lease reported' });
     expect(lapsed[0]).toEqual(['tools/dead']);
     await l.close();
-    expect(await t.redis.zscore(workersKey(t.prefix), 'runs/live')).toBeNull();
+    expect(await lapsesAt('runs/live')).toBeUndefined();
   });
 
   it('takes a Redis that nobody reached for a whole lease for a restart, not for every worker dead', async () => {
     const lapsed: string[][] = [];
     await lease('runs/other', -5000);
     // The last renewal anyone made was long ago: Redis was away.
-    await t.redis.set(`${workersKey(t.prefix)}:renewed`, Date.now() - 60_000);
+    const longAgo = Date.now() - 60_000;
+    await t.redis.set(`${workersKey(t.prefix)}:renewed`, longAgo);
     const l = new WorkerLease({
       redis: t.redis,
       prefix: t.prefix,
@@ -181,12 +192,14 @@ describe('worker leases', () => {
       },
       onLapsed: async (names) => void lapsed.push(names),
     });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(Number(await t.redis.zscore(workersKey(t.prefix), 'runs/other'))).toBeGreaterThan(
-      Date.now(),
+    await waitFor(
+      async () => Number(await t.redis.get(`${workersKey(t.prefix)}:renewed`)) > longAgo,
+      { what: 'the first renewal' },
     );
+    expect(await lapsesAt('runs/other')).toBeGreaterThan(Date.now());
     expect(lapsed).toEqual([]);
-    await new Promise((r) => setTimeout(r, 900)); // the other worker never renews: now it lapsed
+    // The other worker never renews: one lease later, its lease lapses.
+    await waitFor(() => lapsed.length > 0, { what: "the other worker's lease to lapse" });
     await l.close();
     expect(lapsed[0]).toEqual(['runs/other']);
   });
@@ -201,9 +214,9 @@ describe('worker leases', () => {
       onLost: () => void lost++,
       onLapsed: async () => {},
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => lapsesAt('runs/paused'), { what: 'the lease to be taken' });
     await t.redis.zrem(workersKey(t.prefix), 'runs/paused'); // another worker reaped it
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => lost > 0, { what: 'the next renewal to find the lease gone' });
     await l.close();
     expect(lost).toBe(1);
   });
