@@ -24,6 +24,7 @@ import { contentHash } from '../../src/directive/parse-directive.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { redisForTest } from '../support/redis.js';
 import { writeDirective } from '../support/directive-file.js';
+import { waitFor } from '../support/wait-for.js';
 
 const t = redisForTest();
 const storeFor = (options: RedisRunStoreOptions = {}, redis = t.redis) =>
@@ -66,6 +67,14 @@ async function waitingRun(): Promise<StoredRun> {
   const stored = await memory.load(record.runId);
   if (!stored) throw new Error('the memory store lost the run');
   return stored;
+}
+
+/** Resolves once every run of `runIds` has expired (its hash is gone), after its retention. */
+async function expired(store: RedisRunStore, ...runIds: string[]): Promise<void> {
+  await waitFor(async () => (await t.redis.exists(...runIds.map((id) => store.runKey(id)))) === 0, {
+    what: `the retention of ${runIds.join(', ')} to pass`,
+    timeoutMs: 5000,
+  });
 }
 
 let ids = 0;
@@ -209,13 +218,15 @@ describe('RedisRunStore: layout and round trip', () => {
     const durable = engineWith(store, true);
     const versions: number[] = [];
     const loaded = await durable.loader.loadFile(file);
-    const running = durable.run(loaded, {});
+    let ended = false;
+    const running = durable.run(loaded, {}).finally(() => (ended = true));
+    // Reads the stored run over and over while it goes.
     const watcher = (async () => {
-      for (let i = 0; i < 40; i++) {
-        await new Promise((r) => setTimeout(r, 10));
+      while (!ended) {
         const runs = await store.list({ status: 'running' });
         const run = runs[0] && (await store.load(runs[0].runId));
         if (run) versions.push(run.version);
+        await new Promise((r) => setImmediate(r));
       }
     })();
     const record = await running;
@@ -487,8 +498,7 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     await store.save(ended);
     await store.save(waiting);
     expect(await store.prune()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 1300));
-    expect(await t.redis.exists(store.runKey(ended.record.runId))).toBe(0);
+    await expired(store, ended.record.runId);
     expect(await store.prune()).toBe(1);
     for (const key of [
       store.indexKey(),
@@ -506,7 +516,7 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     const store = storeFor({ retentionSeconds: 1 });
     const ended = [runOf('completed', 1, 'old'), runOf('cancelled', 2, 'old')];
     for (const run of ended) await store.save(run);
-    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await expired(store, ...ended.map((r) => r.record.runId));
     await store.save(runOf('running', 3, 'new'));
     expect(await t.redis.zrange(store.indexKey({ directive: 'old' }), 0, -1)).toEqual([]);
     expect(await t.redis.zcard(store.indexKey())).toBe(1);
@@ -572,9 +582,10 @@ describe('RedisRunStore: directive texts, kept once', () => {
 
   it('deletes the text once the last run of it has expired and left the indexes', async () => {
     const store = storeFor({ retentionSeconds: 1 });
-    await store.save(runWith('completed', TEXT));
+    const run = runWith('completed', TEXT);
+    await store.save(run);
     expect(await t.redis.exists(keyOf(store, TEXT))).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await expired(store, run.record.runId);
     expect(await store.prune()).toBe(1);
     expect(await t.redis.keys(`${t.prefix}:*`)).toEqual([]);
   });
