@@ -1,19 +1,24 @@
 /**
- * `GET /v1/runs/:runId/events`: a run's progress as server-sent events (see run-event-relay.ts),
- * from `Dirigent.watch`. The watch ends when the run ends, when the client goes away, or when
- * the server closes.
+ * `GET /v1/runs/:runId/events`: a run's event feed as server-sent events (see
+ * run-event-relay.ts), from `Dirigent.watch`. A client that reconnects with `Last-Event-ID` (or
+ * `?after=`) gets what came after that event. The stream ends when the run ends, when the
+ * client goes away, or when the server closes.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from './api-context.js';
 import { errorResponses } from './api-schemas.js';
-import { RunEventRelay } from './run-event-relay.js';
+import { relayRunEvents } from './run-event-relay.js';
 import { RUN_ID } from './run-routes.js';
 import { SseStream } from './sse-stream.js';
 
 /** Registers the events route on `app`. */
 export function runEventsRoute(app: FastifyInstance, ctx: ApiContext): void {
   const { dirigent } = ctx;
-  app.get<{ Params: { runId: string } }>(
+  app.get<{
+    Params: { runId: string };
+    Querystring: { after?: string };
+    Headers: { 'last-event-id'?: string };
+  }>(
     '/v1/runs/:runId/events',
     {
       schema: {
@@ -21,11 +26,25 @@ export function runEventsRoute(app: FastifyInstance, ctx: ApiContext): void {
         tags: ['runs'],
         summary: "A run's progress as server-sent events",
         description:
-          'Events `run.state` (the record, first), `step.started`, `step.ended`, `step.retrying`, `run.waiting`, and `run.ended` (the record, last; then the stream ends), each with JSON data; a comment line every 15 s keeps the connection alive.',
+          "The run's event feed: `run.state` (the record, first), then `run.started`, `step.started`, `step.retrying`, `step.ended`, `run.waiting` in the order they happened (a child run's step events too, with its `runId`), and `run.ended` (the record, last; then the stream ends), each with JSON data and the event's id in the feed. Reconnecting with `Last-Event-ID` (or `?after=<id>`) goes on after that event, without `run.state` (unless the feed no longer holds it). A comment line every 15 s keeps the connection alive.",
         params: {
           type: 'object',
           required: ['runId'],
           properties: { runId: RUN_ID },
+        },
+        querystring: {
+          type: 'object',
+          properties: {
+            after: {
+              type: 'string',
+              maxLength: 64,
+              description: 'Go on after this event id (as `Last-Event-ID` does).',
+            },
+          },
+        },
+        headers: {
+          type: 'object',
+          properties: { 'last-event-id': { type: 'string', maxLength: 64 } },
         },
         produces: ['text/event-stream'],
         response: {
@@ -36,21 +55,16 @@ export function runEventsRoute(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const { runId } = request.params;
-      const relay = new RunEventRelay(runId);
-      const watch = await dirigent.watch(runId, relay.observer);
-      let stop: (() => void) | undefined = watch.stop;
+      const after = request.headers['last-event-id'] ?? request.query.after;
+      const feed = await dirigent.watch(runId, after === undefined ? {} : { after });
       reply.hijack();
       const stream = new SseStream(reply.raw, {
         heartbeatMs: ctx.heartbeatMs,
         headers: reply.getHeaders(),
       });
       ctx.streams.add(stream);
-      stream.onClose(() => {
-        stop?.();
-        stop = undefined;
-        ctx.streams.delete(stream);
-      });
-      relay.begin(watch.record, stream);
+      stream.onClose(() => ctx.streams.delete(stream));
+      void relayRunEvents(feed, stream);
       // A stream opened while the server began to close ends as the others did.
       void ctx.closing.then(() => stream.end());
     },

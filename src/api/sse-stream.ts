@@ -1,7 +1,8 @@
 /**
- * One server-sent events response (text/event-stream): numbered events with JSON data, and a
- * comment line every `heartbeatMs` so proxies and clients see the connection alive while
- * nothing happens. Written straight to the socket of a response Fastify let go of (`hijack`).
+ * One server-sent events response (text/event-stream): events with JSON data, each with an id
+ * (the one given, or the next number), and a comment line every `heartbeatMs` so proxies and
+ * clients see the connection alive while nothing happens. Written straight to the socket of a
+ * response Fastify let go of (`hijack`).
  */
 import type { ServerResponse } from 'node:http';
 
@@ -43,10 +44,14 @@ export class SseStream {
     return this.ended;
   }
 
-  /** Sends event `event` with `data` as JSON. */
-  send(event: string, data: unknown): void {
+  /**
+   * Sends event `event` with `data` as JSON, under `id` (what a client resumes after, with
+   * `Last-Event-ID`), else the next number.
+   */
+  send(event: string, data: unknown, id: string = String(++this.seq)): void {
     if (this.ended) return;
-    this.res.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const safeId = id.replace(/[\r\n\0]/g, '');
+    this.res.write(`id: ${safeId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   /** Sends a comment line (clients ignore it). */

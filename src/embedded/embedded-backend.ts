@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
-import type { EngineObserver } from '../engine/engine-options.js';
 import { Engine } from '../engine/engine.js';
 import { FileRunStore } from '../engine/file-run-store.js';
 import type { RunRecord } from '../engine/run-record.js';
@@ -16,10 +15,12 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import { EmbeddedRunChanges } from './embedded-run-changes.js';
-import { ObserverHub } from './observer-hub.js';
+import { EmbeddedFeeds } from './embedded-feeds.js';
 import { countRecords, type CountFilter, type RunCounts } from '../run-backend/run-counts.js';
 import type { ChangeSource } from '../run-backend/run-changes.js';
-import type { RunBackend, Watch } from '../run-backend/run-backend.js';
+import type { RunBackend } from '../run-backend/run-backend.js';
+import { pollRecord } from '../run-backend/poll-record.js';
+import { RunFeed, type FollowOptions } from '../run-backend/run-feed.js';
 import { pageOf, type RunFilter, type RunPage } from '../run-backend/run-filter.js';
 
 /** See the module comment. */
@@ -27,7 +28,7 @@ export class EmbeddedBackend implements RunBackend {
   readonly mode = 'embedded';
   readonly engine: Engine;
   private readonly store: FileRunStore;
-  private readonly hub: ObserverHub;
+  private readonly feeds: EmbeddedFeeds;
 
   constructor(
     private readonly projectDir: string,
@@ -35,7 +36,9 @@ export class EmbeddedBackend implements RunBackend {
     telemetry: Telemetry | undefined,
   ) {
     this.store = new FileRunStore(projectDir);
-    this.hub = new ObserverHub((id) => this.engine.activeRun(id)?.lineage.parentRunId ?? undefined);
+    this.feeds = new EmbeddedFeeds(
+      (id) => this.engine.activeRun(id)?.lineage.parentRunId ?? undefined,
+    );
     this.engine = new Engine({
       projectDir,
       loader,
@@ -44,7 +47,7 @@ export class EmbeddedBackend implements RunBackend {
         ...(telemetry && { telemetry }),
       }),
       store: this.store,
-      observer: this.hub.observer,
+      observer: this.feeds.observer,
       ...(telemetry && { telemetry }),
     });
   }
@@ -52,13 +55,10 @@ export class EmbeddedBackend implements RunBackend {
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
+    options: { runId?: string; trigger: RunTrigger },
   ): Promise<RunRecord> {
     const runId = options.runId ?? randomUUID();
-    // Subscribed first: a run's first step starts within `engine.start`.
-    const stop = options.observer && this.hub.add(runId, options.observer);
     const run = this.engine.start(loaded, inputs, { runId, trigger: options.trigger });
-    if (stop) void run.settled().then(stop);
     return Promise.resolve(structuredClone(run.record));
   }
 
@@ -111,27 +111,26 @@ export class EmbeddedBackend implements RunBackend {
     return this.engine.cancelRun(runId, reason);
   }
 
-  async signal(
-    runId: string,
-    name: string,
-    payload: unknown,
-    observer?: EngineObserver,
-  ): Promise<RunRecord> {
-    const stop = observer && this.hub.add(runId, observer);
-    try {
-      return await this.engine.signal(runId, name, payload);
-    } finally {
-      stop?.();
-    }
+  signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
+    return this.engine.signal(runId, name, payload);
   }
 
-  async watch(runId: string, observer: EngineObserver): Promise<Watch> {
+  async follow(runId: string, options: FollowOptions = {}): Promise<RunFeed> {
+    const feed = new RunFeed(runId);
+    if (options.after !== undefined && this.feeds.attach(runId, feed, options.after)) return feed;
     const live = this.engine.activeRun(runId);
-    // A live run's record and the subscription are taken in one turn: nothing falls between.
-    if (live !== undefined)
-      return { record: structuredClone(live.record), stop: this.hub.add(runId, observer) };
-    const record = await this.found(runId);
-    return { record, stop: this.hub.add(runId, observer) };
+    // A live run's record and its feed's position are taken in one turn: nothing falls between.
+    const record = live !== undefined ? structuredClone(live.record) : await this.found(runId);
+    const position = this.feeds.position(runId);
+    feed.push({ type: 'run.state', id: position, runId, at: Date.now(), record });
+    if (feed.isDone) return feed;
+    this.feeds.attach(runId, feed, position);
+    // A run resting in the store may be resumed by another process: its record tells how it goes.
+    if (live === undefined)
+      pollRecord(feed, () => this.get(runId), record, {
+        skip: () => this.engine.activeRun(runId) !== undefined,
+      });
+    return feed;
   }
 
   ready(): Promise<{ ok: boolean; detail: string }> {
@@ -160,6 +159,7 @@ export class EmbeddedBackend implements RunBackend {
           await this.engine.cancelRun(run.runId, 'Cancelled: the process shut down.');
       }),
     );
+    for (const run of this.engine.activeRuns()) this.feeds.rested(run.runId);
     this.engine.release();
     await this.engine.drain();
     await this.engine.dispatcher.close?.();

@@ -7,6 +7,8 @@ import type { Telemetry, TelemetryOptions } from '../telemetry/telemetry.js';
 
 /** Hooks for progress display and telemetry. All optional; they must not throw. */
 export interface EngineObserver {
+  /** A run began (a new run, not one resumed), before its first step. */
+  runStarted?(record: RunRecord): void;
   stepStarted?(runId: string, step: string, attempt: number): void;
   stepEnded?(runId: string, entry: StepEntry): void;
   stepRetrying?(runId: string, step: string, error: SerializedError, delayMs: number): void;

@@ -30,7 +30,10 @@ import { FileIdempotency } from '../embedded/file-idempotency.js';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS, type IdempotencyStore } from './idempotency.js';
 import { ItemOperations } from './item-operations.js';
 import { RunQueries } from './run-queries.js';
-import type { RunBackend, Watch } from '../run-backend/run-backend.js';
+import type { RunBackend } from '../run-backend/run-backend.js';
+import { FEED_START, type FollowOptions, type RunFeed } from '../run-backend/run-feed.js';
+import { RunHandle } from './run-handle.js';
+import { RunProgress } from './run-progress.js';
 import { checkRunFilter, type RunFilter, type RunPage } from '../run-backend/run-filter.js';
 import type { BatchOptions, BatchReport, BatchStatus } from '../batches/batch.js';
 import type { Schedule, ScheduleStore } from './schedule.js';
@@ -53,6 +56,8 @@ export class Dirigent {
   }
 
   private readonly directiveCache: DirectiveCache;
+  /** Observers told how runs go (starts and signals given an `observer`). */
+  private readonly progress = new RunProgress();
 
   /**
    * Opens a project, embedded or on Redis. Rejects with `REDIS_UNAVAILABLE` when the Redis URL
@@ -95,11 +100,16 @@ export class Dirigent {
   }
 
   /**
-   * Starts a run and resolves with its id once it is under way (embedded) or queued (Redis).
-   * Nothing starts when the directive or the inputs are invalid (`INVALID_INPUTS` lists every
-   * problem). With an idempotency key, the key's run is returned if it has one.
+   * Starts a run and resolves with a handle on it once it is under way (embedded) or queued
+   * (Redis). Nothing starts when the directive or the inputs are invalid (`INVALID_INPUTS` lists
+   * every problem). With an idempotency key, the key's run is returned if it has one.
    */
-  async start(request: StartRequest): Promise<StartedRun> {
+  async start(request: StartRequest): Promise<RunHandle> {
+    const started = await this.startRun(request);
+    return new RunHandle(this, started.runId, started.created, started.record);
+  }
+
+  private async startRun(request: StartRequest): Promise<StartedRun> {
     const loaded = await this.load(request.directive, request.allowFile);
     const inputs = validateInputs(
       loaded.compiled.directive,
@@ -121,8 +131,13 @@ export class Dirigent {
     const record = await this.backend.start(loaded, inputs, {
       ...(runId !== undefined && { runId }),
       trigger: request.trigger ?? 'library',
-      ...(request.observer && { observer: request.observer }),
     });
+    // Its feed from its first event: nothing is missed however soon the run gets going.
+    if (request.observer !== undefined)
+      this.progress.tell(
+        await this.backend.follow(record.runId, { after: FEED_START }),
+        request.observer,
+      );
     return { runId: record.runId, created: true, record };
   }
 
@@ -141,8 +156,8 @@ export class Dirigent {
 
   /** Starts a run and resolves with its record once it ends or waits (see {@link start}). */
   async run(request: StartRequest): Promise<RunRecord> {
-    const { runId } = await this.start(request);
-    return this.backend.wait(runId);
+    const { runId } = await this.startRun(request);
+    return this.wait(runId);
   }
 
   /** The run's record; `RUN_NOT_FOUND` when there is none (never started, or expired). */
@@ -168,10 +183,16 @@ export class Dirigent {
     return (this.runQueries ??= new RunQueries(this, this.backend));
   }
 
-  /** The run's record once it ends or waits, or as it stands after `timeoutMs`. */
-  wait(runId: string, options: { timeoutMs?: number } = {}): Promise<RunRecord> {
+  /**
+   * The run's record once it ends or waits, or as it stands after `timeoutMs`. An observer the
+   * run was started or signalled with has been told every step by then.
+   */
+  async wait(runId: string, options: { timeoutMs?: number } = {}): Promise<RunRecord> {
     checkRunId(runId);
-    return this.backend.wait(runId, options.timeoutMs);
+    const record = await this.backend.wait(runId, options.timeoutMs);
+    if (record.status !== 'running' && record.status !== 'queued')
+      await this.progress.caughtUp(runId);
+    return record;
   }
 
   /**
@@ -199,7 +220,7 @@ export class Dirigent {
    * the run ends or waits again. `UNKNOWN_SIGNAL` when nothing waits for it, `RUN_NOT_WAITING`
    * when the run no longer waits, `INPUT_TOO_LARGE` for an oversized payload.
    */
-  signal(
+  async signal(
     runId: string,
     name: string,
     payload: unknown,
@@ -207,16 +228,32 @@ export class Dirigent {
   ): Promise<RunRecord> {
     checkRunId(runId);
     checkSignalPayload(name, payload, this.loader.policy.limits);
-    return this.backend.signal(runId, name, payload, options.observer);
+    const { observer } = options;
+    if (observer === undefined) return this.backend.signal(runId, name, payload);
+    // Followed from the state it waits in: what the signal sets going is told, and only that.
+    const feed = await this.backend.follow(runId);
+    this.progress.tell(feed, observer, true);
+    try {
+      const record = await this.backend.signal(runId, name, payload);
+      await this.progress.caughtUp(runId);
+      return record;
+    } finally {
+      feed.close();
+    }
   }
 
   /**
-   * The run's record as it stands, and from then on its steps as they go, told to `observer`
-   * until `stop()`: nothing the record shows is told again, nothing after it is missed.
+   * The run's event feed (see `run-backend/run-feed.ts`): `run.state` with its record as it
+   * stands, then every event after it, in order, until the run ends; with `after` (an event's
+   * id), the events after it instead. `RUN_NOT_FOUND` when there is no such run.
+   *
+   * ```ts
+   * for await (const event of await dirigent.watch(runId)) console.log(event.type);
+   * ```
    */
-  watch(runId: string, observer: EngineObserver): Promise<Watch> {
+  watch(runId: string, options: FollowOptions = {}): Promise<RunFeed> {
     checkRunId(runId);
-    return this.backend.watch(runId, observer);
+    return this.backend.follow(runId, options);
   }
 
   /** The directives of the project's spaces, with their inputs, and why any cannot run. */

@@ -39,7 +39,7 @@ export type RunJobData =
       runId: string;
       source: RunSource;
       inputs: Record<string, unknown>;
-      /** Someone watches: publish the run's progress (see run-events.ts). */
+      /** Ignored: a run's progress is in its feed, watched or not (jobs of earlier versions say it). */
       watch?: boolean;
       /** What started the run (default `queue`: a job added by any BullMQ client). */
       trigger?: RunTrigger;
@@ -62,6 +62,7 @@ export type RunJobData =
       runId: string;
       name: string;
       payload: unknown;
+      /** Ignored, as a start's. */
       watch?: boolean;
     }
   | { kind: 'cancel'; runId: string; reason?: string }

@@ -1,17 +1,11 @@
 import type { LoadedDirective } from '../engine/directive-loader.js';
-import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { CountFilter, RunCounts } from './run-counts.js';
 import type { ChangeSource } from './run-changes.js';
 import type { RunFilter, RunPage } from './run-filter.js';
-
-/** A watch of a run: its record when the watch began, and how to end it. */
-export interface Watch {
-  record: RunRecord;
-  stop: () => void;
-}
+import type { FollowOptions, RunFeed } from './run-feed.js';
 
 /**
  * Where the operations run runs: in this process ({@link EmbeddedBackend}) or on the workers of a
@@ -27,7 +21,7 @@ export interface RunBackend {
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
+    options: { runId?: string; trigger: RunTrigger },
   ): Promise<RunRecord>;
   /** The run's record (`queued` while no worker has taken it up), or undefined. */
   get(runId: string): Promise<RunRecord | undefined>;
@@ -45,17 +39,14 @@ export interface RunBackend {
   wait(runId: string, timeoutMs?: number): Promise<RunRecord>;
   cancel(runId: string, reason: string): Promise<RunRecord>;
   /** Delivers a signal, then resolves once the run ends or waits again. */
-  signal(
-    runId: string,
-    name: string,
-    payload: unknown,
-    observer?: EngineObserver,
-  ): Promise<RunRecord>;
+  signal(runId: string, name: string, payload: unknown): Promise<RunRecord>;
   /**
-   * The run's record as it stands, and from then on its steps as they go, told to `observer`
-   * until `stop` is called: nothing the record shows is told again, nothing after it is missed.
+   * The run's event feed (see `run-feed.ts`), once it is followed: `run.state` with the record as
+   * it stands, then every event after it (or, with `after`, the events after that id). Nothing
+   * the record shows is told again, nothing after it is missed. `RUN_NOT_FOUND` when there is no
+   * such run.
    */
-  watch(runId: string, observer: EngineObserver): Promise<Watch>;
+  follow(runId: string, options?: FollowOptions): Promise<RunFeed>;
   /** Whether workers take runs (always, embedded). */
   ready(): Promise<{ ok: boolean; detail: string }>;
   /** Closes what the backend opened; embedded, runs under way get `graceMs` to end, then are cancelled. */

@@ -2,10 +2,8 @@
  * Runs on the workers of a Redis deployment: this process enqueues, waits and reads; the workers
  * run (see `redis/run-worker/`).
  */
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { DirectiveLoader, LoadedDirective } from '../../engine/directive-loader.js';
-import type { EngineObserver } from '../../engine/engine-options.js';
 import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
 import type { RunSource } from '../run-job.js';
@@ -13,12 +11,13 @@ import { runSourceOf } from '../run-source.js';
 import { RunsClient } from './runs-client.js';
 import type { RunTrigger } from '../../telemetry/run-trace.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
-import { pollRun } from '../../run-backend/poll-watch.js';
 import { countStoredRuns } from '../run-store/redis-run-counts.js';
 import { RedisRunChanges } from '../run-store/redis-run-changes.js';
 import type { CountFilter, RunCounts } from '../../run-backend/run-counts.js';
 import type { ChangeSource } from '../../run-backend/run-changes.js';
-import type { RunBackend, Watch } from '../../run-backend/run-backend.js';
+import type { RunBackend } from '../../run-backend/run-backend.js';
+import type { FollowOptions, RunFeed } from '../../run-backend/run-feed.js';
+import { FeedReader } from './feed-reader.js';
 import {
   decodeCursor,
   pageFrom,
@@ -31,8 +30,7 @@ import {
 export class RedisBackend implements RunBackend {
   readonly mode = 'redis';
   readonly client: RunsClient;
-  /** Progress replays of runs started here with an observer, until they end or wait. */
-  private readonly replays = new Map<string, () => void>();
+  private readonly feeds: FeedReader;
   private readonly sources = new WeakMap<
     LoadedDirective,
     { source: RunSource; generation: number }
@@ -45,26 +43,19 @@ export class RedisBackend implements RunBackend {
     telemetry: Telemetry | undefined,
   ) {
     this.client = new RunsClient(redis, prefix, telemetry);
+    this.feeds = new FeedReader(redis, this.client.store, (runId) => this.client.status(runId));
   }
 
   async start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger: RunTrigger; observer?: EngineObserver },
+    options: { runId?: string; trigger: RunTrigger },
   ): Promise<RunRecord> {
     const source = await this.sourceOf(loaded);
-    const { observer, trigger } = options;
-    // A watched run is subscribed to before its job exists, so its first step is heard; other
-    // starts with no id of their own may share a job with others (see `redis/run-worker/start-group.ts`).
-    let runId = options.runId;
-    if (observer) {
-      runId ??= randomUUID();
-      this.replays.set(runId, await this.client.watchEvents(runId, observer));
-    }
-    runId = await this.client.start(source, inputs, {
-      ...(runId !== undefined && { runId }),
-      trigger,
-      watch: observer !== undefined,
+    // Starts with no id of their own may share a job with others (see `run-worker/start-group.ts`).
+    const runId = await this.client.start(source, inputs, {
+      ...(options.runId !== undefined && { runId: options.runId }),
+      trigger: options.trigger,
     });
     return queuedRecord(runId, source.directive, Date.now());
   }
@@ -114,42 +105,20 @@ export class RedisBackend implements RunBackend {
     return new RedisRunChanges(this.client.store);
   }
 
-  async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
-    try {
-      return await this.client.wait(runId, timeoutMs);
-    } finally {
-      this.replays.get(runId)?.();
-      this.replays.delete(runId);
-    }
+  wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
+    return this.client.wait(runId, timeoutMs);
   }
 
   cancel(runId: string, reason: string): Promise<RunRecord> {
     return this.client.cancel(runId, reason);
   }
 
-  async signal(
-    runId: string,
-    name: string,
-    payload: unknown,
-    observer?: EngineObserver,
-  ): Promise<RunRecord> {
-    const stop = observer && (await this.client.watchEvents(runId, observer));
-    try {
-      return await this.client.signal(runId, name, payload, observer !== undefined);
-    } finally {
-      stop?.();
-    }
+  signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
+    return this.client.signal(runId, name, payload);
   }
 
-  async watch(runId: string, observer: EngineObserver): Promise<Watch> {
-    const stored = await this.client.store.load(runId);
-    const record = stored?.record ?? (await this.client.status(runId));
-    const stop = pollRun(
-      () => this.client.store.load(runId),
-      observer,
-      stored ?? { record, steps: {} },
-    );
-    return { record, stop };
+  follow(runId: string, options?: FollowOptions): Promise<RunFeed> {
+    return this.feeds.follow(runId, options);
   }
 
   async ready(): Promise<{ ok: boolean; detail: string }> {
@@ -160,7 +129,7 @@ export class RedisBackend implements RunBackend {
   }
 
   async close(): Promise<void> {
-    for (const stop of this.replays.values()) stop();
+    this.feeds.close();
     await this.client.close();
     this.loader.items.close();
     this.redis.disconnect();

@@ -4,7 +4,6 @@
  */
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { EngineObserver } from '../../engine/engine-options.js';
 import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
@@ -12,7 +11,6 @@ import { fromJobError } from '../job-error.js';
 import { QueueName } from '../queue-names.js';
 import { queueOptions, RUN_JOB_RETENTION } from '../queue-options.js';
 import { RedisRunStore, type RunListFilter } from '../run-store/redis-run-store.js';
-import { watchRunEvents } from '../run-store/run-events.js';
 import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-job.js';
 import { groupJobIdOf } from './start-group-ids.js';
 import { StartSender, type StartOptions } from './start-sender.js';
@@ -53,20 +51,15 @@ export class RunsClient {
 
   /**
    * Enqueues a run of `source` with `inputs` (validated by the caller: see `operations/`) and
-   * resolves with its id once the job that holds it is in the queue. A start given its `runId`, or
-   * watched, is a job of its own, and a job with that id already there is left as it is (BullMQ
+   * resolves with its id once the job that holds it is in the queue. A start given its `runId` is a
+   * job of its own, and a job with that id already there is left as it is (BullMQ
    * keeps one job per id). Other starts made in the same turn of the event loop share jobs of up
    * to `startGroup` runs (see `start-group.ts`).
    */
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: {
-      runId?: string;
-      trigger?: RunTrigger;
-      /** Someone watches: the workers publish the run's progress (see run-events.ts). */
-      watch?: boolean;
-    } = {},
+    options: { runId?: string; trigger?: RunTrigger } = {},
   ): Promise<string> {
     return this.sender.start(source, inputs, options);
   }
@@ -114,13 +107,12 @@ export class RunsClient {
   }
 
   /** Delivers a signal to a waiting run and waits for it to end or wait again. */
-  async signal(runId: string, name: string, payload: unknown, watch = false): Promise<RunRecord> {
+  async signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
     return this.submit('signal', {
       kind: 'signal',
       runId,
       name,
       payload,
-      ...(watch && { watch: true }),
     });
   }
 
@@ -173,11 +165,6 @@ export class RunsClient {
     if (member === undefined) return undefined;
     const { directive } = group.data.sources[member.source]!;
     return { directive, at: group.timestamp, failedReason: group.failedReason };
-  }
-
-  /** Replays a run's progress (published by workers for runs started or signalled with `watch`). */
-  watchEvents(runId: string, observer: EngineObserver): Promise<() => void> {
-    return watchRunEvents(this.redis, this.prefix, runId, observer);
   }
 
   /** How many workers take run jobs right now. */

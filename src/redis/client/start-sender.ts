@@ -1,6 +1,6 @@
 /**
- * How a client sends the starts of runs to the runs queue: a start given its run id, or watched,
- * as a job of its own whose id is the run's; other starts made in the same turn of the event loop
+ * How a client sends the starts of runs to the runs queue: a start given its run id as a job of
+ * its own whose id is the run's; other starts made in the same turn of the event loop
  * gathered into jobs of up to `startGroup` runs (see `start-group.ts`), whose run ids the group
  * names (`start-group-ids.ts`).
  */
@@ -88,14 +88,12 @@ export class StartSender {
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger?: RunTrigger; watch?: boolean },
+    options: { runId?: string; trigger?: RunTrigger },
   ): Promise<string> {
     const trigger = options.trigger ?? 'library';
-    if (options.runId === undefined && options.watch !== true)
-      return this.gathered.add({ source, inputs, trigger });
-    const runId = options.runId ?? randomUUID();
-    await this.sendOne(runId, { source, inputs, trigger }, options.watch === true);
-    return runId;
+    if (options.runId === undefined) return this.gathered.add({ source, inputs, trigger });
+    await this.sendOne(options.runId, { source, inputs, trigger });
+    return options.runId;
   }
 
   /** Sends what is gathered, and resolves once every start sent so far is in the queue. */
@@ -107,7 +105,7 @@ export class StartSender {
   private async send(starts: readonly Start[]): Promise<string[]> {
     const key = randomUUID();
     if (starts.length === 1) {
-      await this.sendOne(key, starts[0]!, false);
+      await this.sendOne(key, starts[0]!);
       return [key];
     }
     const runIds = groupRunIds(key, starts.length);
@@ -138,14 +136,13 @@ export class StartSender {
   }
 
   /** Enqueues one start as a job of its own, whose id is the run's. */
-  private async sendOne(runId: string, start: Start, watch: boolean): Promise<void> {
+  private async sendOne(runId: string, start: Start): Promise<void> {
     const trace = this.telemetry?.newRunTrace(runId, start.trigger);
     const data: RunJobData = {
       kind: 'start',
       runId,
       ...start,
       ...(trace && { trace }),
-      ...(watch && { watch: true }),
     };
     const span = this.sendSpan(runId, runId, start.source, start.trigger, trace);
     try {

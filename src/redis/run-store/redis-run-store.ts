@@ -45,6 +45,9 @@ import {
   type RunStoreCommands,
 } from './run-store-scripts.js';
 import { workersKey } from '../takeover/worker-lease.js';
+import { FEED_START } from '../../run-backend/run-feed.js';
+import type { PendingEvents } from './pending-events.js';
+import { FEED_FIELD } from './run-store-lua.js';
 
 export type { RunCursor, RunListFilter } from './list-stored-runs.js';
 export type { VersionedRun } from './run-hash.js';
@@ -90,6 +93,8 @@ export class RedisRunStore implements RunStore {
   private readonly saver: RunSaver;
   /** The claims of a fenced store (see `run-claims.ts`). */
   private readonly claims: RunClaims | undefined;
+  /** Feed events waiting for their run's next save, in a driver's store. */
+  private events: PendingEvents | undefined;
 
   constructor(redis: Redis, options: RedisRunStoreOptions = {}) {
     this.prefix = options.prefix ?? 'dirigent';
@@ -113,6 +118,22 @@ export class RedisRunStore implements RunStore {
   /** The key of a run's hash. */
   runKey(runId: string): string {
     return `${this.prefix}:run:${runId}`;
+  }
+
+  /**
+   * The key of a run's event feed, a stream (see `pending-events.ts`); also the channel on which
+   * its writes are told.
+   */
+  feedKey(runId: string): string {
+    return `${this.runKey(runId)}:feed`;
+  }
+
+  /**
+   * Writes the events `events` holds for a run with each save of that run: the store of a driver,
+   * whose engine tells them (see `pending-events.ts`).
+   */
+  writeFeedFrom(events: PendingEvents): void {
+    this.events = events;
   }
 
   /** The key of an index: all runs, or the runs with a status or of a directive. */
@@ -141,6 +162,8 @@ export class RedisRunStore implements RunStore {
     const before = this.written.get(record.runId);
     const meta = metaOf(run);
     const fields = fieldsOf(run, meta, sameMeta(before?.meta, meta) ? before : undefined);
+    // Taken with the state they tell of: the save writes both, or neither.
+    const events = this.events?.take(record.runId);
     return this.written.serially(record.runId, async () => {
       const known = this.written.get(record.runId);
       let reply: [string, number, string?] | undefined;
@@ -154,6 +177,7 @@ export class RedisRunStore implements RunStore {
             etag,
             removed,
             set,
+            events,
           });
         }
         if (reply === undefined || reply[0] === 'stale')
@@ -162,9 +186,12 @@ export class RedisRunStore implements RunStore {
             etag,
             removed: [],
             set: fields,
+            events,
           });
       } catch (err) {
         this.written.forget(record.runId);
+        // Not written: the next save of the run writes its events, in the order they came.
+        if (events !== undefined) this.events?.restore(record.runId, events);
         throw err;
       }
       const version = this.checked(record.runId, reply, options);
@@ -223,10 +250,25 @@ export class RedisRunStore implements RunStore {
       this.claims.take(runId);
       return claim.run;
     }
-    const read = storedRunOf(hashOf(await this.redis.dirigentReadRun(this.runKey(runId))));
+    return (await this.read(runId))?.run;
+  }
+
+  /**
+   * The run as {@link load} reads it (unclaimed), with the id of its feed's last event: the
+   * record reflects every event up to that id, and none after it. Undefined when it is not stored.
+   */
+  async readFollowed(runId: string): Promise<{ run: VersionedRun; position: string } | undefined> {
+    const read = await this.read(runId);
+    return read && { run: read.run, position: read.position ?? FEED_START };
+  }
+
+  private async read(runId: string): Promise<(StoredHash & { position?: string }) | undefined> {
+    const hash = hashOf(await this.redis.dirigentReadRun(this.runKey(runId), this.feedKey(runId)));
+    const read = storedRunOf(hash);
     if (read === undefined) return undefined;
     this.rememberRead(runId, read);
-    return read.run;
+    const position = hash[FEED_FIELD];
+    return position === undefined ? read : { ...read, position };
   }
 
   /**
@@ -249,11 +291,13 @@ export class RedisRunStore implements RunStore {
    * claims it again).
    */
   async release(runId: string): Promise<void> {
+    this.events?.drop(runId);
     await this.claims?.release(this.runKey(runId), runId);
   }
 
   /** Forgets this store's claim of a run without a word to Redis (an ended run has no owner). */
   forgetClaim(runId: string): void {
+    this.events?.drop(runId);
     this.claims?.forget(runId);
   }
 

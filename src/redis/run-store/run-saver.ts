@@ -8,6 +8,7 @@ import type { RunRecord, RunStatus } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
+import type { RunEvents } from './pending-events.js';
 import { sourceHash } from './run-hash.js';
 import {
   saveRunArgs,
@@ -28,6 +29,7 @@ interface SaveStore {
   prefix: string;
   retentionSeconds: number;
   runKey(runId: string): string;
+  feedKey(runId: string): string;
   indexKey(by?: { status: RunStatus } | { directive: string }): string;
 }
 
@@ -37,6 +39,8 @@ export interface SaveWrite {
   etag: string;
   removed: string[];
   set: Map<string, string>;
+  /** Feed events that go with the write (see `pending-events.ts`). */
+  events?: RunEvents | undefined;
 }
 
 /** Sends a store's saves (see the module comment). */

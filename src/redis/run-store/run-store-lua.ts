@@ -8,6 +8,15 @@
  */
 export const TEXT_FIELD = '.text';
 
+/**
+ * The pseudo-field with which a read answers the id of the last event of the run's feed, when it
+ * has one: the position a follower of the run's record goes on from.
+ */
+export const FEED_FIELD = '.feed';
+
+/** The most events a run's feed keeps (a trim keeps at least this many: Redis's `MAXLEN ~`). */
+export const FEED_MAX_EVENTS = 10_000;
+
 /** Lua appending `TEXT_FIELD` and the text to the reply `out` of a read of hash `KEYS[1]`. */
 const APPEND_TEXT = `
 local textKey = redis.call('HGET', KEYS[1], 'textkey')
@@ -51,6 +60,7 @@ local function forget(prefix, runId, hint)
   redis.call('ZREM', prefix .. ':runs', runId)
   redis.call('ZREM', prefix .. ':runs:expiring', runId)
   redis.call('HDEL', of, runId)
+  redis.call('DEL', hash .. ':feed')
   return redis.call('DEL', hash)
 end
 -- Forgets up to max runs whose retention is over; returns how many.
@@ -73,12 +83,15 @@ end
 
 /**
  * KEYS: run hash, all runs, the five status sets (in STATUSES order), the run's directive set,
- * expiring, directive-of.
+ * expiring, directive-of, the run's feed, then the feeds of its parents (nearest first).
  * ARGV: prefix, mode (full | diff | steps), expectVersion or '', base etag or '', new etag, run
  * id, status, directive, startedAt, retention seconds (0: keep), fence, owner, the content hash
  * of the directive's text or '' (a write that leaves the run's meta as it was), '=' and the text,
  * or '' (the store sent it before: the script answers `needtext` if it is no longer kept), n, n
- * fields to delete, field/value pairs.
+ * fields to delete, m, m feed events, field/value pairs.
+ * Feed events (see `pending-events.ts`) are appended to the run's feed as stream entries with one
+ * field `e` (the event's JSON), those marked `+` to its parents' feeds too; each feed written is
+ * then told on the channel of its own name. The feed expires with the run.
  * `full` also deletes the step fields it is not given; `diff` requires the base etag (else
  * answers `stale`, writing nothing); `steps` writes step fields of an existing run only. A full
  * save, or a diff that changes the run's status or directive, also moves the run in the indexes,
@@ -113,7 +126,9 @@ if textHash ~= '' and text == '' and redis.call('EXISTS', textKey) == 0 then
   return {'needtext', current}
 end
 local ndel = tonumber(ARGV[15])
-local first = 16 + ndel
+local events = 16 + ndel
+local nev = tonumber(ARGV[events])
+local first = events + 1 + nev
 local function chunked(cmd, from, to)
   local i = from
   while i <= to do
@@ -130,7 +145,7 @@ if mode == 'full' then
     if (kind == 'step:' or kind == 'entry') and not given[field] then redis.call('HDEL', hash, field) end
   end
 end
-chunked('HDEL', 16, first - 1)
+chunked('HDEL', 16, events - 1)
 chunked('HSET', first, #ARGV)
 if textHash ~= '' then
   if text ~= '' then redis.call('SET', textKey, string.sub(text, 2), 'NX') end
@@ -144,6 +159,19 @@ if textHash ~= '' then
 end
 local version = current + 1
 redis.call('HSET', hash, 'version', version, 'etag', ARGV[5])
+if nev > 0 then
+  local last, shared = '', false
+  for i = events + 1, events + nev do
+    local body = string.sub(ARGV[i], 2)
+    last = redis.call('XADD', KEYS[11], 'MAXLEN', '~', ${FEED_MAX_EVENTS}, '*', 'e', body)
+    if string.sub(ARGV[i], 1, 1) == '+' then
+      shared = true
+      for k = 12, #KEYS do redis.call('XADD', KEYS[k], 'MAXLEN', '~', ${FEED_MAX_EVENTS}, '*', 'e', body) end
+    end
+  end
+  redis.call('PUBLISH', KEYS[11], last)
+  if shared then for k = 12, #KEYS do redis.call('PUBLISH', KEYS[k], '') end end
+end
 if fence == '0' then redis.call('HSET', hash, 'epoch', 1, 'owner', ARGV[12]) end
 if mode == 'steps' then return {based and 'ok' or 'unbased', version} end
 if status == 'completed' or status == 'failed' or status == 'cancelled' then
@@ -166,9 +194,11 @@ redis.call('HSET', KEYS[10], runId, directive)
 local retention, now = tonumber(ARGV[10]), nowMs()
 if retention > 0 and (status == 'completed' or status == 'failed' or status == 'cancelled') then
   redis.call('EXPIRE', hash, retention)
+  redis.call('EXPIRE', KEYS[11], retention)
   redis.call('ZADD', KEYS[9], now + retention * 1000, runId)
 else
   redis.call('PERSIST', hash)
+  redis.call('PERSIST', KEYS[11])
   redis.call('ZREM', KEYS[9], runId)
 end
 sweep(prefix, now, 2)
@@ -186,12 +216,15 @@ return forget(ARGV[1], ARGV[2], ARGV[4])
 `;
 
 /**
- * KEYS: run hash. Answers the hash as `HGETALL` does, followed by the field `TEXT_FIELD` with
- * the run's directive text when the run keeps it at a text key.
+ * KEYS: run hash, the run's feed. Answers the hash as `HGETALL` does, followed by the field
+ * `TEXT_FIELD` with the run's directive text when the run keeps it at a text key, and the field
+ * `FEED_FIELD` with the id of its feed's last event when it has one.
  */
 export const READ_SCRIPT = `
 local out = redis.call('HGETALL', KEYS[1])
 ${APPEND_TEXT}
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+if last then out[#out + 1] = '${FEED_FIELD}'; out[#out + 1] = last[1] end
 return out
 `;
 

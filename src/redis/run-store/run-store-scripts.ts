@@ -4,6 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import type { RunEvents } from './pending-events.js';
 import {
   CLAIM_SCRIPT,
   FORGET_SCRIPT,
@@ -30,12 +31,13 @@ export interface RunStoreCommands {
 export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
   const r = redis as Redis & Partial<RunStoreCommands>;
   if (r.dirigentReadRun === undefined) {
-    redis.defineCommand('dirigentSaveRun', { numberOfKeys: 10, lua: SAVE_SCRIPT });
+    // Its first argument is the number of its keys: a run's parents' feeds are keys too.
+    redis.defineCommand('dirigentSaveRun', { lua: SAVE_SCRIPT });
     redis.defineCommand('dirigentForgetRun', { numberOfKeys: 1, lua: FORGET_SCRIPT });
     redis.defineCommand('dirigentPruneRuns', { numberOfKeys: 1, lua: PRUNE_SCRIPT });
     redis.defineCommand('dirigentClaimRun', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
     redis.defineCommand('dirigentReleaseRun', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    redis.defineCommand('dirigentReadRun', { numberOfKeys: 1, lua: READ_SCRIPT });
+    redis.defineCommand('dirigentReadRun', { numberOfKeys: 2, lua: READ_SCRIPT });
   }
   return redis as Redis & RunStoreCommands;
 }
@@ -43,12 +45,16 @@ export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
 /** How a save writes (see the save script). */
 export type SaveMode = 'full' | 'diff' | 'steps';
 
-/** The keys and arguments of one save of a run, in the order the save script reads them. */
+/**
+ * The number of keys, the keys and the arguments of one save of a run, in the order the save
+ * script reads them.
+ */
 export function saveRunArgs(
   store: {
     prefix: string;
     retentionSeconds: number;
     runKey(runId: string): string;
+    feedKey(runId: string): string;
     indexKey(by?: { status: RunStatus } | { directive: string }): string;
   },
   mode: SaveMode,
@@ -66,16 +72,22 @@ export function saveRunArgs(
     text: { hash: string; text: string | undefined } | undefined;
     removed: string[];
     set: Map<string, string>;
+    /** Feed events to append (see `pending-events.ts`). */
+    events?: RunEvents | undefined;
   },
 ): Args {
   const retention = Number.isFinite(store.retentionSeconds) ? Math.ceil(store.retentionSeconds) : 0;
+  const parents = write.events?.parents ?? [];
   const args: Args = [
+    11 + parents.length,
     store.runKey(record.runId),
     store.indexKey(),
     ...RUN_STATUSES.map((status) => store.indexKey({ status })),
     store.indexKey({ directive: record.directive }),
     `${store.prefix}:runs:expiring`,
     `${store.prefix}:runs:directive-of`,
+    store.feedKey(record.runId),
+    ...parents.map((id) => store.feedKey(id)),
     store.prefix,
     mode,
     write.expectVersion === undefined ? '' : write.expectVersion,
@@ -92,6 +104,8 @@ export function saveRunArgs(
     write.text === undefined || write.text.text === undefined ? '' : `=${write.text.text}`,
     write.removed.length,
     ...write.removed,
+    write.events?.events.length ?? 0,
+    ...(write.events?.events ?? []),
   ];
   for (const [field, json] of write.set) args.push(field, json);
   return args;

@@ -1,7 +1,8 @@
 /**
  * The engine a run worker drives its runs with: durable (every transition is stored, gathered),
- * its calls through the worker's dispatcher, and an observer that publishes the runs' progress
- * for whoever watches and stops driving a run whose write another worker refused.
+ * its calls through the worker's dispatcher, and an observer that gives the runs' events to the
+ * store, which writes them into each run's feed with the run's next save (`pending-events.ts`),
+ * and stops driving a run whose write another worker refused.
  */
 import type { Redis } from 'ioredis';
 import { resolve } from 'node:path';
@@ -12,7 +13,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { QueueDispatcher } from './queue-dispatcher.js';
 import type { RedisRunStore } from '../run-store/redis-run-store.js';
-import { publishingObserver } from '../run-store/run-events.js';
+import { PendingEvents } from '../run-store/pending-events.js';
 
 /** What the engine of a run worker is made of. */
 export interface WorkerEngineParts {
@@ -23,8 +24,8 @@ export interface WorkerEngineParts {
   dispatcher: QueueDispatcher;
   store: RedisRunStore;
   telemetry: Telemetry | undefined;
-  /** Runs whose progress someone watches. */
-  watched: ReadonlySet<string>;
+  /** Ignored: every run's progress goes to its feed, watched or not. */
+  watched?: ReadonlySet<string>;
   /** Stops driving a run: another worker took it over (its write was fenced off). */
   lose: (runId: string, error: DirigentError) => void;
 }
@@ -32,21 +33,23 @@ export interface WorkerEngineParts {
 /** The engine of a run worker (see the module comment). */
 export function workerEngine(p: WorkerEngineParts): Engine {
   const projectDir = resolve(p.projectDir ?? process.cwd());
-  const published = publishingObserver(p.redis, p.prefix, p.watched);
-  return new Engine({
+  // Made before the engine it serves, and asked of a run's parent only once the engine runs it.
+  const events = new PendingEvents((runId) => engine.activeRun(runId)?.lineage.parentRunId);
+  p.store.writeFeedFrom(events);
+  const engine: Engine = new Engine({
     projectDir,
     dispatcher: p.dispatcher,
     loader: new DirectiveLoader(projectDir),
     store: p.store,
     durable: true,
     observer: {
-      ...published,
+      ...events.observer,
       storeFailed: (runId, error) => {
-        published.storeFailed?.(runId, error);
         const e = DirigentError.from(error);
         if (e.code === ErrorCode.RUN_TAKEN_OVER) p.lose(runId, e);
       },
     },
     ...(p.telemetry && { telemetry: p.telemetry }),
   });
+  return engine;
 }
