@@ -261,6 +261,8 @@ export class Engine implements RunHost {
       ...(options.tools && { tools: options.tools }),
     });
     this.register(run);
+    // Told before its first step: a feed's `run.started` comes before anything of the run.
+    this.observer?.runStarted?.(run.record);
     run.begin();
     return run;
   }
