@@ -17,6 +17,7 @@ import {
   type LockSlot,
   type RateDecision,
 } from '../../src/locks/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 const HOST = '127.0.0.1';
 const PORT = 6379;
@@ -108,13 +109,15 @@ describe('tryAcquire (keyed semaphore)', () => {
           const start = performance.now();
           mostInside = Math.max(mostInside, ++inside);
           mostCounted = Math.max(mostCounted, await countHolders(redis, prefix, key, 5_000));
-          await sleep(5 + Math.random() * 20);
+          await sleep(5 + Math.random() * 20); // the work done under the slot, not a wait
+
           inside--;
           intervals.push({ start, end: performance.now() });
           await slot.release();
           return deferrals;
         }
         const waitedMs = Date.now() - firstTry;
+        // The deferral under test: what a refused task waits before it tries again.
         await sleep(deferDelay({ deferrals, waitedMs }, { baseMs: 5, maxMs: 80, agingMs: 500 }));
       }
     };
@@ -137,8 +140,10 @@ describe('tryAcquire (keyed semaphore)', () => {
     dead.disconnect(); // the process "dies": no release, no more renewals
 
     expect(await tryAcquire(redis, prefix, 'repo:a', 1, leaseMs)).toBeUndefined();
-    let slot: LockSlot | undefined;
-    while (!(slot = await tryAcquire(redis, prefix, 'repo:a', 1, leaseMs))) await sleep(20);
+    const slot: LockSlot = await waitFor(() => tryAcquire(redis, prefix, 'repo:a', 1, leaseMs), {
+      what: "the dead holder's slot to be free",
+      timeoutMs: 5_000,
+    });
     const freedAfter = Date.now() - acquiredAt;
     expect(freedAfter).toBeGreaterThanOrEqual(leaseMs - 5);
     expect(freedAfter).toBeLessThan(leaseMs + 500);
@@ -159,6 +164,8 @@ describe('tryAcquire (keyed semaphore)', () => {
     const leaseMs = 1_000;
     const slot = await tryAcquire(other, prefix, 'k', 1, leaseMs);
     expect(slot).toBeDefined();
+    // Time passing is what this is about: the slot stays held, checked every 100 ms, for two
+    // and a half leases.
     const until = Date.now() + 2.5 * leaseMs;
     while (Date.now() < until) {
       expect(await tryAcquire(redis, prefix, 'k', 1, leaseMs)).toBeUndefined();
@@ -224,7 +231,8 @@ describe('tryConsume (rate limiter)', () => {
       expect(retryAfterMs).toBeLessThanOrEqual(durationMs);
     }
 
-    // Refused calls are not counted: they do not push the window forward.
+    // Refused calls are not counted: they do not push the window forward. The wait is the one
+    // under test: the retryAfterMs the limiter answered is enough.
     expect((await tryConsume(redis, prefix, key, max, durationMs)).ok).toBe(false);
     await sleep(Math.max(...refused.map((d) => d.retryAfterMs)));
     expect(await tryConsume(other, prefix, key, max, durationMs)).toEqual({ ok: true });
@@ -249,7 +257,7 @@ describe('tryConsume (rate limiter)', () => {
         const d = await tryConsume(client, prefix, key, max, durationMs);
         const recv = performance.now();
         if (d.ok) admitted.push({ send, recv });
-        else await sleep(Math.min(d.retryAfterMs, Math.random() * 15));
+        else await sleep(Math.min(d.retryAfterMs, Math.random() * 15)); // a refused caller's pause
       }
     };
     await Promise.all(Array.from({ length: 8 }, (_, i) => loop(i % 2 === 0 ? redis : other)));
