@@ -1,7 +1,8 @@
 /**
  * Server-sent events read with `fetch` (an EventSource cannot send the Authorization header),
  * parsed by eventsource-parser. A stream that ends or breaks is opened again after a pause,
- * unless it was closed here or `reconnect` says not to.
+ * unless it was closed here or `reconnect` says not to; opened again, it sends the id of the last
+ * event it read (`Last-Event-ID`), so a run's feed goes on where it left off.
  */
 import { createParser } from 'eventsource-parser';
 import { authHeaders, signInNeeded } from './api';
@@ -23,10 +24,15 @@ export interface StreamOptions {
 export function openStream(path: string, options: StreamOptions): () => void {
   const controller = new AbortController();
   let pause = 500;
+  let lastId: string | undefined;
   const read = async (): Promise<void> => {
     try {
       const res = await fetch(path, {
-        headers: { accept: 'text/event-stream', ...authHeaders() },
+        headers: {
+          accept: 'text/event-stream',
+          ...authHeaders(),
+          ...(lastId !== undefined && { 'last-event-id': lastId }),
+        },
         signal: controller.signal,
       });
       if (res.status === 401) {
@@ -36,7 +42,10 @@ export function openStream(path: string, options: StreamOptions): () => void {
       if (!res.ok || res.body === null) throw new Error(`HTTP ${res.status}`);
       pause = 500;
       const parser = createParser({
-        onEvent: (e) => options.onEvent({ event: e.event ?? 'message', data: JSON.parse(e.data) }),
+        onEvent: (e) => {
+          if (e.id !== undefined) lastId = e.id;
+          options.onEvent({ event: e.event ?? 'message', data: JSON.parse(e.data) });
+        },
       });
       const decoder = new TextDecoder();
       const reader = res.body.getReader();
