@@ -7,10 +7,15 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { QueueName } from '../../src/redis/queue-names.js';
+import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
+import { ScheduleBook } from '../../src/redis/triggers/schedule-book.js';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
 import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
 
 const redis = redisForTest();
 const processes = dirigentProcesses();
@@ -35,9 +40,40 @@ const lines = (file: string) =>
 const ticker = `<inputs><input name="label" type="string" default="tick"/></inputs>
   <process><step name="log"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo {input:label} >> ticks.log"/></execute></step></process>`;
 
-async function runsOf(name: string): Promise<{ runId: string; status: string }[]> {
-  const r = await cli('runs', '--directive', name, '--limit', '1000', '--json');
-  return JSON.parse(r.stdout) as { runId: string; status: string }[];
+/** The stored runs of directive `name`, newest first. */
+function runsOf(name: string): Promise<{ runId: string; status: string }[]> {
+  return new RedisRunStore(redis.redis, { prefix: redis.prefix }).list({
+    directive: name,
+    limit: 1000,
+  });
+}
+
+/** The trigger jobs not done yet: due (waiting), under way (active), or due later (delayed). */
+async function pendingTriggers(): Promise<{ waiting: number; active: number; delayed: number }> {
+  const queue = new Queue(QueueName.TRIGGERS, { connection: redis.redis, prefix: redis.prefix });
+  try {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return {
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+    };
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Resolves once every stored run of `directive` has ended; resolves with them. */
+async function allEnded(directive: string) {
+  let runs: { status: string }[] = [];
+  await waitFor(
+    async () => {
+      runs = await runsOf(directive);
+      return runs.every((r) => !['queued', 'running'].includes(r.status));
+    },
+    { what: `every run of ${directive} to end` },
+  );
+  return runs;
 }
 
 describe('schedules', { timeout: 60_000 }, () => {
@@ -63,15 +99,21 @@ describe('schedules', { timeout: 60_000 }, () => {
     await until(() => lines('ticks.log').length >= 3, 10_000, 'three ticks');
     expect((await cli('schedule', 'remove', 'every-second')).code).toBe(0);
     const seconds = (Date.now() - from) / 1000;
-    await new Promise((r) => setTimeout(r, 1500)); // anything still on its way
+    // Removed, the schedule leaves no tick to come; the ticks on their way start their runs.
+    await waitFor(
+      async () => {
+        const pending = await pendingTriggers();
+        return pending.waiting + pending.active + pending.delayed === 0;
+      },
+      { what: 'the trigger jobs on their way' },
+    );
+    await allEnded('tick');
     const runs = await runsOf('tick');
     // One run per tick: as many as seconds went by (not three per tick), each run once.
     expect(runs.length).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
     expect(lines('ticks.log')).toHaveLength(runs.length);
     expect(new Set(runs.map((r) => r.runId)).size).toBe(runs.length);
-    const after = runs.length;
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await runsOf('tick')).length).toBe(after);
+    expect(await new ScheduleBook(redis.redis, redis.prefix).list()).toEqual([]);
   });
 
   it('runs a tick missed while every worker was down once, not once per tick missed', async () => {
@@ -79,18 +121,31 @@ describe('schedules', { timeout: 60_000 }, () => {
     expect((await cli('schedule', 'add', 'tick', '--cron', '* * * * * *', '--id', 's')).code).toBe(
       0,
     );
-    await new Promise((r) => setTimeout(r, 3500)); // three ticks and more, nobody serving
+    const book = new ScheduleBook(redis.redis, redis.prefix);
+    const [{ next }] = (await book.list()) as [{ next: number }];
+    // Time passing is what this is about: nobody serves while the tick due at `next` and the two
+    // after it go by.
+    await waitFor(() => Date.now() > next + 2_100, { what: 'three ticks with nobody serving' });
     const worker = await processes.worker(env(), '--project', project);
-    await until(() => lines('ticks.log').length >= 1, 10_000, 'the first run');
     const startedAt = Date.now();
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => lines('ticks.log').length >= 1, 10_000, 'the first run');
+    // The backlog taken: no trigger job left but the next tick's.
+    await waitFor(
+      async () => {
+        const pending = await pendingTriggers();
+        return pending.waiting + pending.active === 0;
+      },
+      { what: 'the trigger jobs due to be taken' },
+    );
+    const exited = new Promise((r) => worker.once('exit', r));
     worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
+    await exited;
+    const served = Date.now() - startedAt;
     await cli('schedule', 'remove', 's');
     // The backlog ran once; at most one more tick came while the worker served.
-    expect(lines('ticks.log').length).toBeLessThanOrEqual(
-      2 + Math.floor((Date.now() - startedAt) / 1000),
-    );
+    const runs = await runsOf('tick');
+    expect(runs.length).toBeLessThanOrEqual(2 + Math.floor(served / 1000));
+    expect(lines('ticks.log').length).toBeLessThanOrEqual(runs.length);
   });
 
   it("registers the schedules a directive declares when workers start, with the schedule's inputs", async () => {
@@ -172,8 +227,9 @@ describe('events', { timeout: 60_000 }, () => {
         ['ship', i === 0],
       ]);
     }
-    await until(() => lines('events.log').length >= 2, 10_000, 'both subscribers');
-    await new Promise((r) => setTimeout(r, 500));
+    // Each emit created its runs, or found them: once both have ended, nothing more writes.
+    const ended = [...(await allEnded('bill')), ...(await allEnded('ship'))];
+    expect(ended.map((r) => r.status)).toEqual(['completed', 'completed']);
     expect(lines('events.log').sort()).toEqual(['bill 7', 'ship 7']);
   });
 
