@@ -26,6 +26,7 @@ import type { RedisRunStore } from '../run-store/redis-run-store.js';
 import type { RunJob, RunJobData } from '../run-job.js';
 import { goAlone } from './go-alone.js';
 import type { ToolJobData } from '../tool-job.js';
+import type { RunEventSink } from './run-worker-options.js';
 
 /**
  * How long a run must have nothing to do before it is parked: shorter waits cost less to sit out
@@ -48,6 +49,10 @@ export interface DriveContext {
   driving: Map<string, DrivenRun>;
   /** Whether the worker is closing (a run taken up now is handed back at once). */
   closing: () => boolean;
+  /** The worker's lease name: the `worker` of its events. */
+  worker: string;
+  /** Tells what happens to the runs (`RunWorkerOptions.events`); never throws. */
+  events: RunEventSink;
 }
 
 type Rest =
@@ -174,6 +179,12 @@ export async function driveToRest(
     span?.span.addEvent('lost', { 'dirigent.error.code': rest.error.code });
     span?.end(rest.error);
     ctx.log.warn({ ...fields, error_code: rest.error.code }, rest.error.message);
+    ctx.events('run:lost', {
+      runId: run.runId,
+      directive: info.directive,
+      worker: ctx.worker,
+      error: { code: rest.error.code, message: rest.error.message },
+    });
     ctx.store.forgetClaim(run.runId);
     // The job is no longer this worker's when another took the run over; if it still is (Redis
     // did not answer for a lease), it goes back to the queue.
@@ -190,6 +201,11 @@ export async function driveToRest(
     const tree = runTree(ctx.engine, run.runId);
     ctx.engine.releaseRun(run.runId);
     await Promise.all(tree.map((id) => ctx.store.release(id)));
+    ctx.events('run:handed-back', {
+      runId: run.runId,
+      directive: info.directive,
+      worker: ctx.worker,
+    });
     if (shared) {
       await goAlone(ctx.runsQueue, job, run.runId);
       throw new DelayedError();

@@ -44,11 +44,19 @@ export async function takeUpRun(
         : redelivered
           ? 'resume'
           : data.kind;
-    if (takenUp === 'takeover' && stored)
+    if (takenUp === 'takeover' && stored) {
       ctx.log.info(
         { ...traceFields(data.runId, stored.trace), directive: stored.record.directive },
         `took over run ${data.runId}: the worker that drove it (${from ?? 'unknown'}) stopped`,
       );
+      ctx.events('run:taken-over', {
+        runId: data.runId,
+        directive: stored.record.directive,
+        worker: ctx.worker,
+        ...(from !== undefined && { previousWorker: from }),
+        cause: from !== undefined ? 'lease-lapsed' : 'stalled',
+      });
+    }
     const record = await performRunJob(ctx, data, stored, taken, takenUp);
     await letGo(ctx, data.runId, record);
     return record;
@@ -98,19 +106,28 @@ async function performRunJob(
   const drive = (run: ActiveRun) => driveToRest(ctx, run, taken, takenUp);
   let record: RunRecord;
   switch (data.kind) {
-    case 'start':
+    case 'start': {
       if (over) return stored.record; // delivered again after it ended
-      record = await drive(
-        stored
-          ? await engine.resume(data.runId)
-          : engine.start(await loadRunDirective(engine.loader, data.source), data.inputs, {
-              runId: data.runId,
-              trigger: data.trigger ?? 'queue',
-              ...(data.trace && { trace: data.trace }),
-              ...(data.source.tools && { tools: data.source.tools }),
-            }),
-      );
+      if (stored) {
+        record = await drive(await engine.resume(data.runId));
+        break;
+      }
+      const trigger = data.trigger ?? 'queue';
+      const run = engine.start(await loadRunDirective(engine.loader, data.source), data.inputs, {
+        runId: data.runId,
+        trigger,
+        ...(data.trace && { trace: data.trace }),
+        ...(data.source.tools && { tools: data.source.tools }),
+      });
+      ctx.events('run:started', {
+        runId: data.runId,
+        directive: run.record.directive,
+        trigger,
+        worker: ctx.worker,
+      });
+      record = await drive(run);
       break;
+    }
     case 'signal': {
       let run: ActiveRun;
       if (redelivered && stored?.record.status === 'running') {
@@ -136,6 +153,16 @@ async function performRunJob(
       break;
   }
   if (record.status === 'waiting') await scheduleWake(ctx, data, record);
+  // Ended here, by this job (a job delivered again after the end returned above, telling nothing).
+  const { status } = record;
+  if (status === 'completed' || status === 'failed' || status === 'cancelled')
+    ctx.events('run:ended', {
+      runId: record.runId,
+      directive: record.directive,
+      status,
+      record,
+      worker: ctx.worker,
+    });
   return record;
 }
 

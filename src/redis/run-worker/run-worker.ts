@@ -36,15 +36,20 @@ import type { ToolJobData } from '../tool-job.js';
 import { workerEngine } from './worker-engine.js';
 import { leaseName, WorkerLease } from '../takeover/worker-lease.js';
 import { bullWorkerTiming, workerTiming } from '../worker-timing.js';
-import type { RunWorkerOptions } from './run-worker-options.js';
+import type { RunEventSink, RunWorkerOptions } from './run-worker-options.js';
 
 export { PARK_AFTER_MS } from './drive-to-rest.js';
-export type { RunWorkerOptions } from './run-worker-options.js';
+export type * from './run-worker-options.js';
 
 /** A running run worker; `close()` lets the runs under way settle, then stops. */
 export class RunWorker {
   readonly worker: Worker<RunJobData, RunJobResult>;
   readonly store: RedisRunStore;
+  /**
+   * This worker's name in the deployment (its lease name, `dirigent-runs/<BullMQ worker id>`): the
+   * owner of the runs it claims, and the `worker` of its events.
+   */
+  readonly name: string;
   private readonly runsQueue: Queue<RunJobData>;
   private readonly toolsQueue: Queue<ToolJobData>;
   private readonly inbox: ResultInbox;
@@ -75,6 +80,17 @@ export class RunWorker {
   private readonly owned: Redis[] = [];
   private readonly telemetry: Telemetry | undefined;
   private readonly log: Logger;
+  /** Tells {@link RunWorkerOptions.events}; a listener that throws does not reach the run. */
+  private readonly tell: RunEventSink = (name, event) => {
+    try {
+      this.options.events?.(name, event);
+    } catch (err) {
+      this.log.error(
+        { event: name, run_id: event.runId, err: String(err) },
+        `a listener of ${name} threw: ${String(err)}`,
+      );
+    }
+  };
 
   constructor(private readonly options: RunWorkerOptions) {
     const { redis, prefix } = options;
@@ -95,7 +111,7 @@ export class RunWorker {
         ...bullWorkerTiming(timing),
       },
     );
-    const name = leaseName(QueueName.RUNS, this.worker.id);
+    const name = (this.name = leaseName(QueueName.RUNS, this.worker.id));
     this.store = new RedisRunStore(redis, {
       prefix,
       owner: name,
@@ -141,6 +157,11 @@ export class RunWorker {
       logger: this.log,
     });
     this.worker.run().catch((err: unknown) => this.worker.emit('error', err as Error));
+  }
+
+  /** How many runs this worker drives now. */
+  get drivingCount(): number {
+    return this.driving.size;
   }
 
   /**
@@ -278,6 +299,8 @@ export class RunWorker {
       log: this.log,
       driving: this.driving,
       closing: () => this.closing,
+      worker: this.name,
+      events: this.tell,
     };
     return this.driveContext;
   }

@@ -13,7 +13,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ToolCall } from '../../tools/tool-call.js';
 import { workerLost } from '../../tools/worker-lost.js';
-import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
+import { Telemetry } from '../../telemetry/telemetry.js';
 import { SILENT_LOGGER, type Logger } from '../../telemetry/logger.js';
 import { fromJobError, toJobError } from '../job-error.js';
 import { recordLockWait, ToolJobSpan } from '../job-spans.js';
@@ -28,31 +28,12 @@ import { ToolExecutor, type CallOutcome } from './tool-executor.js';
 import { deferJob, remember } from './tool-job-stops.js';
 import { toolJobData, type ToolJobData } from '../tool-job.js';
 import { leaseName, WorkerLease } from '../takeover/worker-lease.js';
-import { bullWorkerTiming, workerTiming, type WorkerTiming } from '../worker-timing.js';
+import { bullWorkerTiming, workerTiming } from '../worker-timing.js';
+import { failureOutcome } from '../../telemetry/failure-outcome.js';
+import type { DirigentError } from '../../errors/dirigent-error.js';
+import type { ToolWorkerOptions } from './tool-worker-options.js';
 
-/** What a tool worker needs. */
-export interface ToolWorkerOptions {
-  /** Connection for BullMQ (blocking commands) and for the worker's own reads. */
-  redis: Redis;
-  prefix: string;
-  /**
-   * The project this worker serves: tools resolve in it and are confined to it, whatever machine
-   * made the call (default: the current folder).
-   */
-  projectDir?: string;
-  /** Tool jobs run at once in this process (default 8). */
-  concurrency?: number;
-  timing?: WorkerTiming;
-  /**
-   * This worker's lease, ms: others take its jobs over this long after it stops renewing it (see
-   * `worker-lease.ts`; default `DIRIGENT_WORKER_LEASE_MS`, else 3 s).
-   */
-  leaseMs?: number;
-  /** Where the tool jobs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
-  telemetry?: Telemetry | TelemetryOptions;
-  /** Where the worker logs failed tool jobs (default: nowhere). */
-  logger?: Logger;
-}
+export type * from './tool-worker-options.js';
 
 /** A running tool worker; `close()` finishes the calls under way, then stops. */
 export class ToolWorker {
@@ -71,10 +52,16 @@ export class ToolWorker {
   private tools: Queue<ToolJobData> | undefined;
   private readonly lease: WorkerLease;
   private readonly telemetry: Telemetry | undefined;
+  private readonly log: Logger;
+  /**
+   * This worker's name in the deployment (its lease name, `dirigent-tools/<BullMQ worker id>`):
+   * the `worker` of its events.
+   */
+  readonly name: string;
 
   constructor(private readonly options: ToolWorkerOptions) {
     this.telemetry = Telemetry.of(options.telemetry);
-    const log = options.logger ?? SILENT_LOGGER;
+    const log = (this.log = options.logger ?? SILENT_LOGGER);
     this.calls = new ToolExecutor({
       projectDir: options.projectDir ?? process.cwd(),
       telemetry: this.telemetry,
@@ -104,7 +91,7 @@ export class ToolWorker {
     this.lease = new WorkerLease({
       redis: options.redis,
       prefix: options.prefix,
-      names: [leaseName(QueueName.TOOLS, this.worker.id)],
+      names: [(this.name = leaseName(QueueName.TOOLS, this.worker.id))],
       ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
       onLost: () => this.lost(log),
       onLapsed: (names) =>
@@ -150,7 +137,33 @@ export class ToolWorker {
       this.inProcess.delete(ran);
       this.fitJobSlots();
     });
-    return ran;
+    return ran.then((outcome) => {
+      if (outcome?.ok === false) this.failed(d, jobId, outcome.error, true);
+      return outcome;
+    });
+  }
+
+  /** Tells {@link ToolWorkerOptions.events} of a failed call; a listener's error goes no further. */
+  private failed(d: ToolJobData, jobId: string, error: DirigentError, inProcess: boolean): void {
+    try {
+      this.options.events?.('tool:failed', {
+        worker: this.name,
+        runId: d.runId,
+        step: d.step,
+        itemId: d.itemId,
+        attempt: d.attempt,
+        jobId,
+        inProcess,
+        outcome: failureOutcome(error),
+        error: { code: error.code, message: error.message },
+        retryable: error.retryable,
+      });
+    } catch (err) {
+      this.log.error(
+        { event: 'tool:failed', run_id: d.runId, err: String(err) },
+        `a listener of tool:failed threw: ${String(err)}`,
+      );
+    }
   }
 
   /**
@@ -226,6 +239,7 @@ export class ToolWorker {
    */
   private async process(job: Job<ToolJobData>, token: string | undefined): Promise<unknown> {
     const outcome = await this.run(job, token);
+    if (!outcome.ok) this.failed(job.data, job.id!, outcome.error, false);
     const inbox = ResultInbox.inThisProcess(job.data.replyTo);
     const { runId } = job.data;
     const reply: JobOutcome = outcome.ok
