@@ -7,13 +7,22 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../support/dirigent-processes.js';
 import { CLI_MAIN } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
 
 const redis = redisForTest();
 let spawned: ChildProcess[] = [];
@@ -31,9 +40,26 @@ afterEach(async () => {
   for (const p of live) p.kill('SIGKILL');
   await Promise.all(exited);
   spawned = [];
-  await new Promise((r) => setTimeout(r, 200)); // their tools notice their parent is gone
+  // Their tools die with them (each worker's reaper kills its tools' process groups).
+  await waitFor(() => processesNaming(root).length === 0, {
+    what: `the tools of the test's workers to end (${processesNaming(root).join(', ')})`,
+  });
   rmSync(root, { recursive: true, force: true });
 });
+
+/** The pids of the processes whose command line names `path` (a tool is given its project). */
+function processesNaming(path: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(path)) pids.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
+}
 
 const env = () => ({
   ...process.env,
@@ -99,6 +125,17 @@ function worker(): Promise<Worker> {
 }
 
 const logged = (w: Worker, text: string) => w.messages.some((m) => m.includes(text));
+
+/** Whether worker `w` has settled the `once` tool `itemId`: ran it to its end, or skipped it. */
+const settledOnce = (w: Worker, itemId: string) =>
+  logged(w, `"${itemId}" (once) finished`) ||
+  logged(w, `"${itemId}" (once) failed`) ||
+  logged(w, `"${itemId}" (once): skipped`);
+
+/** Whether worker `w` has settled the `continuous` tool `itemId`: runs it, or stands by. */
+const settledContinuous = (w: Worker, itemId: string) =>
+  logged(w, `"${itemId}" (continuous) started on this worker`) ||
+  logged(w, `"${itemId}" (continuous) runs on worker`);
 
 /** The worker pids in a ticks file, in order, each once per run of lines. */
 function blocks(ticks: string[]): string[] {
@@ -192,8 +229,11 @@ describe('bootstrap tools', { timeout: 90_000 }, () => {
       'while kill -0 $PPID 2>/dev/null; do echo "$PPID $$" >> "$2/ticks.log"; sleep 0.05; done',
     );
     const workers = await Promise.all([worker(), worker(), worker()]);
-    await until(() => lines('ticks.log').length > 0, 15_000, 'the first tick');
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitFor(() => workers.every((w) => settledContinuous(w, 'svc/ticker')), {
+      what: 'each worker to run svc/ticker or stand by',
+      timeoutMs: 15_000,
+    });
+    await waitFor(() => lines('ticks.log').length >= 10, { what: 'ten ticks' });
     const first = blocks(lines('ticks.log'));
     expect(first, 'one worker runs it').toHaveLength(1);
     const holder = workers.find((w) => String(w.child.pid) === first[0])!;
@@ -206,7 +246,10 @@ describe('bootstrap tools', { timeout: 90_000 }, () => {
       15_000,
       'another worker to take over',
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    // Ten ticks of the new holder: had the dead worker's tool lived on, the two would interleave.
+    const ticksOf = (pid: string) => lines('ticks.log').filter((t) => t.startsWith(`${pid} `));
+    const taker = blocks(lines('ticks.log'))[1]!;
+    await waitFor(() => ticksOf(taker).length >= 10, { what: 'ten ticks of the new holder' });
     const second = blocks(lines('ticks.log'));
     expect(second, 'the two never overlap').toHaveLength(2);
     expect(new Set(second).size).toBe(2);
@@ -223,7 +266,8 @@ describe('bootstrap tools', { timeout: 90_000 }, () => {
       10_000,
       'the last worker to take over',
     );
-    await new Promise((r) => setTimeout(r, 500));
+    const last = blocks(lines('ticks.log'))[2]!;
+    await waitFor(() => ticksOf(last).length >= 10, { what: 'ten ticks of the last holder' });
     const third = blocks(lines('ticks.log'));
     expect(third).toHaveLength(3);
     expect(new Set(third).size).toBe(3);
@@ -269,7 +313,15 @@ describe('bootstrap tools', { timeout: 90_000 }, () => {
       30_000,
       'the last tool to finish',
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // Both workers have settled every tool: nothing more starts.
+    const once = ['order/low', 'order/high', 'order/after', 'order/needs-svc'];
+    await waitFor(
+      () =>
+        workers.every(
+          (w) => once.every((id) => settledOnce(w, id)) && settledContinuous(w, 'order/svc'),
+        ),
+      { what: 'both workers to settle every bootstrap tool', timeoutMs: 15_000 },
+    );
     const log = lines('order.log');
     const at = (line: string) => {
       expect(log, line).toContain(line);
