@@ -1,35 +1,50 @@
 /**
- * One run in this process: a live xstate actor plus the work its steps have under way. The
- * machine routes; this class performs the effects it names and feeds outcomes back as events.
- * The path of a step: the machine enters it and calls {@link ActiveRun.startStep}, which checks
- * its limits and condition and dispatches it ({@link dispatchStep}: a tool call, a child
- * directive, a foreach, a wait…); its work's outcome settles it ({@link StepWork.settleStep},
- * which chooses the edge) or fails it; the machine takes that edge, `stepEnded` records the step
- * ({@link StepBook}) and `startStep` starts the next. The record's life (running, waiting,
- * ended, stored) is {@link RunTracker}'s.
+ * One run in this process: a live xstate actor and the parts that do what its machine names. The
+ * machine only routes; the parts perform its effects and feed the outcomes back as events.
+ *
+ * - {@link RunLifecycle} (`lifecycle`): the record's life, running, waiting, ended, each stored
+ *   before whoever waits on the run hears of it, and checkpoints between.
+ * - {@link StepBook} (`book`): the step records, the counters, and the step entries in the order
+ *   steps ended.
+ * - {@link StepWork} (`work`): the work steps have under way, tried under retries and timeouts,
+ *   then settled (choosing the edge) or failed; stopped when the machine leaves the step.
+ * - {@link StepWaits} (`waiting`): the steps waiting for a signal, with their deadlines.
+ * - {@link MachineEffects} (`effects`): what each effect the machine names does with those parts.
+ *
+ * The path of a step: the machine enters it and calls `effects.startStep`, which checks its limits
+ * and condition and dispatches it ({@link dispatchStep}: a tool call, a child directive, a foreach,
+ * a wait…); its work's outcome settles or fails it; the machine takes the edge, `stepEnded` writes
+ * the step into the book and `startStep` starts the next. The run itself holds what ties the parts
+ * together: the actor, its snapshots, the run's time limit, its child runs, and letting it go.
  */
 import type * as Xstate from 'xstate';
 import type { Actor } from 'xstate';
+import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
-import type { RunContext, RunEvent } from '../compiler/run-context.js';
-import { scopeOf, settleSkipped } from '../compiler/settle.js';
+import type { RunContext, RunEvent, StepRecord } from '../compiler/run-context.js';
+import type { RunData } from '../compiler/settle.js';
+import type { StepNode } from '../directive/ast.js';
+import { lazyPackage } from '../directive/lazy-package.js';
+import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { evaluateCondition } from '../expr/condition.js';
+import { withSecretMarks } from '../policy/run-environment.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import { childOutcome } from './child-outcome.js';
 import type { LoadedDirective } from './directive-loader.js';
-import { dispatchStep } from './dispatch-step.js';
-import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { LinkedRun } from './linked-run.js';
+import { MachineEffects } from './machine-effects.js';
+import type { RunCounters } from './run-counters.js';
 import type { RunHost } from './run-host.js';
+import { RunLifecycle } from './run-lifecycle.js';
 import type { RunLineage } from './run-lineage.js';
 import { runOutputs } from './run-outputs.js';
 import type { RunRecord, WaitingStep } from './run-record.js';
 import { RunSpans } from './run-spans.js';
 import type { RunStart } from './run-start.js';
 import { secretNames } from './secret-names.js';
-import { StepWork } from './step-work.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { StepBook } from './step-book.js';
+import { StepWaits } from './step-waits.js';
+import { StepWork, type Inflight, type StepTry } from './step-work.js';
 
 // Required, not imported: an import of xstate's CommonJS build scans its text for exports first.
 const { createActor } = lazyPackage<typeof Xstate>('xstate')();
@@ -38,43 +53,55 @@ export type { RunLineage } from './run-lineage.js';
 export type { RunStart } from './run-start.js';
 
 /** A run live in this process (see the module comment). */
-export class ActiveRun extends StepWork {
+export class ActiveRun {
+  /** The run record: status, outputs, error, and the steps in the order they ended. */
+  readonly record: RunRecord;
   /** The live actor of the directive's compiled machine. */
   readonly actor: Actor<RunMachine>;
+  /** The record's life: running, waiting, ended, and when it is stored. */
+  readonly lifecycle: RunLifecycle;
+  /** Step records, counters and step entries. */
+  readonly book: StepBook;
+  /** The work the run's steps have under way. */
+  readonly work: StepWork;
+  /** Steps waiting for a signal. */
+  readonly waiting: StepWaits;
+  /** What the machine's effects do (the host provides them to the machine through this). */
+  readonly effects: MachineEffects;
+  /** What the run's templates, conditions and expressions read, apart from the machine context. */
+  readonly data: RunData;
+  /** The run's spans and metrics, when the engine records telemetry. */
+  readonly spans: RunSpans | undefined;
+  /** The run's place in a trace (kept and stored even where this process records no telemetry). */
+  readonly trace: RunTrace | undefined;
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
+  /** Content hashes of the tools the run's submitter resolved; each call carries its tool's. */
+  readonly toolHashes: Record<string, string> | undefined;
+  /** Told when the run may have become parkable (a step started waiting to retry; see parkable.ts). */
+  onParkable: (() => void) | undefined;
   private runTimer: NodeJS.Timeout | undefined;
   /** The snapshot when the run was let go. */
   private heldSnapshot: unknown;
-  /** The run's place in a trace (kept and stored even where this process records no telemetry). */
-  readonly trace: RunTrace | undefined;
-  /** Content hashes of the tools the run's submitter resolved; each call carries its tool's. */
-  readonly toolHashes: Record<string, string> | undefined;
 
   constructor(
-    host: RunHost,
-    loaded: LoadedDirective,
+    readonly host: RunHost,
+    readonly loaded: LoadedDirective,
     readonly lineage: RunLineage,
     runId: string,
     start: RunStart,
   ) {
     const stored = 'stored' in start ? start.stored : undefined;
-    super(
-      host,
-      loaded,
-      stored?.record ?? {
-        runId,
-        directive: loaded.itemId,
-        status: 'running',
-        outputs: null,
-        steps: [],
-        error: null,
-        startedAt: Date.now(),
-        endedAt: null,
-      },
-      stored?.steps,
-      stored?.counters,
-    );
+    this.record = stored?.record ?? {
+      runId,
+      directive: loaded.itemId,
+      status: 'running',
+      outputs: null,
+      steps: [],
+      error: null,
+      startedAt: Date.now(),
+      endedAt: null,
+    };
     this.children = { ...stored?.children };
     this.toolHashes = stored?.tools ?? ('tools' in start ? start.tools : undefined);
     const t = host.telemetry;
@@ -82,7 +109,31 @@ export class ActiveRun extends StepWork {
       stored?.trace ??
       ('trace' in start ? start.trace : undefined) ??
       t?.newRunTrace(runId, 'trigger' in start ? start.trigger : 'library');
-    if (t !== undefined && this.trace !== undefined) this.spans = new RunSpans(t, this.trace, this);
+    this.spans =
+      t !== undefined && this.trace !== undefined ? new RunSpans(t, this.trace, this) : undefined;
+    this.book = new StepBook(this.record, host.observer, this.spans, stored);
+    this.data = {
+      steps: this.book.steps,
+      env: withSecretMarks(host.env, loaded.compiled.directive.secrets),
+    };
+    this.lifecycle = new RunLifecycle(this.record, host, {
+      parentRunId: lineage.parentRunId,
+      waitingSteps: () => this.waitingSteps(),
+      outputs: (context) => runOutputs(this.directive, context, this.data),
+      store: () => host.persist(this),
+      ended: () => this.spans?.ended(this.actor.getSnapshot().context.inputs),
+    });
+    this.work = new StepWork(this);
+    this.waiting = new StepWaits((w) =>
+      this.work.failStep(
+        this.node(w.step),
+        DirigentError.fatal(
+          ErrorCode.WAIT_TIMEOUT,
+          `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`,
+        ),
+      ),
+    );
+    this.effects = new MachineEffects(this);
     const machine = host.providedMachine(loaded.compiled.machine);
     this.actor = stored
       ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })
@@ -90,12 +141,14 @@ export class ActiveRun extends StepWork {
           input: { inputs: (start as { inputs: Record<string, unknown> }).inputs },
         });
     if (stored === undefined) this.spans?.started();
-    this.actor.subscribe({ next: () => this.onSnapshot(), error: (err) => this.crash(err) });
+    this.actor.subscribe({
+      next: () => this.onSnapshot(),
+      error: (err) => this.lifecycle.crash(err),
+    });
   }
 
-  /** Whether a child run (which may wait) was ever started; spares the idle check otherwise. */
-  private get hasChildren(): boolean {
-    return this.counters.spawns > 0;
+  get runId(): string {
+    return this.record.runId;
   }
 
   /** The directive the run follows. */
@@ -106,6 +159,11 @@ export class ActiveRun extends StepWork {
   /** The secrets the directive declares: tool parameters leave their values to the dispatcher. */
   get secretNames(): ReadonlySet<string> {
     return secretNames(this.loaded.compiled.directive);
+  }
+
+  /** True while this run waits for a signal, itself or through a child directive. */
+  get isWaiting(): boolean {
+    return this.record.status === 'waiting';
   }
 
   /** Starts (or, for a restored run, re-arms the timers of) the run. */
@@ -129,7 +187,7 @@ export class ActiveRun extends StepWork {
     this.actor.start();
     // After start: a restored wait whose deadline passed while stored fails right here.
     for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.add(w);
-    this.queueIdleCheck();
+    this.lifecycle.queueIdleCheck();
   }
 
   /** Sends an event to the machine, while it runs. */
@@ -141,42 +199,8 @@ export class ActiveRun extends StepWork {
   deliver(name: string, payload: unknown): boolean {
     const w = this.waiting.take(name);
     if (w === undefined) return false;
-    this.resumeRunning();
-    this.settleStep(this.node(w.step), this.actor.getSnapshot().context, payload);
-    return true;
-  }
-
-  /** Links a restored child run (or the record of one that ended) to the step that started it. */
-  adoptChild(node: string, child: LinkedRun | RunRecord): void {
-    const cn = this.node(node);
-    if (cn.node.kind === 'step')
-      this.workStep(cn, cn.node, () => childOutcome(child), undefined, undefined);
-  }
-
-  /** Records the child run a step started (stored at once by a durable engine, for resuming). */
-  noteChild(node: string, childId: string): void {
-    this.children[node] = childId;
-    if (this.host.durable) this.checkpoint();
-  }
-
-  /** Forgets the child a step noted but that was never stored: the step starts it again. */
-  forgetChild(node: string): void {
-    delete this.children[node];
-    this.counters.spawns--; // counted again when it starts
-  }
-
-  /** The step's call runs in this process (see `StepRecord.runsOn`); stored with the next write. */
-  callRunsHere(node: string, worker: string): void {
-    const rec = this.steps[node];
-    if (rec === undefined) return;
-    rec.runsOn = worker;
-    this.checkpointSoon();
-  }
-
-  /** Counts one more child run against `limit`; false when the limit is reached. */
-  reserveSpawn(limit: number): boolean {
-    if (this.counters.spawns >= limit) return false;
-    this.counters.spawns++;
+    this.lifecycle.resumeRunning();
+    this.work.settleStep(this.node(w.step), this.actor.getSnapshot().context, payload);
     return true;
   }
 
@@ -185,125 +209,30 @@ export class ActiveRun extends StepWork {
     this.send({ type: 'run.cancel', ...(reason !== undefined && { reason }) });
   }
 
-  // ---- effects named by the machine ----
-
-  /** `startStep`: run a step (or settle a parallel block whose branches all ended). */
-  startStep(context: RunContext, node: string): void {
-    const cn = this.node(node);
-    const maxSteps = this.directive.limits.maxSteps ?? ENGINE_DEFAULTS.maxSteps;
-    if (cn.node.kind === 'step' && ++this.counters.transitions > maxSteps) {
-      const message = `The run took more than ${maxSteps} steps (<limits max_steps>); is a loop missing its exit?`;
-      this.send({
-        type: 'run.fail',
-        error: { code: ErrorCode.MAX_STEPS_EXCEEDED, message, step: node },
-      });
-      return;
-    }
-    if (cn.node.kind === 'parallel') {
-      const branches = Object.fromEntries(
-        cn.node.branches.map((b) => [b.name, this.steps[b.name]?.status ?? 'completed']),
-      );
-      this.settleStep(cn, context, { branches });
-      return;
-    }
-    const step = cn.node;
-    this.stepStarted(node);
-    try {
-      if (step.condition && !evaluateCondition(step.condition, scopeOf(context, this.data))) {
-        this.steps[node]!.attempts = 0;
-        this.send(settleSkipped(cn, context, this.data));
-        return;
-      }
-      this.host.observer?.stepStarted?.(this.runId, node, 1);
-      dispatchStep(this, cn, step, context);
-    } catch (err) {
-      this.failStep(cn, err);
-    }
+  /** The compiled node of a step or block. */
+  node(name: string): CompiledNode {
+    const cn = this.loaded.compiled.nodes.get(name);
+    if (cn === undefined) throw new DirigentError(ErrorCode.INTERNAL, `Unknown node "${name}".`);
+    return cn;
   }
 
-  /**
-   * Runs again the steps a resumed run had under way when its last process stopped (their records
-   * say `running`): the machine is still in their states, only the work was lost. A tool job that
-   * finished meanwhile is not run twice: the queue answers its deterministic job id.
-   */
+  /** Dispatches again the steps a resumed run had under way (see {@link MachineEffects}). */
   restartInterrupted(): void {
-    const context = this.actor.getSnapshot().context;
-    const waits = new Set((this.record.waiting ?? []).map((w) => w.step));
-    for (const [node, rec] of Object.entries(this.steps)) {
-      const cn = this.loaded.compiled.nodes.get(node);
-      if (rec.status !== 'running' || cn?.node.kind !== 'step' || waits.has(node)) continue;
-      if (this.children[node] !== undefined) continue; // a child run resumes on its own
-      // Not announced again: it was when it started (a next attempt is, when it starts).
-      this.repeating.add(node);
-      try {
-        dispatchStep(this, cn, cn.node, context);
-      } catch (err) {
-        this.failStep(cn, err);
-      }
-    }
-  }
-
-  // ---- lifecycle ----
-
-  private onSnapshot(): void {
-    this.flushStopped();
-    const snap = this.actor.getSnapshot();
-    if (snap.status === 'done') {
-      if (this.runTimer) clearTimeout(this.runTimer);
-      this.end(snap.value as unknown as string, snap.context);
-      return;
-    }
-    if (this.host.durable && this.record.status === 'running') this.checkpointSoon();
-    if (this.waiting.size > 0 || this.hasChildren) this.queueIdleCheck();
-  }
-
-  /** The steps this run waits on, or undefined while real work is under way. */
-  protected waitingSteps(): WaitingStep[] | undefined {
-    if (this.actor.getSnapshot().status !== 'active') return undefined;
-    const nested: WaitingStep[] = [];
-    // Work in flight is either real work or a child directive that itself waits.
-    for (const node of this.inflight.keys()) {
-      const childId = this.children[node];
-      const child = childId === undefined ? undefined : this.host.activeRun(childId);
-      if (!child?.isWaiting) return undefined; // real work under way
-      nested.push(...(child.record.waiting ?? []).map((w) => ({ runId: child.runId, ...w })));
-    }
-    return [...this.waiting.values(), ...nested];
-  }
-
-  protected outputs(context: RunContext): Record<string, unknown> {
-    return runOutputs(this.directive, context, this.data);
-  }
-
-  protected persist(): Promise<void> {
-    return this.host.persist(this);
-  }
-
-  protected parentRunId(): string | null {
-    return this.lineage.parentRunId;
-  }
-
-  protected override onEnded(): void {
-    this.spans?.ended(this.actor.getSnapshot().context.inputs);
+    this.effects.restartInterrupted();
   }
 
   /**
    * Stops timers so the process can exit; a waiting run lives on in the store. Calls under way
    * are left to finish (a process that resumes the run takes their results), but no step starts
-   * another attempt here.
+   * another attempt here, and the run stores nothing more but what it did up to now.
    */
   release(): void {
-    this.flushSoon(); // what it did up to now is stored (a write another worker fenced is refused)
-    this.released = true;
+    this.lifecycle.release();
+    this.work.release();
     this.heldSnapshot = this.actor.getPersistedSnapshot();
     if (this.runTimer) clearTimeout(this.runTimer);
     this.waiting.release();
     this.actor.stop();
-  }
-
-  /** A run let go stores nothing more: another process may be driving it already. */
-  protected override checkpoint(): void {
-    if (!this.released) super.checkpoint();
   }
 
   /**
@@ -312,5 +241,143 @@ export class ActiveRun extends StepWork {
    */
   persistedSnapshot(): unknown {
     return this.heldSnapshot ?? this.actor.getPersistedSnapshot();
+  }
+
+  // ---- child runs ----
+
+  /** Links a restored child run (or the record of one that ended) to the step that started it. */
+  adoptChild(node: string, child: LinkedRun | RunRecord): void {
+    const cn = this.node(node);
+    if (cn.node.kind === 'step')
+      this.work.workStep(cn, cn.node, () => childOutcome(child), undefined, undefined);
+  }
+
+  /** Records the child run a step started (stored at once by a durable engine, for resuming). */
+  noteChild(node: string, childId: string): void {
+    this.children[node] = childId;
+    if (this.host.durable) this.lifecycle.checkpoint();
+  }
+
+  /** Forgets the child a step noted but that was never stored: the step starts it again. */
+  forgetChild(node: string): void {
+    delete this.children[node];
+    this.book.counters.spawns--; // counted again when it starts
+  }
+
+  /** Counts one more child run against `limit`; false when the limit is reached. */
+  reserveSpawn(limit: number): boolean {
+    const counters = this.book.counters;
+    if (counters.spawns >= limit) return false;
+    counters.spawns++;
+    return true;
+  }
+
+  // ---- what other modules ask of a run, answered by its parts ----
+
+  /** Resolves when the run ends or waits for a signal, once that state is stored. */
+  settled(): Promise<RunRecord> {
+    return this.lifecycle.settled();
+  }
+
+  /** Resolves when the run ends (completed, failed or cancelled), however long it waits. */
+  finished(): Promise<RunRecord> {
+    return this.lifecycle.finished();
+  }
+
+  /** Resolves once every store write made so far (and one due soon) has completed. */
+  persisted(): Promise<void> {
+    return this.lifecycle.persisted();
+  }
+
+  /** Marks this run (and the parents waiting through it) as running again. */
+  resumeRunning(): void {
+    this.lifecycle.resumeRunning();
+  }
+
+  /** Soon after the current event: does the run now only wait for signals? */
+  queueIdleCheck(): void {
+    this.lifecycle.queueIdleCheck();
+  }
+
+  /** Stores the run as soon as the current transition is over (an in-process call ended). */
+  storePromptly(): void {
+    this.lifecycle.storePromptly();
+  }
+
+  /** The step's call runs in this process (see `StepRecord.runsOn`); stored with the next write. */
+  callRunsHere(node: string, worker: string): void {
+    const rec = this.book.steps[node];
+    if (rec === undefined) return;
+    rec.runsOn = worker;
+    this.lifecycle.checkpointSoon();
+  }
+
+  /** Step records, beside the snapshot (see run-context.ts). */
+  get steps(): Record<string, StepRecord> {
+    return this.book.steps;
+  }
+
+  get counters(): RunCounters {
+    return this.book.counters;
+  }
+
+  /** Work under way, by step. */
+  get inflight(): ReadonlyMap<string, Inflight> {
+    return this.work.inflight;
+  }
+
+  /** See {@link StepWork.workStep}. */
+  workStep(
+    cn: CompiledNode,
+    step: StepNode,
+    work: StepTry,
+    policy: StepNode['retry'],
+    collect: string | undefined,
+  ): void {
+    this.work.workStep(cn, step, work, policy, collect);
+  }
+
+  /** See {@link StepWork.settleStep}. */
+  settleStep(cn: CompiledNode, context: RunContext, result: unknown, collect?: string): void {
+    this.work.settleStep(cn, context, result, collect);
+  }
+
+  /** See {@link StepWork.settleStepWith}. */
+  settleStepWith(cn: CompiledNode, make: () => RunEvent): void {
+    this.work.settleStepWith(cn, make);
+  }
+
+  /** Whether the step's calls may repeat calls made before the run was resumed. */
+  isRepeating(node: string): boolean {
+    return this.work.isRepeating(node);
+  }
+
+  // ---- the actor's snapshots ----
+
+  private onSnapshot(): void {
+    this.book.flushStopped();
+    const snap = this.actor.getSnapshot();
+    if (snap.status === 'done') {
+      if (this.runTimer) clearTimeout(this.runTimer);
+      this.lifecycle.end(snap.value as unknown as string, snap.context);
+      return;
+    }
+    if (this.host.durable && this.record.status === 'running') this.lifecycle.checkpointSoon();
+    // Only a wait, or a child run (which may wait), can leave the run waiting.
+    if (this.waiting.size > 0 || this.book.counters.spawns > 0) this.lifecycle.queueIdleCheck();
+  }
+
+  /** The steps this run waits on, or undefined while real work is under way. */
+  private waitingSteps(): WaitingStep[] | undefined {
+    if (this.actor.getSnapshot().status !== 'active') return undefined;
+    const nested: WaitingStep[] = [];
+    // Work in flight is either real work or a child directive that itself waits.
+    for (const node of this.work.inflight.keys()) {
+      const childId = this.children[node];
+      const child = childId === undefined ? undefined : this.host.activeRun(childId);
+      if (!child?.isWaiting) return undefined; // real work under way
+      nested.push(...(child.record.waiting ?? []).map((w) => ({ runId: child.runId, ...w })));
+    }
+    return [...this.waiting.values(), ...nested];
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The effects a compiled machine names (`startStep`, `stopStep`, `stepEnded`, `nodeEntered`,
- * `branchEnded`; see `compiler/machine-logic.ts`), provided as calls on the run whose actor
- * performs them. The compiler only names them: this is where each name meets its method.
+ * `branchEnded`; see `compiler/machine-logic.ts`), provided as calls on the effects of the run
+ * whose actor performs them. The compiler only names them: this is where each name meets its
+ * method.
  */
 import type { RunMachine } from '../compiler/machine-logic.js';
 import type { RunContext, RunEvent } from '../compiler/run-context.js';
@@ -20,25 +21,30 @@ export interface RunEffects {
   branchEnded(node: string, status: 'completed' | 'failed'): void;
 }
 
+/** A run as the provided machine finds it: by its actor, for its effects. */
+export interface EffectfulRun {
+  readonly effects: RunEffects;
+}
+
 /**
- * `machine` with its effects provided: each calls the method of the run that `runOf` finds for
+ * `machine` with its effects provided: each calls the effect of the run that `runOf` finds for
  * the acting actor. One provided machine serves every run of a compiled machine (providing it
  * costs more than a run's steps).
  */
 export function provideRunEffects(
   machine: RunMachine,
-  runOf: (actor: unknown) => RunEffects,
+  runOf: (actor: unknown) => EffectfulRun,
 ): RunMachine {
   type Args = { context: RunContext; event: RunEvent; self: unknown };
   type P = { node: string };
   return machine.provide({
     actions: {
-      startStep: ({ context, self }: Args, p: P) => runOf(self).startStep(context, p.node),
-      stopStep: ({ self }: Args, p: P) => runOf(self).stopStep(p.node),
-      stepEnded: ({ event, self }: Args, p: P) => runOf(self).stepEnded(event, p.node),
-      nodeEntered: ({ self }: Args, p: P) => runOf(self).nodeEntered(p.node),
+      startStep: ({ context, self }: Args, p: P) => runOf(self).effects.startStep(context, p.node),
+      stopStep: ({ self }: Args, p: P) => runOf(self).effects.stopStep(p.node),
+      stepEnded: ({ event, self }: Args, p: P) => runOf(self).effects.stepEnded(event, p.node),
+      nodeEntered: ({ self }: Args, p: P) => runOf(self).effects.nodeEntered(p.node),
       branchEnded: ({ self }: Args, p: P & { status: 'completed' | 'failed' }) =>
-        runOf(self).branchEnded(p.node, p.status),
+        runOf(self).effects.branchEnded(p.node, p.status),
     } as never,
   }) as RunMachine;
 }

@@ -28,7 +28,7 @@ export interface RunHost {
   readonly durable: boolean;
   /** Where spans and metrics go; undefined records nothing. */
   readonly telemetry: Telemetry | undefined;
-  /** The compiled machine with the host's effects provided (they call the run's methods). */
+  /** The compiled machine with its effects provided (each calls the acting run's `effects`). */
   providedMachine(machine: RunMachine): RunMachine;
   /** Stores the run as it stands. */
   persist(run: StorableRun): Promise<void>;

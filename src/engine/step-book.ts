@@ -1,38 +1,46 @@
 /**
  * A run's book of steps: the step records templates read (`steps.NAME`), the counters kept beside
- * the snapshot, and the run record's list of step outcomes, in the order steps ended.
+ * the snapshot, and the run record's list of step outcomes, in the order steps ended. Each entry
+ * is told to the host's observer, and each attempt's end to the run's spans.
  */
 import type { RunEvent, StepRecord } from '../compiler/run-context.js';
-import type { RunCounters } from './run-counters.js';
-import type { RunHost } from './run-host.js';
-import type { RunRecord, StepEntry } from './run-record.js';
-import { RunTracker } from './run-tracker.js';
-import type { RunSpans } from './run-spans.js';
 import { failureOutcome } from '../telemetry/failure-outcome.js';
+import type { EngineObserver } from './engine-options.js';
+import type { RunCounters } from './run-counters.js';
+import type { RunRecord, StepEntry } from './run-record.js';
+import type { RunSpans } from './run-spans.js';
 
-/** Keeps step records and step entries; {@link ActiveRun} runs the steps. */
-export abstract class StepBook extends RunTracker {
+/** What a step book starts from: a resumed run's stored records and counters, or nothing. */
+export interface StoredBook {
+  steps?: Record<string, StepRecord> | undefined;
+  counters?: Partial<RunCounters> | undefined;
+}
+
+/** Keeps a run's step records, counters and step entries (see the module comment). */
+export class StepBook {
   /** Step records, beside the snapshot (see run-context.ts). */
   readonly steps: Record<string, StepRecord>;
   readonly counters: RunCounters;
-  /** The run's spans and metrics, when the engine records telemetry. */
-  spans: RunSpans | undefined;
   /** Steps stopped during the current transition, recorded once it is over. */
   private stopped: StepEntry[] = [];
 
-  protected constructor(
-    host: RunHost,
-    record: RunRecord,
-    steps: Record<string, StepRecord> | undefined,
-    counters: Partial<RunCounters> | undefined,
+  /**
+   * @param record the run record, whose `steps` list the entries go to
+   * @param observer told of each entry
+   * @param spans the run's spans, told of each attempt that ends
+   */
+  constructor(
+    private readonly record: RunRecord,
+    private readonly observer: EngineObserver | undefined,
+    private readonly spans: RunSpans | undefined,
+    stored: StoredBook = {},
   ) {
-    super(host, record);
-    this.steps = steps ?? {};
-    this.counters = { transitions: 0, spawns: 0, ...counters };
+    this.steps = stored.steps ?? {};
+    this.counters = { transitions: 0, spawns: 0, ...stored.counters };
   }
 
   /** A step starts its first attempt. */
-  protected stepStarted(node: string): StepRecord {
+  stepStarted(node: string): StepRecord {
     const rec: StepRecord = {
       status: 'running',
       result: null,
@@ -109,7 +117,7 @@ export abstract class StepBook extends RunTracker {
   }
 
   /** A step was stopped before it ended; it is recorded after the transition that stopped it. */
-  protected stepStopped(node: string): void {
+  stepStopped(node: string): void {
     const rec = this.steps[node];
     // A step stopped while it waited to retry has no attempt under way: its last one was recorded.
     if (rec?.retryAt === undefined) this.spans?.attemptEnded(node, rec?.attempts || 1, 'cancelled');
@@ -128,7 +136,7 @@ export abstract class StepBook extends RunTracker {
   }
 
   /** Records the steps stopped by the transition just taken, after its cause. */
-  protected flushStopped(): void {
+  flushStopped(): void {
     if (this.stopped.length === 0) return;
     for (const entry of this.stopped) this.addEntry(entry);
     this.stopped = [];
@@ -136,6 +144,6 @@ export abstract class StepBook extends RunTracker {
 
   private addEntry(entry: StepEntry): void {
     this.record.steps.push(entry);
-    this.host.observer?.stepEnded?.(this.runId, entry);
+    this.observer?.stepEnded?.(this.record.runId, entry);
   }
 }

@@ -1,11 +1,9 @@
 /**
- * What a run's steps have under way, and how it ends in an outcome: a step's work is tried under
- * its retry policy and its timeout ({@link StepWork.workStep}), a wait lasts until its signal or
- * its deadline, and the outcome either settles the step, which evaluates its `<assign>`s and
- * chooses its edge ({@link StepWork.settleStep}), or fails it ({@link StepWork.failStep}).
- * Either goes to the machine as an event, whose transition stops the step ({@link
- * StepWork.stopStep}) and starts the next. {@link ActiveRun} adds the machine and dispatches
- * each step it enters (`dispatch-step.ts`).
+ * The work a run's steps have under way, and how it ends in an outcome: a step's work is tried
+ * under its retry policy and its timeout ({@link StepWork.workStep}), and the outcome either
+ * settles the step, which evaluates its `<assign>`s and chooses its edge ({@link
+ * StepWork.settleStep}), or fails it ({@link StepWork.failStep}). Either goes to the machine as
+ * an event, whose transition stops the step ({@link StepWork.stop}) and starts the next.
  */
 import type { Actor } from 'xstate';
 import type { StepNode } from '../directive/ast.js';
@@ -15,15 +13,11 @@ import type { RunContext, RunEvent, StepRecord } from '../compiler/run-context.j
 import { settle, type RunData } from '../compiler/settle.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { withSecretMarks } from '../policy/run-environment.js';
-import type { LoadedDirective } from './directive-loader.js';
 import { resumedAttempts } from './resumed-attempts.js';
 import { runAttempts, type AttemptOutcome } from './run-attempts.js';
-import type { RunCounters } from './run-counters.js';
 import type { RunHost } from './run-host.js';
-import type { RunRecord } from './run-record.js';
-import { StepBook } from './step-book.js';
-import { StepWaits } from './step-waits.js';
+import type { RunLifecycle } from './run-lifecycle.js';
+import type { RunSpans } from './run-spans.js';
 
 /** One try of a step's work: attempt `attempt`, stopped through `signal`. */
 export type StepTry = (attempt: number, signal: AbortSignal) => Promise<unknown>;
@@ -35,49 +29,37 @@ export interface Inflight {
   done?: Promise<void> | undefined;
 }
 
+/** What a run's step work reads and calls on its run (an {@link ActiveRun}). */
+export interface WorkingRun {
+  readonly runId: string;
+  readonly host: Pick<RunHost, 'durable' | 'observer' | 'trackWork'>;
+  /** The step records, where each try and retry is recorded. */
+  readonly steps: Record<string, StepRecord>;
+  /** What a step's `<assign>`s and edge conditions read, apart from the machine context. */
+  readonly data: RunData;
+  readonly spans: RunSpans | undefined;
+  /** Told when the run may have become parkable (a step started waiting to retry). */
+  readonly onParkable: (() => void) | undefined;
+  /** Where a try's deadline and a retry's time are stored at once. */
+  readonly lifecycle: Pick<RunLifecycle, 'checkpoint'>;
+  /** The machine: a step whose work settles is settled against its context then. */
+  readonly actor: Pick<Actor<RunMachine>, 'getSnapshot'>;
+  /** Sends an event to the machine, while it runs. */
+  send(event: RunEvent): void;
+}
+
 /** The steps a run has under way, and their outcomes (see the module comment). */
-export abstract class StepWork extends StepBook {
+export class StepWork {
   /** Work under way, by step. */
   readonly inflight = new Map<string, Inflight>();
-  /** Steps waiting for a signal. */
-  readonly waiting = new StepWaits((w) =>
-    this.failStep(
-      this.node(w.step),
-      DirigentError.fatal(
-        ErrorCode.WAIT_TIMEOUT,
-        `Step "${w.step}" waited longer than its timeout for signal "${w.signal}".`,
-      ),
-    ),
-  );
-  /** What the run's templates, conditions and expressions read, apart from the machine context. */
-  readonly data: RunData;
   /** Steps restarted after a resume whose work has not settled since (see {@link isRepeating}). */
-  protected readonly repeating = new Set<string>();
+  private readonly repeating = new Set<string>();
   /** Let go by this process: its work starts no new attempt. */
-  protected released = false;
+  private released = false;
   /** Sequential steps share one controller: see {@link controllerFor}. */
   private shared: AbortController | undefined;
-  /** Told when the run may have become parkable (a step started waiting to retry; see parkable.ts). */
-  onParkable: (() => void) | undefined;
-  /** The run's machine, which the settled steps' events go to. */
-  abstract readonly actor: Actor<RunMachine>;
 
-  protected constructor(
-    host: RunHost,
-    readonly loaded: LoadedDirective,
-    record: RunRecord,
-    steps: Record<string, StepRecord> | undefined,
-    counters: Partial<RunCounters> | undefined,
-  ) {
-    super(host, record, steps, counters);
-    this.data = {
-      steps: this.steps,
-      env: withSecretMarks(host.env, loaded.compiled.directive.secrets),
-    };
-  }
-
-  /** Sends an event to the machine, while it runs. */
-  abstract send(event: RunEvent): void;
+  constructor(private readonly run: WorkingRun) {}
 
   /**
    * Runs a step's work with retries (under `policy`) and its timeout, then settles the step with
@@ -98,7 +80,8 @@ export abstract class StepWork extends StepBook {
       if (this.inflight.get(node) !== inflight) return; // the step was stopped meanwhile
       this.inflight.delete(node);
       this.repeating.delete(node);
-      if (outcome.ok) this.settleStep(cn, this.actor.getSnapshot().context, outcome.value, collect);
+      if (outcome.ok)
+        this.settleStep(cn, this.run.actor.getSnapshot().context, outcome.value, collect);
       else this.failStep(cn, outcome.error);
     };
     if ((policy?.attempts ?? 1) <= 1 && step.timeoutMs === undefined) {
@@ -123,18 +106,25 @@ export abstract class StepWork extends StepBook {
     inflight.done = this.tryStep(cn, step, work, policy, controller.signal).then(settleWith);
   }
 
-  /** `stopStep`: the machine left the step; stop whatever still runs for it. */
-  stopStep(node: string): void {
-    const wasWaiting = this.waiting.dropStep(node);
+  /** Stops whatever still runs for the step; false when nothing did. */
+  stop(node: string): boolean {
     const inflight = this.inflight.get(node);
-    if (inflight === undefined && !wasWaiting) return;
+    if (inflight === undefined) return false;
     this.inflight.delete(node);
     // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
-    if (inflight?.done) this.host.trackWork(inflight.done);
-    inflight?.controller.abort(
+    if (inflight.done) this.run.host.trackWork(inflight.done);
+    inflight.controller.abort(
       DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
     );
-    this.stepStopped(node);
+    return true;
+  }
+
+  /**
+   * The step runs again after a resume (its work was lost with the process that ran it): until it
+   * settles, its calls may repeat calls made before.
+   */
+  repeat(node: string): void {
+    this.repeating.add(node);
   }
 
   /** Whether the step's calls may repeat calls made before the run was resumed. */
@@ -145,7 +135,7 @@ export abstract class StepWork extends StepBook {
   /** Settles `cn` with `result` against `context` (the context the step ran in, or the current one). */
   settleStep(cn: CompiledNode, context: RunContext, result: unknown, collect?: string): void {
     this.settleStepWith(cn, () =>
-      settle(cn, context, this.data, result, collect ? { [collect]: result } : undefined),
+      settle(cn, context, this.run.data, result, collect ? { [collect]: result } : undefined),
     );
   }
 
@@ -158,7 +148,7 @@ export abstract class StepWork extends StepBook {
       this.failStep(cn, err);
       return;
     }
-    this.send(event);
+    this.run.send(event);
   }
 
   /** Fails the step; errors about the directive without a place of their own get the step's. */
@@ -166,14 +156,15 @@ export abstract class StepWork extends StepBook {
     const e = DirigentError.from(err);
     const error = e.toJSON();
     if (error.location === undefined) error.location = cn.node.loc;
-    this.send({ type: `fail:${cn.name}`, error });
+    this.run.send({ type: `fail:${cn.name}`, error });
   }
 
-  /** The compiled node of a step or block. */
-  node(name: string): CompiledNode {
-    const cn = this.loaded.compiled.nodes.get(name);
-    if (cn === undefined) throw new DirigentError(ErrorCode.INTERNAL, `Unknown node "${name}".`);
-    return cn;
+  /**
+   * This process lets the run go: calls under way are left to finish (a process that resumes the
+   * run takes their results), but no step starts another attempt here.
+   */
+  release(): void {
+    this.released = true;
   }
 
   /**
@@ -188,11 +179,12 @@ export abstract class StepWork extends StepBook {
     stop: AbortSignal,
   ): Promise<AttemptOutcome<unknown>> {
     const node = cn.name;
-    const rec = this.steps[node]!;
+    const run = this.run;
+    const rec = run.steps[node]!;
     const { firstAttempt, firstDelayMs, firstTimeoutMs } = resumedAttempts(rec, Date.now());
     return runAttempts(
       (attempt, signal) => {
-        if (this.released) throw released(this.runId);
+        if (this.released) throw released(run.runId);
         // What a resumed run needs: which attempt this is, and when it times out.
         const resumedAttempt = attempt === firstAttempt && firstTimeoutMs !== undefined;
         let changed = attempt !== rec.attempts || rec.retryAt !== undefined;
@@ -202,12 +194,12 @@ export abstract class StepWork extends StepBook {
           rec.deadline = Date.now() + step.timeoutMs;
           changed = true;
         }
-        if (changed && this.host.durable) this.checkpoint();
+        if (changed && run.host.durable) run.lifecycle.checkpoint();
         // An attempt taken over from a stopped process began there (its span says so).
         const takenOver =
           attempt === firstAttempt && firstDelayMs === undefined && this.isRepeating(node);
-        if (attempt > 1 && !takenOver) this.spans?.attemptBegun(node);
-        if (attempt > 1) this.host.observer?.stepStarted?.(this.runId, node, attempt);
+        if (attempt > 1 && !takenOver) run.spans?.attemptBegun(node);
+        if (attempt > 1) run.host.observer?.stepStarted?.(run.runId, node, attempt);
         return work(attempt, signal);
       },
       {
@@ -224,7 +216,7 @@ export abstract class StepWork extends StepBook {
           ),
         signal: stop,
         onRetry: (error, attempt, delayMs) => {
-          this.spans?.attemptEnded(
+          run.spans?.attemptEnded(
             node,
             attempt,
             error.code === ErrorCode.STEP_TIMEOUT ? 'timed_out' : 'retried',
@@ -234,9 +226,9 @@ export abstract class StepWork extends StepBook {
           rec.retryAt = Date.now() + delayMs;
           delete rec.deadline;
           delete rec.runsOn;
-          if (this.host.durable) this.checkpoint();
-          this.host.observer?.stepRetrying?.(this.runId, node, error.toJSON(), delayMs);
-          this.onParkable?.();
+          if (run.host.durable) run.lifecycle.checkpoint();
+          run.host.observer?.stepRetrying?.(run.runId, node, error.toJSON(), delayMs);
+          run.onParkable?.();
         },
       },
     );

@@ -1,6 +1,7 @@
 /**
- * The life of a run record: running, waiting, ended; stored at each of those points before
- * anyone waiting on the run hears of it. {@link ActiveRun} adds the machine and the work.
+ * The life of a run record: running, waiting, ended. The record is stored at each of those points
+ * before anyone waiting on the run hears of it, and between them, in checkpoints that gather the
+ * transitions of a few milliseconds into one write (a durable host's, see `RunHost.durable`).
  */
 import type { RunContext } from '../compiler/run-context.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -13,8 +14,25 @@ type Waiter = (record: RunRecord) => void;
 /** How long the transitions of a durable run are gathered before they are stored in one write. */
 export const CHECKPOINT_AFTER_MS = 20;
 
-/** A run record's life cycle; subclasses supply the work, the outputs and the store. */
-export abstract class RunTracker {
+/** What a run's lifecycle needs of its host: where it reports, how it stores, its linked runs. */
+export type LifecycleHost = Pick<RunHost, 'durable' | 'observer' | 'activeRun' | 'unregister'>;
+
+/** What a run's lifecycle asks of the rest of its run. */
+export interface LifecycleHooks {
+  /** The run that started this one as a child: it waits through this one, and hears of it. */
+  readonly parentRunId: string | null;
+  /** The steps the run waits on, or undefined while work is under way. */
+  waitingSteps(): WaitingStep[] | undefined;
+  /** The declared outputs, evaluated when the run completes. */
+  outputs(context: RunContext): Record<string, unknown>;
+  /** Writes the run to the store. */
+  store(): Promise<void>;
+  /** The run has just ended (its record says how): for its telemetry. */
+  ended(): void;
+}
+
+/** A run record's life cycle and its writes (see the module comment). */
+export class RunLifecycle {
   private waiters: Waiter[] = [];
   private enders: Waiter[] = [];
   /** The latest store write; settled() resolves only after it. */
@@ -23,20 +41,14 @@ export abstract class RunTracker {
   /** A checkpoint due soon (see {@link checkpointSoon}), or promptly (see {@link storePromptly}). */
   private soon: NodeJS.Timeout | undefined;
   private prompt = false;
+  /** Let go by this process: another may be driving the run already (see {@link release}). */
+  private released = false;
 
-  protected constructor(
-    readonly host: RunHost,
+  constructor(
     readonly record: RunRecord,
+    private readonly host: LifecycleHost,
+    private readonly hooks: LifecycleHooks,
   ) {}
-
-  get runId(): string {
-    return this.record.runId;
-  }
-
-  /** True while this run waits for a signal, itself or through a child directive. */
-  get isWaiting(): boolean {
-    return this.record.status === 'waiting';
-  }
 
   /** Resolves when the run ends or waits for a signal, once that state is stored. */
   settled(): Promise<RunRecord> {
@@ -61,7 +73,7 @@ export abstract class RunTracker {
     if (this.record.status !== 'waiting') return;
     this.record.status = 'running';
     delete this.record.waiting;
-    const parent = this.parentRunId();
+    const parent = this.hooks.parentRunId;
     if (parent !== null) this.host.activeRun(parent)?.resumeRunning();
   }
 
@@ -72,17 +84,17 @@ export abstract class RunTracker {
     queueMicrotask(() => {
       this.idleCheckQueued = false;
       if (this.record.status !== 'running') return;
-      const waiting = this.waitingSteps();
+      const waiting = this.hooks.waitingSteps();
       if (waiting === undefined || waiting.length === 0) return;
       this.record.status = 'waiting';
       this.record.waiting = waiting;
-      this.host.observer?.runWaiting?.(this.runId, waiting);
+      this.host.observer?.runWaiting?.(this.record.runId, waiting);
       this.save();
     });
   }
 
-  /** The machine reached a final state: record the outcome and the outputs. */
-  protected end(final: string, context: RunContext): void {
+  /** The machine reached the final state `final`: record the outcome and the outputs. */
+  end(final: string, context: RunContext): void {
     const status =
       final === 'completed' ? 'completed' : final === 'cancelled' ? 'cancelled' : 'failed';
     this.record.status = status;
@@ -90,7 +102,7 @@ export abstract class RunTracker {
     delete this.record.waiting;
     if (status === 'completed') {
       try {
-        this.record.outputs = this.outputs(context);
+        this.record.outputs = this.hooks.outputs(context);
       } catch (err) {
         const e = DirigentError.from(err);
         this.record.status = 'failed';
@@ -107,12 +119,13 @@ export abstract class RunTracker {
         step: null,
       };
     }
-    this.onEnded();
+    this.hooks.ended();
     this.host.observer?.runEnded?.(this.record);
     this.save();
   }
 
-  protected crash(err: unknown): void {
+  /** The machine itself failed (a bug, not a step): the run fails with `INTERNAL`. */
+  crash(err: unknown): void {
     const e = DirigentError.from(err);
     this.record.status = 'failed';
     this.record.endedAt = Date.now();
@@ -121,25 +134,8 @@ export abstract class RunTracker {
       message: `The run's state machine failed: ${e.message}`,
       step: null,
     };
-    this.onEnded();
+    this.hooks.ended();
     this.save();
-  }
-
-  /**
-   * Stores the run, then tells whoever waits for it; a store failure is reported, not swallowed.
-   * Writes are chained, so a store sees them in the order they were made.
-   */
-  private save(): void {
-    this.cancelSoon();
-    this.stored = this.stored
-      .then(() => this.persist())
-      .then(
-        () => this.notify(),
-        (err: unknown) => {
-          this.host.observer?.storeFailed?.(this.runId, DirigentError.from(err));
-          this.notify();
-        },
-      );
   }
 
   /**
@@ -149,7 +145,7 @@ export abstract class RunTracker {
    * leaves out is not lost: the run, resumed from its previous write, makes the same calls again and
    * finds their jobs and outcomes (see `redis/run-worker/queue-dispatcher.ts`).
    */
-  protected checkpointSoon(): void {
+  checkpointSoon(): void {
     if (this.soon === undefined) this.checkpointIn(CHECKPOINT_AFTER_MS);
   }
 
@@ -160,6 +156,44 @@ export abstract class RunTracker {
    */
   storePromptly(): void {
     if (this.host.durable && !this.prompt) this.checkpointIn(0);
+  }
+
+  /**
+   * Stores the run as it is now, telling no one (what a resumed run needs at once: a deadline).
+   * A run let go writes no more checkpoints: another process may be driving it already.
+   */
+  checkpoint(): void {
+    this.cancelSoon();
+    if (this.released) return;
+    this.stored = this.stored
+      .then(() => this.hooks.store())
+      .catch((err: unknown) =>
+        this.host.observer?.storeFailed?.(this.record.runId, DirigentError.from(err)),
+      );
+  }
+
+  /** This process lets the run go: what it did up to now is stored, and no checkpoint after. */
+  release(): void {
+    // A write another worker fenced (it claimed the run meanwhile) is refused by the store.
+    this.flushSoon();
+    this.released = true;
+  }
+
+  /**
+   * Stores the run, then tells whoever waits for it; a store failure is reported, not swallowed.
+   * Writes are chained, so a store sees them in the order they were made.
+   */
+  private save(): void {
+    this.cancelSoon();
+    this.stored = this.stored
+      .then(() => this.hooks.store())
+      .then(
+        () => this.notify(),
+        (err: unknown) => {
+          this.host.observer?.storeFailed?.(this.record.runId, DirigentError.from(err));
+          this.notify();
+        },
+      );
   }
 
   private checkpointIn(ms: number): void {
@@ -173,7 +207,7 @@ export abstract class RunTracker {
   }
 
   /** Stores now what {@link checkpointSoon} would have stored soon, if anything. */
-  protected flushSoon(): void {
+  private flushSoon(): void {
     if (this.soon !== undefined) this.checkpoint();
   }
 
@@ -184,16 +218,6 @@ export abstract class RunTracker {
     this.soon = undefined;
   }
 
-  /** Stores the run as it is now, telling no one (what a resumed run needs at once: a deadline). */
-  protected checkpoint(): void {
-    this.cancelSoon();
-    this.stored = this.stored
-      .then(() => this.persist())
-      .catch((err: unknown) =>
-        this.host.observer?.storeFailed?.(this.runId, DirigentError.from(err)),
-      );
-  }
-
   private notify(): void {
     const waiters = this.waiters;
     this.waiters = [];
@@ -202,9 +226,9 @@ export abstract class RunTracker {
       const enders = this.enders;
       this.enders = [];
       for (const e of enders) e(this.record);
-      this.host.unregister(this.runId);
+      this.host.unregister(this.record.runId);
     }
-    const parent = this.parentRunId();
+    const parent = this.hooks.parentRunId;
     if (this.record.status === 'waiting' && parent !== null)
       this.host.activeRun(parent)?.queueIdleCheck();
   }
@@ -212,15 +236,4 @@ export abstract class RunTracker {
   private isOver(): boolean {
     return this.record.status !== 'running' && this.record.status !== 'waiting';
   }
-
-  /** The run has just ended (its record says how): a hook for telemetry. */
-  protected onEnded(): void {}
-
-  /** The steps this run waits on, or undefined while work is under way. */
-  protected abstract waitingSteps(): WaitingStep[] | undefined;
-  /** The declared outputs, evaluated when the run completes. */
-  protected abstract outputs(context: RunContext): Record<string, unknown>;
-  /** Writes the run to the store. */
-  protected abstract persist(): Promise<void>;
-  protected abstract parentRunId(): string | null;
 }
