@@ -26,7 +26,8 @@ const run = promisify(execFile);
 async function helpOf(cliMain, words) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([name]) => !/^(DIRIGENT_|REDIS_URL$|OTEL_|COLUMNS$|NO_COLOR$|FORCE_COLOR$)/.test(name),
+      ([name]) =>
+        !/^(DIRIGENT_|REDIS_URL$|OTEL_|COLUMNS$|NO_COLOR$|FORCE_COLOR$|CLICOLOR_FORCE$)/.test(name),
     ),
   );
   const { stdout } = await run(process.execPath, [cliMain, ...words, '--help'], {
