@@ -57,13 +57,16 @@ async function start(xml: string): Promise<string> {
 
 /**
  * A two-step run whose first step (6 s) is under way on worker `a`, and a second worker `b` that
- * serves once it is: the store to read the run from, both workers and the run's id.
+ * serves once it is: the store to read the run from, both workers and the run's id. With
+ * `quickRetry`, an attempt of the first step made again does not sleep.
  */
-async function slowRunOnFirstWorker() {
+async function slowRunOnFirstWorker({ quickRetry = false } = {}) {
   const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
   const a = await worker();
+  const nap = quickRetry ? '[ $(grep -c start steps.log) = 1 ] && sleep 6' : 'sleep 6';
+  const first = `echo start >> steps.log; ${nap}; echo end >> steps.log`;
   const runId = await start(
-    `<process>${bash('first', 'echo start >> steps.log; sleep 6; echo end >> steps.log')}${bash('second', 'echo second >> steps.log')}</process>`,
+    `<process>${bash('first', first)}${bash('second', 'echo second >> steps.log')}</process>`,
   );
   await until(() => lines('steps.log').includes('start'));
   const b = await worker();
@@ -72,7 +75,7 @@ async function slowRunOnFirstWorker() {
 
 describe('takeover', { timeout: 60_000 }, () => {
   it('takes over the runs and tool calls of a worker killed with SIGKILL within 5 s', async () => {
-    const { store, a, b, runId } = await slowRunOnFirstWorker();
+    const { store, a, b, runId } = await slowRunOnFirstWorker({ quickRetry: true });
     const killedAt = Date.now();
     a.child.kill('SIGKILL');
     await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
@@ -161,6 +164,7 @@ describe('takeover', { timeout: 60_000 }, () => {
   );
 
   it('keeps a worker paused past its lease (SIGSTOP) from writing to the run another took over', async () => {
+    // Both attempts take 6 s: the paused worker wakes seconds after its own call ended.
     const { store, a, b, runId } = await slowRunOnFirstWorker();
     a.child.kill('SIGSTOP');
     try {
@@ -170,13 +174,16 @@ describe('takeover', { timeout: 60_000 }, () => {
       a.child.kill('SIGCONT');
     }
     const settled = (await store.load(runId))!;
-    // Awake again, the paused worker finds its lease lapsed and its writes refused.
+    // Awake again, the paused worker finds its lease lapsed and its writes refused; drained, it
+    // has written whatever it was going to write.
     await until(
       () => /lease lapsed|was taken over|has not answered/.test(a.log()),
       10_000,
       'the paused worker',
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    const drained = new Promise((r) => a.child.once('exit', r));
+    a.child.kill('SIGTERM');
+    await drained;
     const after = (await store.load(runId))!;
     expect(after.version).toBe(settled.version);
     expect(after.record.status).toBe('completed');
