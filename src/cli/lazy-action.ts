@@ -9,7 +9,7 @@ type CommandFunction<A extends unknown[]> = (...args: A) => number | Promise<num
 
 /**
  * The action that imports `load`'s module, runs the command it resolves to with commander's
- * arguments, then flushes telemetry and exits with the command's status (`exitCli`).
+ * arguments, then flushes telemetry and exits with the command's status (`exitProcess`).
  *
  * ```ts
  * .action(lazyAction(async () => (await import('./run-command.js')).runCommand))
@@ -19,7 +19,10 @@ export function lazyAction<A extends unknown[]>(
   load: () => Promise<CommandFunction<A>>,
 ): (...args: A) => Promise<void> {
   return async (...args: A) => {
-    const [command, { exitCli }] = await Promise.all([load(), import('./cli-telemetry.js')]);
-    await exitCli(await command(...args));
+    const [command, { exitProcess }] = await Promise.all([
+      load(),
+      import('../telemetry/process-telemetry.js'),
+    ]);
+    await exitProcess(await command(...args));
   };
 }

@@ -29,14 +29,23 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   // Telemetry starts before any command does anything (a worker's --metrics-port is one more
-  // Prometheus reader); every command ends through exitCli, which flushes it.
+  // Prometheus reader); every command ends through exitProcess, which flushes it.
   .hook('preAction', async (_program, command) => {
     const { metricsPort, metricsHost } = command.opts<{
       metricsPort?: string;
       metricsHost?: string;
     }>();
-    const { metricsEndpoint, startCliTelemetry } = await import('./cli-telemetry.js');
-    await startCliTelemetry(metricsEndpoint(metricsPort, metricsHost, '--metrics-port'));
+    const { metricsEndpoint, startProcessTelemetry } = await import(
+      '../telemetry/process-telemetry.js'
+    );
+    let prometheus;
+    try {
+      prometheus = metricsEndpoint(metricsPort, metricsHost, '--metrics-port');
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      process.exit(2);
+    }
+    await startProcessTelemetry(prometheus);
   });
 
 registerRunCommands(program);

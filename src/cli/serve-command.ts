@@ -13,7 +13,7 @@ import { Dirigent } from '../operations/dirigent.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { createLogger } from '../telemetry/create-logger.js';
 import { apiTokensOption } from './api-tokens-option.js';
-import { cliTelemetry } from './cli-telemetry.js';
+import { processTelemetry } from '../telemetry/process-telemetry.js';
 
 /** Options of `dirigent serve`. */
 export interface ServeOptions {
@@ -58,7 +58,7 @@ export async function serveCommand(opts: ServeOptions): Promise<number> {
   let dirigent: Dirigent;
   try {
     const url = redisUrl(opts.redis);
-    const telemetry = cliTelemetry();
+    const telemetry = processTelemetry();
     dirigent = await Dirigent.open({
       project: opts.project,
       ...(url !== undefined && { redis: url }),

@@ -1,4 +1,4 @@
-import { cliTelemetry } from './cli-telemetry.js';
+import { processTelemetry } from '../telemetry/process-telemetry.js';
 import { resolve } from 'node:path';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -53,7 +53,7 @@ export async function toolRunCommand(
   try {
     const params = parseJsonOption(opts.params, '--params') ?? {};
     const resolver = new ItemResolver(defaultSpaces(resolve(opts.project)));
-    const telemetry = cliTelemetry();
+    const telemetry = processTelemetry();
     dispatcher = new ItemDispatcher(resolver, { ...(telemetry && { telemetry }) });
     const result = await dispatcher.dispatch({
       itemId,
