@@ -194,6 +194,7 @@ async function detach(
   const log = openSync(join(batchDir(dirigent.projectDir, batchId), 'log'), 'a');
   const args = [process.argv[1]!, 'batch', 'resume', batchId, '--project', dirigent.projectDir];
   if (opts.redis !== undefined) args.push('--redis', opts.redis);
+  if (opts.prefix !== undefined) args.push('--prefix', opts.prefix);
   if (options.retryFailed) args.push('--retry-failed');
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log] });
   child.unref();

@@ -11,7 +11,7 @@ import type { SearchHit, SearchPage } from '../search/search-page.js';
 import type { SearchSort } from '../search/search-request.js';
 import { parseItemKind, parseSpaceName } from './item-arguments.js';
 import { parseJsonOption, parsePayload } from './parse-inputs.js';
-import { printRecord, withDirigent, type CommonOptions } from './run-command.js';
+import { printRecord, withDirigent, withProjectItems, type CommonOptions } from './run-command.js';
 import { INVALID_CALL } from './tool-command.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -39,7 +39,7 @@ export interface SearchOptions extends CommonOptions {
  * matches), 2 for a malformed query or option.
  */
 export function searchCommand(words: string[], opts: SearchOptions): Promise<number> {
-  return withDirigent(opts, async (dirigent) => {
+  return withProjectItems(opts, async (dirigent) => {
     const page = await dirigent.items.search({
       query: words.join(' '),
       ...(opts.kind.length > 0 && { kinds: opts.kind.map(parseItemKind) }),
@@ -99,7 +99,7 @@ export interface LoadOptions extends CommonOptions {
  * (verified first), or copies it. Exit 0, or 2 when it cannot be loaded.
  */
 export function loadCommand(kind: string, itemId: string, opts: LoadOptions): Promise<number> {
-  return withDirigent(opts, async (dirigent) => {
+  return withProjectItems(opts, async (dirigent) => {
     const loaded = await dirigent.items.load({
       kind: parseItemKind(kind),
       itemId,
@@ -129,16 +129,20 @@ export interface ExecuteOptions extends CommonOptions {
   params?: string;
   dryRun?: boolean;
   runId?: string;
-  answer?: string;
+  /** `--payload` (formerly `--answer`): the answer to the waiting run `runId`. */
+  payload?: string;
   signal?: string;
-  async?: boolean;
+  /** `--detach` (formerly `--async`): on Redis, print the run as it starts instead of waiting. */
+  detach?: boolean;
 }
 
 /**
  * `dirigent execute <item_type> <item_id> [--params json] [--dry-run]`: runs a tool, runs a
- * directive (`--run-id` and `--answer` answer a waiting run), or prints a knowledge entry. Exit
+ * directive (`--run-id` and `--payload` answer a waiting run), or prints a knowledge entry. Exit
  * status: a directive's as `dirigent run` (0 completed, 1 failed, 3 waiting), 0 for a tool that
- * succeeded and 1 for one that failed, 2 when the call is invalid.
+ * succeeded and 1 for one that failed, 2 when the call is invalid. `--detach` means what it means
+ * for `run`: on Redis the run is printed as it starts; embedded, where this process is the one
+ * that runs it, it is waited for.
  */
 export function executeCommand(
   kind: string,
@@ -147,9 +151,9 @@ export function executeCommand(
 ): Promise<number> {
   return withDirigent(opts, async (dirigent) => {
     const parameters = parseJsonOption(opts.params, '--params') ?? {};
-    if (opts.answer !== undefined && opts.runId === undefined)
-      throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, '--answer needs --run-id.', {
-        hint: 'Name the waiting run: --run-id <id> --answer <json>.',
+    if (opts.payload !== undefined && opts.runId === undefined)
+      throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, '--payload needs --run-id.', {
+        hint: 'Name the waiting run: --run-id <id> --payload <json>.',
       });
     let done: Executed;
     try {
@@ -158,12 +162,12 @@ export function executeCommand(
         itemId,
         parameters,
         dryRun: opts.dryRun === true,
-        wait: opts.async !== true,
+        wait: !(opts.detach === true && dirigent.mode === 'redis'),
         trigger: 'cli',
         ...(opts.runId !== undefined && {
           resume: {
             runId: opts.runId,
-            answer: parsePayload(opts.answer),
+            answer: parsePayload(opts.payload),
             ...(opts.signal !== undefined && { signal: opts.signal }),
           },
         }),

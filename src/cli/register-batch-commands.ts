@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { collect } from './collect-option.js';
 import { lazyAction } from './lazy-action.js';
+import { connectionOptions, detachOption, projectOption } from './shared-options.js';
 
 /**
  * Registers `batch`, `batch resume` and `batch status`: their options and help only; each loads
@@ -28,34 +29,42 @@ export function registerBatchCommands(program: Command): void {
     .option('--limit <n>', 'at most this many inputs')
     .option('--unordered', 'write results as runs end, not in input order')
     .option('--retry-failed', 'run again the inputs that failed in an earlier attempt')
-    .option('--id <id>', 'the batch id (default: from the directive and the inputs file)')
-    .option('--detach', 'go on in a process of its own; print the batch id')
+    .option('--id <id>', 'the batch id (default: from the directive and the inputs file)');
+  detachOption(batch)
+    .addHelpText(
+      'after',
+      '\nWith --detach, the batch goes on in a process of its own (as `dirigent batch resume\n<id>` would), and the command prints its id.',
+    )
     .option(
       '--progress-every <s>',
       'without a terminal: a progress line every this many seconds (default 10)',
-    )
-    .option('-p, --project <dir>', 'project directory', process.cwd())
+    );
+  connectionOptions(batch, { embedded: true })
     .option('--json', 'print the summary as JSON')
-    .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
     .action(lazyAction(async () => (await import('./batch-command.js')).batchCommand));
-  batch
-    .command('resume')
-    .description(
-      'Resume a batch where it stopped (inputs done are skipped, runs under way waited for).',
-    )
-    .argument('<id>')
-    .option('--retry-failed', 'run again the inputs that failed')
-    .option('--concurrency <n>', 'runs under way at once')
-    .option('--progress-every <s>', 'without a terminal: a progress line every this many seconds')
-    .option('-p, --project <dir>', 'project directory', process.cwd())
+  connectionOptions(
+    batch
+      .command('resume')
+      .description(
+        'Resume a batch where it stopped (inputs done are skipped, runs under way waited for).',
+      )
+      .argument('<id>')
+      .option('--retry-failed', 'run again the inputs that failed')
+      .option('--concurrency <n>', 'runs under way at once')
+      .option(
+        '--progress-every <s>',
+        'without a terminal: a progress line every this many seconds',
+      ),
+    { embedded: true },
+  )
     .option('--json', 'print the summary as JSON')
-    .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
     .action(lazyAction(async () => (await import('./batch-command.js')).batchResumeCommand));
-  batch
-    .command('status')
-    .description("How a batch stands: its state and its results' counts.")
-    .argument('<id>')
-    .option('-p, --project <dir>', 'project directory', process.cwd())
+  projectOption(
+    batch
+      .command('status')
+      .description("How a batch stands: its state and its results' counts.")
+      .argument('<id>'),
+  )
     .option('--json', 'print as JSON')
     .action(lazyAction(async () => (await import('./batch-command.js')).batchStatusCommand));
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { collect } from './collect-option.js';
 import { lazyAction } from './lazy-action.js';
+import { connectionOptions, inputOptions } from './shared-options.js';
 
 /**
  * Registers `schedule add|list|remove|sync` and `emit`: their options and help only; each loads
@@ -10,32 +10,29 @@ export function registerTriggerCommands(program: Command): void {
   const schedule = program
     .command('schedule')
     .description('Schedules on a Redis deployment: a run of a directive per cron tick.');
-  const deployment = (c: Command) =>
-    c
-      .option('-p, --project <dir>', 'project directory', process.cwd())
-      .option('--redis <url>', 'the Redis deployment (default: $REDIS_URL)')
-      .option('--json', 'print JSON');
-  deployment(
-    schedule
-      .command('add')
-      .description('Add (or replace, with the same --id) a schedule.')
-      .argument('<directive>', "the directive's item id")
-      .requiredOption('--cron <expr>', 'when: minute hour day month weekday, e.g. "0 3 * * *"')
-      .option('--timezone <tz>', 'an IANA time zone (default UTC)')
-      .option('-i, --input <name=value>', 'an input of every run (repeatable)', collect, [])
-      .option('--inputs <json|@file>', 'the inputs as a JSON object, or @file holding one')
-      .option(
-        '--id <id>',
-        "the schedule's id (default: derived from the directive and the schedule)",
-      ),
-  ).action(lazyAction(async () => (await import('./trigger-commands.js')).scheduleAddCommand));
-  deployment(schedule.command('list').description('List the schedules.')).action(
+  /** Schedules live in the deployment: there is no embedded one. */
+  const onDeployment = (c: Command) =>
+    connectionOptions(c, { embedded: false }).option('--json', 'print JSON');
+  const add = schedule
+    .command('add')
+    .description('Add (or replace, with the same --id) a schedule.')
+    .argument('<directive>', "the directive's item id")
+    .requiredOption('--cron <expr>', 'when: minute hour day month weekday, e.g. "0 3 * * *"')
+    .option('--timezone <tz>', 'an IANA time zone (default UTC)');
+  inputOptions(add).option(
+    '--id <id>',
+    "the schedule's id (default: derived from the directive and the schedule)",
+  );
+  onDeployment(add).action(
+    lazyAction(async () => (await import('./trigger-commands.js')).scheduleAddCommand),
+  );
+  onDeployment(schedule.command('list').description('List the schedules.')).action(
     lazyAction(async () => (await import('./trigger-commands.js')).scheduleListCommand),
   );
-  deployment(schedule.command('remove').description('Remove a schedule.').argument('<id>')).action(
-    lazyAction(async () => (await import('./trigger-commands.js')).scheduleRemoveCommand),
-  );
-  deployment(
+  onDeployment(
+    schedule.command('remove').description('Remove a schedule.').argument('<id>'),
+  ).action(lazyAction(async () => (await import('./trigger-commands.js')).scheduleRemoveCommand));
+  onDeployment(
     schedule
       .command('sync')
       .description(
@@ -43,14 +40,16 @@ export function registerTriggerCommands(program: Command): void {
       ),
   ).action(lazyAction(async () => (await import('./trigger-commands.js')).scheduleSyncCommand));
 
-  program
-    .command('emit')
-    .description('Send an event: every directive with <on event="…"> runs once per event id.')
-    .argument('<event>', 'the event name, e.g. order.created')
-    .option('--payload <json|@file>', 'the payload: a JSON object (the runs\' input "event")')
-    .option('--id <id>', "the event's id (default: a new one); the same id starts no second run")
-    .option('-p, --project <dir>', 'project directory', process.cwd())
-    .option('--redis <url>', 'run on a Redis deployment (default: $REDIS_URL; embedded without)')
+  connectionOptions(
+    program
+      .command('emit')
+      .description('Send an event: every directive with <on event="…"> runs once per event id.')
+      .argument('<event>', 'the event name, e.g. order.created')
+      // An event's payload, not a waiting step's: a JSON object, which the runs get as input "event".
+      .option('--payload <json|@file>', 'the payload: a JSON object (the runs\' input "event")')
+      .option('--id <id>', "the event's id (default: a new one); the same id starts no second run"),
+    { embedded: true },
+  )
     .option('--json', 'print JSON')
     .action(lazyAction(async () => (await import('./trigger-commands.js')).emitCommand));
 }

@@ -10,25 +10,27 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
 import { redisUrl } from '../redis/redis-url.js';
-import { cliTelemetry } from './cli-telemetry.js';
+import { processTelemetry } from '../telemetry/process-telemetry.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
 
-/** Options every run command takes. */
+/** Options every command on a project takes (see `shared-options.ts`). */
 export interface CommonOptions {
+  /** `--project` (default `$DIRIGENT_PROJECT`, else the current folder). */
   project: string;
   json?: boolean;
   /** Redis URL (`--redis`); `REDIS_URL` otherwise. Without either, runs are embedded. */
   redis?: string;
-  /** The deployment's key prefix on Redis (`$DIRIGENT_PREFIX` otherwise). */
+  /** The deployment's key prefix on Redis (`--prefix`; `$DIRIGENT_PREFIX` otherwise). */
   prefix?: string;
 }
+/** Options of `dirigent run`. */
 export interface RunOptions extends CommonOptions {
   input: string[];
   inputs?: string;
   interactive: boolean;
-  /** With Redis: print the run id at once instead of waiting for the outcome. */
+  /** With Redis: print the run id at once instead of waiting for the outcome (`--detach`). */
   detach?: boolean;
   /** Seconds to wait for the outcome (`--timeout`); unset, the wait has no bound. */
   timeout?: string;
@@ -180,7 +182,10 @@ async function timedOut(
 export function signalCommand(
   runId: string,
   name: string,
-  opts: CommonOptions & { payload?: string },
+  opts: CommonOptions & {
+    /** `--payload`: the waiting step's result (JSON, or else plain text). */
+    payload?: string;
+  },
 ): Promise<number> {
   return withDirigent(opts, async (dirigent) =>
     printRecord(
@@ -234,14 +239,34 @@ export function runsCommand(
  * has stopped and warm tool processes are gone before the command exits. An error that kept the
  * command from running is reported as {@link reportInvalid} says.
  */
-export async function withDirigent(
+export function withDirigent(
   opts: CommonOptions,
   work: (dirigent: Dirigent) => Promise<number>,
 ): Promise<number> {
+  return withOpened(opts, work, true);
+}
+
+/**
+ * {@link withDirigent} for a command that reads only the project's items (`search`, `load`,
+ * `sign`): the project is opened embedded, whatever `$REDIS_URL` says, so the command never needs
+ * a Redis that may not answer.
+ */
+export function withProjectItems(
+  opts: CommonOptions,
+  work: (dirigent: Dirigent) => Promise<number>,
+): Promise<number> {
+  return withOpened(opts, work, false);
+}
+
+async function withOpened(
+  opts: CommonOptions,
+  work: (dirigent: Dirigent) => Promise<number>,
+  deployment: boolean,
+): Promise<number> {
   let dirigent: Dirigent;
   try {
-    const url = redisUrl(opts.redis);
-    const telemetry = cliTelemetry();
+    const url = deployment ? redisUrl(opts.redis) : undefined;
+    const telemetry = processTelemetry();
     dirigent = await Dirigent.open({
       project: opts.project,
       ...(url !== undefined && { redis: url }),

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../errors/error-codes.js';
 import { parseItemKind, parseSpaceName } from './item-arguments.js';
 import type { SignedBatch, SignedItem } from '../items/sign-items.js';
-import { withDirigent } from './run-command.js';
+import { withProjectItems } from './run-command.js';
 import { reportToolError } from './tool-command.js';
 
 /** Options of `dirigent sign`. */
@@ -23,7 +23,8 @@ export async function signCommand(
   itemId: string,
   opts: SignCommandOptions,
 ): Promise<number> {
-  return withDirigent(opts, async (dirigent) => {
+  // Signing reads and writes the project's items alone: no deployment is opened for it.
+  return withProjectItems(opts, async (dirigent) => {
     try {
       const kind = parseItemKind(itemType);
       const space = parseSpaceName(opts.space ?? 'project', ['project', 'user', 'system']);
