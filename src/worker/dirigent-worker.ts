@@ -115,9 +115,20 @@ export class DirigentWorker {
   /**
    * Connects and serves; resolves once every queue served is taken from (`worker:ready`). The
    * project's services start then, in the background. `REDIS_UNAVAILABLE` when Redis does not
-   * answer; nothing is left open then. Called again, it resolves with the first call.
+   * answer; nothing is left open then. Called again, it resolves with the first call; called
+   * after {@link close}, it is refused (`INVALID_REQUEST`: a closed worker does not start again).
    */
   start(): Promise<void> {
+    if (this.closing !== undefined && this.starting === undefined)
+      return Promise.reject(
+        DirigentError.fatal(
+          ErrorCode.INVALID_REQUEST,
+          'This worker was closed before it started.',
+          {
+            hint: 'Make a new DirigentWorker to serve again.',
+          },
+        ),
+      );
     this.starting ??= this.open();
     return this.starting;
   }

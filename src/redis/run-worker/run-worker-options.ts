@@ -53,7 +53,10 @@ interface FromWorker {
   worker: string;
 }
 
-/** A worker began driving a new run: nothing of it was stored before. */
+/**
+ * A worker began driving a new run: nothing of it was stored before. (A child run, which a step
+ * of its parent starts, is driven with its parent and not told here.)
+ */
 export interface RunStartedEvent extends FromWorker {
   runId: string;
   /** The directive's item id (or file) as the run record names it. */
