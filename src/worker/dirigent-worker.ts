@@ -136,8 +136,8 @@ export class DirigentWorker {
   /**
    * Drains and closes, once (called again, it resolves with the first call): it takes no more jobs
    * (`worker:draining`); the services stop; the tool calls under way finish and their outcomes go
-   * out; the runs it drives are handed back to the queue, for another worker (or this one,
-   * started again) to resume; the trigger worker stops; then its connections close
+   * out; the runs it drives are handed back to the queue, for another worker (or the next one
+   * this process makes) to resume; the trigger worker stops; then its connections close
    * (`worker:closed`). A worker that never started, or failed to, closes at once.
    */
   close(): Promise<void> {
