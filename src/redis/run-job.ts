@@ -39,8 +39,6 @@ export type RunJobData =
       runId: string;
       source: RunSource;
       inputs: Record<string, unknown>;
-      /** Ignored: a run's progress is in its feed, watched or not (jobs of earlier versions say it). */
-      watch?: boolean;
       /** What started the run (default `queue`: a job added by any BullMQ client). */
       trigger?: RunTrigger;
       /** The run's trace, when the process that submitted it records telemetry. */
@@ -62,8 +60,6 @@ export type RunJobData =
       runId: string;
       name: string;
       payload: unknown;
-      /** Ignored, as a start's. */
-      watch?: boolean;
     }
   | { kind: 'cancel'; runId: string; reason?: string }
   /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */

@@ -74,8 +74,6 @@ export class RunWorker {
   private readonly held = new Set<string>();
   private readonly parkScan: NodeJS.Timeout;
   private closing = false;
-  /** Runs whose progress someone watches (their current job asked for it). */
-  private readonly watched = new Set<string>();
   /** BullMQ does not close a connection it is given: this worker closes its own. */
   private readonly owned: Redis[] = [];
   private readonly telemetry: Telemetry | undefined;
@@ -244,17 +242,14 @@ export class RunWorker {
     // Another job of the run is here: this one comes back later (one of a group is left to it).
     if (this.held.has(data.runId))
       return shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token);
-    const watch = 'watch' in data && data.watch === true;
     this.held.add(data.runId);
     if (shared) this.fitIntake();
-    if (watch) this.watched.add(data.runId);
     try {
       const taken = { job, token, shared };
       return await this.runSlots(() => takeUpRun(this.context(), data, taken, redelivered));
     } finally {
       this.held.delete(data.runId);
       if (shared) this.fitIntake();
-      if (watch) this.watched.delete(data.runId);
     }
   }
 
@@ -263,15 +258,11 @@ export class RunWorker {
    * with the record once the run ends or waits again.
    */
   private async signalHere(data: Extract<RunJobData, { kind: 'signal' }>): Promise<RunRecord> {
-    const watch = data.watch === true;
-    if (watch) this.watched.add(data.runId);
     try {
       const run = await this.engine().deliverSignal(data.runId, data.name, data.payload);
       return await run.settled();
     } catch (err) {
       throw toJobError(err);
-    } finally {
-      if (watch) this.watched.delete(data.runId);
     }
   }
 
@@ -311,7 +302,6 @@ export class RunWorker {
       dispatcher: this.dispatcher,
       store: this.store,
       telemetry: this.telemetry,
-      watched: this.watched,
       lose: (runId, error) => this.driving.get(runId)?.lose(error),
     });
     return this.engineOfProject;

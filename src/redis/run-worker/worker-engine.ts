@@ -24,8 +24,6 @@ export interface WorkerEngineParts {
   dispatcher: QueueDispatcher;
   store: RedisRunStore;
   telemetry: Telemetry | undefined;
-  /** Ignored: every run's progress goes to its feed, watched or not. */
-  watched?: ReadonlySet<string>;
   /** Stops driving a run: another worker took it over (its write was fenced off). */
   lose: (runId: string, error: DirigentError) => void;
 }
