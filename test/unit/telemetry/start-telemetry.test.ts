@@ -52,12 +52,12 @@ describe('telemetry off', () => {
     // A separate process: what the CLI's run command and an embedded run load.
     const script = `
       import { createRequire } from 'node:module';
-      const { cliTelemetry, startCliTelemetry } = await import('./dist/src/cli/cli-telemetry.js');
-      await startCliTelemetry();
+      const { processTelemetry, startProcessTelemetry } = await import('./dist/src/telemetry/process-telemetry.js');
+      await startProcessTelemetry();
       const { runCommand } = await import('./dist/src/cli/run-command.js');
       const code = await runCommand('directives/hello.md', { project: '.', input: ['name=Ada'], json: true, interactive: false });
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => /opentelemetry|pino/.test(f));
-      console.log(JSON.stringify({ code, telemetry: cliTelemetry() ?? null, loaded }));
+      console.log(JSON.stringify({ code, telemetry: processTelemetry() ?? null, loaded }));
     `;
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (k.startsWith('OTEL_')) delete env[k];
