@@ -1,5 +1,5 @@
 /**
- * The README's table of built-in tools is the one the tools' own schemas give: adding a tool or a
+ * docs/tools.md's table of built-in tools is the one the tools' own schemas give: adding a tool or a
  * parameter without `npm run docs:tools` fails here.
  */
 import { readFileSync } from 'node:fs';
@@ -11,8 +11,8 @@ import { builtinToolsTable, withToolsTable } from '../../../src/tools/builtin-to
 import { RYE_ALIAS_TOOLS } from '../../../src/tools/rye-alias-tools.js';
 import { REPO_ROOT } from '../../support/paths.js';
 
-describe('the README table of built-in tools', () => {
-  const file = join(REPO_ROOT, 'README.md');
+describe('the table of built-in tools in docs/tools.md', () => {
+  const file = join(REPO_ROOT, 'docs', 'tools.md');
   const readme = readFileSync(file, 'utf8');
 
   it('is generated from the schemas of every built-in tool and RYE name (npm run docs:tools)', async () => {
@@ -23,7 +23,7 @@ describe('the README table of built-in tools', () => {
         parser: 'markdown',
       },
     );
-    expect(readme, 'README.md differs from the tools: run npm run docs:tools').toBe(expected);
+    expect(readme, 'docs/tools.md differs from the tools: run npm run docs:tools').toBe(expected);
   });
 
   it('names every tool and every parameter', () => {
