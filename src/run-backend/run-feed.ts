@@ -32,8 +32,6 @@ export class RunFeed implements AsyncIterableIterator<RunFeedEvent> {
   private failWith: ((error: unknown) => void) | undefined;
   private error: unknown;
   private done = false;
-  /** Ids of events already pushed, for backends whose sources may overlap (a catch-up read). */
-  private lastId: string | undefined;
   private readonly closers: (() => void)[] = [];
 
   /** `runId`: the run followed (its `run.ended` ends the feed). */
@@ -42,11 +40,6 @@ export class RunFeed implements AsyncIterableIterator<RunFeedEvent> {
   /** Whether the feed has ended (its run ended, it failed, or it was closed). */
   get isDone(): boolean {
     return this.done;
-  }
-
-  /** The id of the last event pushed, if any. */
-  get position(): string | undefined {
-    return this.lastId;
   }
 
   /** Calls `fn` once when the feed ends, however it ends (a backend unsubscribes here). */
@@ -58,7 +51,6 @@ export class RunFeed implements AsyncIterableIterator<RunFeedEvent> {
   /** Adds an event; after the run's last event the feed ends. Nothing is added once it ended. */
   push(event: RunFeedEvent): void {
     if (this.done) return;
-    this.lastId = event.id;
     if (this.reader !== undefined) {
       const read = this.reader;
       this.reader = undefined;
