@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alive } from '../support/process-alive.js';
 import { CLI_MAIN } from '../support/paths.js';
+import { waitFor } from '../support/wait-for.js';
 
 const ASK = `# Ask
 
@@ -68,8 +69,7 @@ describe('dirigent run in a terminal', () => {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (errOut += c.toString()));
     const pidFile = join(project, 'nap.pid');
-    for (let i = 0; i < 300 && !(await exists(pidFile)); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => exists(pidFile), { what: 'the tool to write its pid', timeoutMs: 15_000 });
     const shellPid = Number((await readFile(pidFile, 'utf8')).trim());
     child.kill('SIGINT');
     const code = await new Promise((r) => child.on('close', r));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiClient, apiServers, limitProject, TOKEN } from '../support/api-server.js';
 import { writeDirective } from '../support/directive-file.js';
+import { waitFor } from '../support/wait-for.js';
 
 const servers = apiServers();
 
@@ -348,11 +349,15 @@ describe('batches', () => {
     const started = await api.post('/v1/batches', body);
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const { batchId } = started.body as { batchId: string };
-    let status: { state: string; results: { done: number; failed: number } } | undefined;
-    for (let i = 0; i < 100 && status?.state !== 'finished'; i++) {
-      status = (await api.get(`/v1/batches/${batchId}`)).body as typeof status;
-      if (status?.state !== 'finished') await new Promise((r) => setTimeout(r, 50));
-    }
+    type BatchStatus = { state: string; results: { done: number; failed: number } };
+    let status: BatchStatus | undefined;
+    await waitFor(
+      async () => {
+        status = (await api.get(`/v1/batches/${batchId}`)).body as BatchStatus;
+        return status.state === 'finished';
+      },
+      { what: 'the batch to finish', timeoutMs: 5000, intervalMs: 50 },
+    ).catch(() => undefined); // the assertion below shows where it stands
     expect(status).toMatchObject({ state: 'finished', results: { done: 3, failed: 1 } });
     const res = await fetch(`${url}/v1/batches/${batchId}/results`, {
       headers: { authorization: `Bearer ${TOKEN}` },

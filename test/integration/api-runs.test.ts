@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { apiClient, apiServers } from '../support/api-server.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
 import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
 
 const redis = redisForTest();
 const processes = dirigentProcesses();
@@ -110,7 +111,9 @@ describe('runs on Redis workers', { timeout: 60_000 }, () => {
       const res = await client.post('/v1/runs?wait=20', { directive: 'hello', inputs: { who } });
       expect(res.body.status).toBe('completed');
       ids.push(res.body.runId);
-      await new Promise((r) => setTimeout(r, 5));
+      // The next run starts in a later millisecond: the list orders runs by their start.
+      const startedBy = Date.now();
+      await waitFor(() => Date.now() > startedBy, { what: 'the next millisecond' });
     }
     const gate = await client.post('/v1/runs?wait=20', { directive: 'gate' });
     expect(gate.body.status).toBe('waiting');

@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { CLI_MAIN, DIRECTIVES, REPO_ROOT } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
 import { freePort } from '../support/dirigent-processes.js';
+import { waitFor } from '../support/wait-for.js';
 
 interface Compose {
   services: Record<
@@ -118,12 +119,11 @@ describe('docker-compose.yml', { timeout: 60_000 }, () => {
     };
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     try {
-      let health: Response | undefined;
-      for (let i = 0; i < 100 && health === undefined; i++) {
-        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        if (health === undefined) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(health?.status).toBe(200);
+      const health = await waitFor(
+        () => fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined),
+        { what: 'the server to answer /healthz', timeoutMs: 10_000, intervalMs: 100 },
+      );
+      expect(health.status).toBe(200);
       const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/runs`);
       expect(unauthorized.status).toBe(401);
     } finally {

@@ -17,6 +17,7 @@ import { writeDirective } from '../support/directive-file.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
 import { dirigentProcesses, freePort } from '../support/dirigent-processes.js';
+import { waitFor } from '../support/wait-for.js';
 
 const DEPLOY = join(REPO_ROOT, 'deploy');
 const DASHBOARD_FILE = join(DEPLOY, 'grafana', 'dashboards', 'dirigent.json');
@@ -280,13 +281,15 @@ describe('the Grafana dashboard', { timeout: 60_000 }, () => {
         );
       const url = `http://127.0.0.1:${port}/metrics`;
       let samples: Sample[] = [];
-      for (const end = Date.now() + 10_000; ; ) {
-        const res = await fetch(url);
-        expect(res.status).toBe(200);
-        samples = parseScrape(await res.text());
-        if (complete(samples) || Date.now() > end) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitFor(
+        async () => {
+          const res = await fetch(url);
+          expect(res.status).toBe(200);
+          samples = parseScrape(await res.text());
+          return complete(samples);
+        },
+        { what: 'every metric and selected label value', timeoutMs: 10_000, intervalMs: 200 },
+      ).catch(() => undefined); // the assertions below say what is missing
       const exported = new Set(samples.map((s) => s.name));
 
       // Every metric family of attributes.ts has samples: the runs above reach every one.

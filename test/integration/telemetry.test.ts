@@ -57,7 +57,7 @@ function roots(spans: ReceivedSpan[]): ReceivedSpan[] {
 
 describe('telemetry across processes', { timeout: 60_000 }, () => {
   it('sends every span of a run to one trace, from the CLI and two workers', async () => {
-    await Promise.all([
+    const workers = await Promise.all([
       processes.worker(env('worker-a'), '--project', project),
       processes.worker(env('worker-b'), '--project', project),
     ]);
@@ -100,7 +100,14 @@ describe('telemetry across processes', { timeout: 60_000 }, () => {
       for (const n of names) counted[n] = (counted[n] ?? 0) + 1;
       throw new Error(`${String(err)}; the spans received: ${JSON.stringify(counted)}`);
     });
-    await new Promise((r) => setTimeout(r, 300)); // anything else still on its way
+    // Drained, each worker has exported every span it made before it exits.
+    await Promise.all(
+      workers.map((w) => {
+        const exited = new Promise((r) => w.once('exit', r));
+        w.kill('SIGTERM');
+        return exited;
+      }),
+    );
     const spans = traceOf(traceId);
     const names = spans.map((s) => s.name);
     expect(roots(spans).map((s) => s.name)).toEqual(['run fan']);

@@ -14,6 +14,7 @@ import { parkable } from '../../../src/engine/parkable.js';
 import { DirigentError } from '../../../src/errors/dirigent-error.js';
 import type { ToolDispatcher } from '../../../src/tools/tool-dispatcher.js';
 import { writeDirective } from '../../support/directive-file.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let project: string;
 let engine: Engine;
@@ -42,27 +43,37 @@ afterEach(() => {
 const tool = (name: string, inner = '') =>
   `<step name="${name}">${inner}<execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></step>`;
 
+/** Starts directive `name`, resolving with its run once `ready` says it stands where it waits. */
 async function started(
   name: string,
   process: string,
+  ready: (run: ActiveRun) => unknown,
   extra = '',
   inputs: Record<string, unknown> = {},
 ): Promise<ActiveRun> {
   const file = writeDirective(project, name, `${extra}<process>${process}</process>`);
   const run = engine.start(await engine.loader.loadFile(file), inputs);
-  await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => ready(run), { what: `run ${name} to reach what it waits for` });
   return run;
 }
 
+/** The run's step `step` has begun its attempt (its call is out). */
+const calling = (step: string) => (run: ActiveRun) => run.steps[step]?.status === 'running';
+
 describe('parkable', () => {
   it('takes a run waiting for its tool call, due at the step timeout or the run limit', async () => {
-    const plain = await started('plain', tool('call'));
+    const plain = await started('plain', tool('call'), calling('call'));
     expect(parkable(plain)).toEqual({ due: undefined, calls: true });
-    const timed = await started('timed', tool('call', '<timeout seconds="30"/>'));
+    const timed = await started(
+      'timed',
+      tool('call', '<timeout seconds="30"/>'),
+      (r) => r.steps.call?.deadline,
+    );
     expect(parkable(timed)?.due).toBe(timed.steps.call!.deadline);
     const limited = await started(
       'limited',
       tool('call'),
+      calling('call'),
       '<metadata><limits duration_seconds="60"/></metadata>',
     );
     expect(parkable(limited)?.due).toBe(limited.record.startedAt + 60_000);
@@ -72,6 +83,7 @@ describe('parkable', () => {
     const run = await started(
       'flaky',
       tool('flaky', '<retry attempts="3" backoff="fixed" delay_ms="5000"/>'),
+      (r) => r.steps.flaky?.retryAt,
     );
     expect(parkable(run)).toEqual({ due: run.steps.flaky!.retryAt, calls: false });
   });
@@ -80,17 +92,23 @@ describe('parkable', () => {
     const foreach = await started(
       'fan',
       `<step name="each"><foreach over="\${inputs.items}" as="n" parallel="2"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="x"/></execute></foreach></step>`,
+      calling('each'),
       '<inputs><input name="items" type="array"/></inputs>',
       { items: [1, 2] },
     );
     expect(foreach.inflight.size).toBe(1);
     expect(parkable(foreach)).toBeUndefined();
-    const waiting = await started('ask', '<step name="ask"><wait signal="go"/></step>');
+    const waiting = await started(
+      'ask',
+      '<step name="ask"><wait signal="go"/></step>',
+      (r) => r.waiting.size > 0,
+    );
     expect(parkable(waiting)).toBeUndefined();
     writeDirective(project, 'child', `<process>${tool('inner')}</process>`);
     const parent = await started(
       'parent',
       '<step name="call"><execute item_type="directive" item_id="child"/></step>',
+      (r) => r.children.call,
     );
     expect(parent.inflight.size).toBe(1);
     expect(parkable(parent)).toBeUndefined();

@@ -9,6 +9,7 @@ import {
   SYSTEM_SPACE_ROOT,
   type Space,
 } from '../../../src/items/space.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let base: string;
 let spaces: Space[];
@@ -98,12 +99,10 @@ describe('ItemResolver', () => {
     mkdirSync(join(base, 'project', '.ai', 'tools'), { recursive: true });
     expect((await resolver.resolve('tool', 't')).space).toBe('system');
     put('project', 'tools/t.py');
-    let space = '';
-    for (let i = 0; i < 100 && space !== 'project'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      space = (await resolver.resolve('tool', 't')).space;
-    }
-    expect(space).toBe('project');
+    await waitFor(async () => (await resolver.resolve('tool', 't')).space === 'project', {
+      what: 'the new project file to shadow the cached resolution',
+      timeoutMs: 2000,
+    });
   });
 
   it('narrows chains downward: a system item only sees the system space', () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Dirigent } from '../../../src/operations/dirigent.js';
 import { writeDirective } from '../../support/directive-file.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let project: string;
 let dirigent: Dirigent;
@@ -169,9 +170,10 @@ describe('the operations, embedded', () => {
       readFileSync(file, 'utf8').replace("'Hello, {input:name}!'", "'Hi, {input:name}!'"),
     );
     const generation = dirigent.loader.items.generation;
-    const deadline = Date.now() + 5000;
-    while (dirigent.loader.items.generation === generation && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => dirigent.loader.items.generation !== generation, {
+      what: 'the item cache to see the edit',
+      timeoutMs: 5000,
+    });
     const second = await dirigent.run({ directive: 'greet/hello', inputs: { name: 'B' } });
     expect(second.outputs).toEqual({ greeting: 'Hi, B!' });
   });

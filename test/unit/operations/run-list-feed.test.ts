@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunListFeed } from '../../../src/operations/run-list-feed.js';
 import { SeenRuns, type RunSummary } from '../../../src/run-backend/run-changes.js';
 
@@ -30,7 +30,11 @@ describe('SeenRuns', () => {
 });
 
 describe('RunListFeed', () => {
+  // The feed's clock is the timers': faked, its looks happen when the test moves time on.
+  afterEach(() => void vi.useRealTimers());
+
   it('looks only while someone listens, and tells every listener each batch', async () => {
+    vi.useFakeTimers();
     let opened = 0;
     let looks = 0;
     const batch: RunSummary[] = [
@@ -44,13 +48,14 @@ describe('RunListFeed', () => {
     const heard2: RunSummary[][] = [];
     const stop = feed.subscribe((b) => heard.push(b));
     const stop2 = feed.subscribe((b) => heard2.push(b));
-    await new Promise((r) => setTimeout(r, 60));
+    await vi.advanceTimersByTimeAsync(60); // six looks of 10 ms
+    expect(looks).toBeGreaterThanOrEqual(6);
     expect(heard).toEqual([batch]);
     expect(heard2).toEqual([batch]);
     stop();
     stop2();
     const after = looks;
-    await new Promise((r) => setTimeout(r, 40));
+    await vi.advanceTimersByTimeAsync(1000);
     expect(looks).toBe(after);
     expect(opened).toBe(1);
   });

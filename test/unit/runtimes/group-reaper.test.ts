@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive } from '../../support/process-alive.js';
 import { REPO_ROOT } from '../../support/paths.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let project: string;
 afterEach(() => rmSync(project, { recursive: true, force: true }));
@@ -57,11 +57,13 @@ describe('the group reaper', () => {
       child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready());
       child.once('exit', (code) => failed(new Error(`the tool starter exited (${code})`)));
     });
-    let started = descendants(child.pid!);
-    for (let i = 0; i < 200 && !started.some((p) => /deno/.test(p.command)); i++) {
-      await delay(50);
-      started = descendants(child.pid!);
-    }
+    const started = await waitFor(
+      () => {
+        const now = descendants(child.pid!);
+        return now.some((p) => /deno/.test(p.command)) && now;
+      },
+      { what: 'the Deno host among the tool processes', timeoutMs: 10_000 },
+    );
     const kinds = ['bash -c sleep', 'sleep 600', 'python', 'deno'];
     for (const kind of kinds)
       expect(started.map((p) => p.command).join('\n'), kind).toContain(kind.split(' ')[0]);
@@ -69,7 +71,10 @@ describe('the group reaper', () => {
 
     const killed = Date.now();
     child.kill('SIGKILL'); // the process alone, not its group
-    while (started.some((p) => alive(p.pid)) && Date.now() - killed < 2000) await delay(20);
+    await waitFor(() => !started.some((p) => alive(p.pid)), {
+      what: 'every tool process to die',
+      timeoutMs: 2000,
+    }).catch(() => undefined); // the assertion below says which are left
     const left = started.filter((p) => alive(p.pid));
     expect(left, `alive ${Date.now() - killed} ms after the kill`).toEqual([]);
   });

@@ -2,7 +2,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
 import { readPythonToolMetadata } from '../../../src/items/python-tool-metadata.js';
@@ -13,6 +12,7 @@ import {
 } from '../../../src/runtimes/python-host/python-host-pool.js';
 import { resolvePython } from '../../../src/runtimes/python-interpreter.js';
 import { spawnPythonTool } from '../../../bench/spawn-python-tool.js';
+import { waitFor } from '../../support/wait-for.js';
 import { rejection } from '../tools/helpers.js';
 
 const FIXTURES = resolve('test/fixtures/python-host');
@@ -54,15 +54,6 @@ function processGone(pid: number): boolean {
   }
   const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
   return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-}
-
-async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) return false;
-    await delay(25);
-  }
-  return true;
 }
 
 beforeAll(async () => {
@@ -160,8 +151,8 @@ describe('PythonHostPool', () => {
       pgid: number;
     };
     expect(await groupAlive(pgid)).toBe(false);
-    expect(await eventually(() => processGone(child))).toBe(true);
-    expect(await eventually(() => processGone(pgid))).toBe(true);
+    await waitFor(() => processGone(child), { what: "the tool's child process to be gone" });
+    await waitFor(() => processGone(pgid), { what: 'the host process to be gone' });
     expect(await p.call(call(fixture('rye_tool.py'), { text: 'after' }))).toMatchObject({
       upper: 'AFTER',
     });
@@ -176,7 +167,7 @@ describe('PythonHostPool', () => {
     const pending = p.call(
       call(fixture('hang_tool.py'), { pid_file: pidFile }, { signal: controller.signal }),
     );
-    expect(await eventually(() => existsSync(pidFile))).toBe(true);
+    await waitFor(() => existsSync(pidFile), { what: 'the tool to write its pid file' });
     controller.abort(reason);
     expect(await rejection(pending)).toBe(reason);
     const { pgid } = JSON.parse(readFileSync(pidFile, 'utf8')) as { pgid: number };
@@ -265,7 +256,9 @@ describe('PythonHostPool', () => {
   it('rejects calls in flight and after close with CANCELLED', async () => {
     const p = pool(1);
     const pending = p.call(call(fixture('timing_tool.py'), { seconds: 5 }));
-    await delay(300);
+    await waitFor(() => p.stats().alive === 1 && p.stats().queued === 0, {
+      what: 'a host to take the call',
+    });
     await p.close();
     await p.close();
     expect((await rejection(pending)).code).toBe(ErrorCode.CANCELLED);

@@ -14,6 +14,7 @@ import { linearSearch } from '../../../src/search/linear-search.js';
 import { item } from '../../support/catalog-item.js';
 import type { SearchPage } from '../../../src/search/search-page.js';
 import type { SearchRequest } from '../../../src/search/search-request.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const ITEMS: CatalogItem[] = [
   item('ops/deploy_app', {
@@ -469,11 +470,13 @@ describe('ItemIndex against a project on disk', () => {
     expect(shadowed).toMatchObject({ space: 'user', shadowed: true, shadowedBy: 'project' });
 
     writeFileSync(file, directive('Launch the rockets'));
-    let found: string[] = [];
-    for (let attempt = 0; attempt < 200 && found.length === 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
-      found = ids(await index.search({ query: 'rockets' }));
-    }
+    const found = await waitFor(
+      async () => {
+        const hits = ids(await index.search({ query: 'rockets' }));
+        return hits.length > 0 && hits;
+      },
+      { what: 'the edited directive to be found by its new text', timeoutMs: 5000 },
+    );
     expect(found).toEqual(['project:ops/deploy_app']);
     expect(await index.search({ query: 'ship' }).then((p) => p.total)).toBe(0);
     expect(index.lastUpdate).toMatchObject({ rebuilt: false, replaced: 1 });

@@ -20,6 +20,7 @@ import { FileRunStore } from '../../../src/engine/file-run-store.js';
 import { traceIdOfRun } from '../../../src/telemetry/run-trace.js';
 import { writeDirective } from '../../support/directive-file.js';
 import { memoryTelemetry, parentIdOf, rootsOf } from '../../support/telemetry.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let project: string;
 let telemetry: ReturnType<typeof memoryTelemetry>;
@@ -231,7 +232,9 @@ describe('the spans of an embedded run', () => {
     expect(waiting.status).toBe('waiting');
     first.release();
     expect(telemetry.spans()).toEqual([]); // nothing has ended yet
-    await new Promise((r) => setTimeout(r, 30));
+    // Time passing is what this checks: answered 30 ms after the run began, the step's span
+    // covers those 30 ms.
+    await waitFor(() => Date.now() >= waiting.startedAt + 30, { what: '30 ms of waiting' });
     const done = await engine().signal(waiting.runId, 'ask', 'yes');
     expect(done.status).toBe('completed');
     const spans = telemetry.spans();

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { DirigentError, ErrorCode } from '../../../src/errors/index.js';
 import { BuiltinDispatcher } from '../../../src/tools/index.js';
+import { waitFor } from '../../support/wait-for.js';
 import { makeCall, rejection, withTempDir } from './helpers.js';
 
 const dispatcher = new BuiltinDispatcher();
@@ -31,12 +31,14 @@ function groupAlive(pgid: number): boolean {
 
 /** Waits for the command to write its pid (= its process group id) to `file`. */
 async function pgidFrom(file: string): Promise<number> {
-  for (let i = 0; i < 250; i++) {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    if (text.endsWith('\n')) return Number(text.trim());
-    await delay(20);
-  }
-  throw new Error('command never started');
+  const text = await waitFor(
+    async () => {
+      const written = await readFile(file, 'utf8').catch(() => '');
+      return written.endsWith('\n') && written;
+    },
+    { what: `the command to write its pid to ${file}`, timeoutMs: 5000 },
+  );
+  return Number(text.trim());
 }
 
 describe('dirigent/shell/bash', () => {
