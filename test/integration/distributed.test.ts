@@ -92,7 +92,11 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     const shown = await cli('run', file, '--input', 'who=Bo');
     expect(shown.stdout).toMatch(/▸ hello\n✓ hello completed in \d+ms\n/);
     expect(shown.stdout).toContain('Hello, Bo!');
-    const failing = directive('fails', `<process>${bash('boom', 'exit 3')}</process>`);
+    // One attempt: the default retries would add their 3 s of backoff to the same outcome.
+    const failing = directive(
+      'fails',
+      `<process><step name="boom"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="exit 3"/></execute></step></process>`,
+    );
     expect((await runJson(failing)).code).toBe(1);
   });
 
@@ -129,8 +133,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
   });
 
   it('resumes a run whose driving process dies between steps, without running ended steps again', async () => {
-    await startWorker('tools');
-    const driver = await startWorker('runs');
+    const [, driver] = await Promise.all([startWorker('tools'), startWorker('runs')]);
     const steps = ['a', 'b', 'c'].map((s) => bash(s, `echo ${s} >> steps.log; sleep 0.4`)).join('');
     const file = directive('three', `<process>${steps}</process>`);
     const pending = runJson(file);
@@ -148,8 +151,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
   });
 
   it('cancels a run and kills its tool on another worker', async () => {
-    await startWorker('runs');
-    await startWorker('tools');
+    await Promise.all([startWorker('runs'), startWorker('tools')]);
     const file = directive(
       'hang',
       `<process>${bash('hang', 'sleep 60 & echo $! > child.pid; wait')}</process>`,
@@ -191,8 +193,9 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     );
     const { record } = await runJson(file);
     expect(record.status).toBe('waiting');
+    const killed = new Promise((r) => w.once('exit', r));
     w.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 500));
+    await killed;
     await startWorker();
     await until(async () => {
       const s = await cli('status', record.runId, '--json');
@@ -223,8 +226,9 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       await until(async () => (await store.load(runId))?.steps.try?.retryAt !== undefined);
       const retryAt = (await store.load(runId))!.steps.try!.retryAt!;
       await until(async () => (await runs.getJobState(runId)) === 'delayed');
+      const killed = new Promise((r) => w.once('exit', r));
       w.kill('SIGKILL');
-      await new Promise((r) => setTimeout(r, 300));
+      await killed;
       await startWorker();
       await until(async () => (await store.load(runId))?.record.status === 'completed', 15_000);
       const done = (await store.load(runId))!;
@@ -238,8 +242,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
 
   it('parks a run while its tool job runs long, holding no slot, and wakes it when the tool ends', async () => {
     // Workers on one queue each: the call is a job (a worker on both would run it in process).
-    await startWorker('runs');
-    await startWorker('tools');
+    await Promise.all([startWorker('runs'), startWorker('tools')]);
     const file = directive(
       'slow',
       `<process>${bash('nap', 'sleep 4; echo rested')}<step name="after"><render>done: \${steps.nap.result.stdout}</render></step></process><outputs><output name="text" value="\${steps.after.result}"/></outputs>`,
@@ -263,8 +266,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
   });
 
   it('wakes a parked run whose worker died, once its tool ends on another worker', async () => {
-    const driver = await startWorker('runs');
-    await startWorker('tools');
+    const [driver] = await Promise.all([startWorker('runs'), startWorker('tools')]);
     const file = directive(
       'orphan',
       `<process>${bash('nap', 'sleep 4; echo rested')}</process><outputs><output name="out" value="\${steps.nap.result.stdout}"/></outputs>`,
@@ -287,8 +289,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
   });
 
   it("reaches a parked run with its step's timeout, which stops the tool wherever it runs", async () => {
-    await startWorker('runs');
-    await startWorker('tools');
+    await Promise.all([startWorker('runs'), startWorker('tools')]);
     const file = directive(
       'late',
       `<process><step name="hang"><retry attempts="1"/><timeout seconds="6"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="sleep 60 &amp; echo $! &gt; child.pid; wait"/></execute></step></process>`,
@@ -311,8 +312,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
   });
 
   it("stops a tool at its step's deadline on the tool's own worker, with no run worker left", async () => {
-    const driver = await startWorker('runs');
-    await startWorker('tools');
+    const [driver] = await Promise.all([startWorker('runs'), startWorker('tools')]);
     const file = directive(
       'deadline',
       `<process><step name="hang"><retry attempts="1"/><timeout seconds="3"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="sleep 60 &amp; echo $! &gt; child.pid; wait"/></execute></step></process>`,
@@ -329,8 +329,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
   });
 
   it('cancels a parked run and stops its tool on another worker', async () => {
-    await startWorker('runs');
-    await startWorker('tools');
+    await Promise.all([startWorker('runs'), startWorker('tools')]);
     const file = directive(
       'parked',
       `<process>${bash('hang', 'sleep 60 & echo $! > child.pid; wait')}</process>`,
