@@ -1,13 +1,14 @@
 import { DirigentError } from '../errors/dirigent-error.js';
+import type { ErrorCode } from '../errors/error-codes.js';
 import { formatLocation, type SourceLocation } from '../errors/source-location.js';
-import type { Diagnostic } from './diagnostic.js';
+import type { Diagnostic, ErrorDiagnostic } from './diagnostic.js';
 
 /** Collects the errors and warnings found while reading one directive. */
 export class Diagnostics {
-  readonly errors: Diagnostic[] = [];
+  readonly errors: ErrorDiagnostic[] = [];
   readonly warnings: Diagnostic[] = [];
 
-  error(code: string, message: string, loc: SourceLocation | undefined, hint?: string): void {
+  error(code: ErrorCode, message: string, loc: SourceLocation | undefined, hint?: string): void {
     this.errors.push({ severity: 'error', code, message, loc, hint });
   }
 

@@ -174,3 +174,13 @@ export const ErrorCode = {
 
 /** One of the stable error codes in {@link ErrorCode}. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
+
+/**
+ * Whether `value` is one of this version's {@link ErrorCode}s. A code read from outside (a run
+ * record, a job from another worker) may be one a newer version added.
+ */
+export function isErrorCode(value: string): value is ErrorCode {
+  return KNOWN_CODES.has(value);
+}

@@ -24,7 +24,7 @@ export interface Resolution {
 }
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-const NOT_FOUND: Record<ItemKind, string> = {
+const NOT_FOUND: Record<ItemKind, ErrorCode> = {
   directive: ErrorCode.UNKNOWN_DIRECTIVE,
   tool: ErrorCode.UNKNOWN_TOOL,
   knowledge: ErrorCode.UNKNOWN_KNOWLEDGE,

@@ -103,7 +103,7 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
 }
 
 /** The error code of an item of each kind that is not found. */
-const NOT_FOUND: Record<ItemKind, string> = {
+const NOT_FOUND: Record<ItemKind, ErrorCode> = {
   directive: ErrorCode.UNKNOWN_DIRECTIVE,
   tool: ErrorCode.UNKNOWN_TOOL,
   knowledge: ErrorCode.UNKNOWN_KNOWLEDGE,

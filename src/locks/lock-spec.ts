@@ -46,7 +46,7 @@ export interface LockSpecSource {
   /** What declares it, as a person reads it: `tool dirigent/git/push`, `step "deploy"`. */
   subject: string;
   /** The error code raised; default `INVALID_TOOL`. */
-  code?: string;
+  code?: ErrorCode;
   /** Where the declaration is, when known. */
   location?: SourceLocation;
 }

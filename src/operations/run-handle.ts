@@ -62,11 +62,13 @@ export class RunHandle {
     const record = await this.ended();
     if (record.status === 'completed') return record.outputs ?? {};
     const error = record.error;
+    // The record may come from a newer worker: fromJSON keeps a code this version does not know.
+    const sent = error ? DirigentError.fromJSON({ ...error, retryable: false }) : undefined;
     throw DirigentError.fatal(
-      error?.code ?? (record.status === 'cancelled' ? ErrorCode.CANCELLED : ErrorCode.INTERNAL),
+      sent?.code ?? (record.status === 'cancelled' ? ErrorCode.CANCELLED : ErrorCode.INTERNAL),
       `Run ${this.runId} ${record.status}${error ? `: ${error.message}` : '.'}`,
       {
-        details: { runId: this.runId, status: record.status, record },
+        details: { ...sent?.details, runId: this.runId, status: record.status, record },
         ...(error?.location !== undefined && { location: error.location }),
       },
     );

@@ -17,7 +17,7 @@ export interface JsonSubject {
   /** What the value is, to begin the message: `The inputs`, `The payload of signal "approve"`. */
   what: string;
   /** The error code: `INPUT_TOO_LARGE` for what callers send, `RESULT_TOO_LARGE` for results. */
-  code: string;
+  code: ErrorCode;
   /** The setting that raises the limit (`limits.inputs_bytes`). */
   setting: string;
 }

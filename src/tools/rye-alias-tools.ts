@@ -7,7 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
-import { DirigentError } from '../errors/index.js';
+import { DirigentError, ErrorCode } from '../errors/index.js';
 import { capText } from './cap-text.js';
 import { lineId } from './line-id.js';
 import { resolveInProject } from './resolve-in-project.js';
@@ -225,7 +225,7 @@ async function writeOne(
   const given = (params.file_path ?? params.path) as string | undefined;
   if (given === undefined) {
     throw DirigentError.fatal(
-      'INVALID_PARAMS',
+      ErrorCode.INVALID_PARAMS,
       'rye/file-system/write needs path (or file_path) and content, or files',
       {
         hint: 'Give path and content, or files: [{path, content}, …].',
