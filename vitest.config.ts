@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const TIMING = [
   'test/integration/distributed.test.ts',
+  'test/integration/distributed-parked.test.ts',
   'test/integration/telemetry.test.ts',
   'test/integration/bootstrap.test.ts',
   'test/integration/run-claims.test.ts',

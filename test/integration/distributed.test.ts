@@ -2,76 +2,22 @@
  * Distributed runs with real worker processes (`dirigent worker`) on the real Redis: work is
  * shared between workers, a worker killed with SIGKILL loses nothing, the process driving a run
  * can die between or during steps, cancellation reaches a tool on another worker, waiting runs
- * and their timers survive a restart of every process.
+ * and their timers survive a restart of every process, a draining worker hands its run on, and
+ * concurrency locks hold across workers. Parked runs: distributed-parked.test.ts.
  */
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QueueName } from '../../src/redis/queue-names.js';
 import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import { alive } from '../support/process-alive.js';
-import { redisForTest } from '../support/redis.js';
-import { REPO_ROOT } from '../support/paths.js';
-import { writeDirective } from '../support/directive-file.js';
-import { dirigentProcesses, until } from '../support/dirigent-processes.js';
+import { until } from '../support/dirigent-processes.js';
+import { bashStep, workerCluster } from '../support/worker-cluster.js';
 
-const WORKER_ENTRY = join(REPO_ROOT, 'dist', 'workers', 'worker.js');
-const redis = redisForTest();
-let project: string;
-/** Every process a test starts (workers and CLI commands), killed after it if still running. */
-const processes = dirigentProcesses();
-
-beforeEach(() => {
-  project = mkdtempSync(join(tmpdir(), 'dirigent-dist-'));
-});
-afterEach(() => rmSync(project, { recursive: true, force: true }));
-
-const env = () => ({
-  ...process.env,
-  REDIS_URL: redis.url,
-  DIRIGENT_PREFIX: redis.prefix,
-  DIRIGENT_LOCK_MS: '2000',
-});
-
-/** Starts `dirigent worker` (or the env-configured `dist/workers/worker.js`) once it serves. */
-function startWorker(
-  queues = 'runs,tools',
-  entry: 'cli' | 'workers' = 'cli',
-): Promise<ChildProcess> {
-  return entry === 'cli'
-    ? processes.worker(env(), '--queues', queues, '--project', project)
-    : processes.serving({ ...env(), DIRIGENT_QUEUES: queues, DIRIGENT_PROJECT: project }, [
-        WORKER_ENTRY,
-      ]);
-}
-
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return processes.cli(env(), ...args, '--project', project);
-}
-
-async function runJson(...args: string[]) {
-  const r = await cli('run', ...args, '--json');
-  return {
-    ...r,
-    record: JSON.parse(r.stdout) as {
-      runId: string;
-      status: string;
-      outputs: Record<string, unknown> | null;
-      steps: { name: string; status: string }[];
-      error: { code: string } | null;
-    },
-  };
-}
-
-function directive(name: string, xml: string): string {
-  return writeDirective(project, name, xml);
-}
-
-const bash = (name: string, command: string, extra = '') =>
-  `<step name="${name}"${extra}><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute></step>`;
+const c = workerCluster();
+const { redis, processes, startWorker, cli, runJson, directive } = c;
+const bash = bashStep;
 
 describe('distributed runs', { timeout: 60_000 }, () => {
   it('runs a directive on a worker with the same record and exit status as embedded', async () => {
@@ -122,13 +68,13 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       `<process>${bash('work', 'echo started >> steps.log; sleep 1; echo done')}</process>`,
     );
     const pending = runJson(file);
-    await until(() => existsSync(join(project, 'steps.log')));
+    await until(() => existsSync(join(c.project, 'steps.log')));
     first.kill('SIGKILL');
     await startWorker();
     const { record } = await pending;
     expect(record.status).toBe('completed');
     expect(
-      readFileSync(join(project, 'steps.log'), 'utf8').trim().split('\n').length,
+      readFileSync(join(c.project, 'steps.log'), 'utf8').trim().split('\n').length,
     ).toBeGreaterThanOrEqual(1);
   });
 
@@ -139,15 +85,15 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     const pending = runJson(file);
     await until(
       () =>
-        existsSync(join(project, 'steps.log')) &&
-        readFileSync(join(project, 'steps.log'), 'utf8').includes('b'),
+        existsSync(join(c.project, 'steps.log')) &&
+        readFileSync(join(c.project, 'steps.log'), 'utf8').includes('b'),
     );
     driver.kill('SIGKILL');
     await startWorker('runs');
     const { record } = await pending;
     expect(record.status).toBe('completed');
     expect(record.steps.map((s) => s.name)).toEqual(['a', 'b', 'c']);
-    expect(readFileSync(join(project, 'steps.log'), 'utf8')).toBe('a\nb\nc\n');
+    expect(readFileSync(join(c.project, 'steps.log'), 'utf8')).toBe('a\nb\nc\n');
   });
 
   it('cancels a run and kills its tool on another worker', async () => {
@@ -158,8 +104,8 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     );
     const started = await cli('run', file, '--detach', '--json');
     const { runId } = JSON.parse(started.stdout) as { runId: string };
-    await until(() => existsSync(join(project, 'child.pid')));
-    const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
+    await until(() => existsSync(join(c.project, 'child.pid')));
+    const pid = Number(readFileSync(join(c.project, 'child.pid'), 'utf8'));
     const cancelled = await cli('cancel', runId, '--json');
     expect(cancelled.code).toBe(1);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: 'cancelled' });
@@ -210,7 +156,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
 
   it('lets a run go while its step waits to retry, and makes the next attempt after every process restarted', async () => {
     const w = await startWorker();
-    const marker = join(project, 'tried');
+    const marker = join(c.project, 'tried');
     const file = directive(
       'flaky',
       `<process><step name="try"><retry attempts="2" backoff="fixed" delay_ms="3000"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="if [ -e ${marker} ]; then echo second; else touch ${marker}; exit 1; fi"/></execute></step></process><outputs><output name="out" value="\${steps.try.result.stdout}"/></outputs>`,
@@ -240,138 +186,11 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     }
   });
 
-  it('parks a run while its tool job runs long, holding no slot, and wakes it when the tool ends', async () => {
-    // Workers on one queue each: the call is a job (a worker on both would run it in process).
-    await Promise.all([startWorker('runs'), startWorker('tools')]);
-    const file = directive(
-      'slow',
-      `<process>${bash('nap', 'sleep 4; echo rested')}<step name="after"><render>done: \${steps.nap.result.stdout}</render></step></process><outputs><output name="text" value="\${steps.after.result}"/></outputs>`,
-    );
-    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
-    try {
-      const done = runJson(file);
-      // After 2 s with nothing to do but wait for its tool, the run's job waits in the delayed
-      // set (until a check-in minutes away) while the tool job runs.
-      await until(async () => (await runs.getJobCounts('delayed', 'active')).delayed === 1);
-      expect((await runs.getJobCounts('active')).active).toBe(0);
-      const { code, record } = await done;
-      expect(code).toBe(0);
-      expect(record.outputs).toEqual({ text: 'done: rested\n' });
-      // Woken by its tool's end, not by the check-in.
-      const took = record as unknown as { endedAt: number; startedAt: number };
-      expect(took.endedAt - took.startedAt).toBeLessThan(8000);
-    } finally {
-      await runs.close();
-    }
-  });
-
-  it('wakes a parked run whose worker died, once its tool ends on another worker', async () => {
-    const [driver] = await Promise.all([startWorker('runs'), startWorker('tools')]);
-    const file = directive(
-      'orphan',
-      `<process>${bash('nap', 'sleep 4; echo rested')}</process><outputs><output name="out" value="\${steps.nap.result.stdout}"/></outputs>`,
-    );
-    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
-    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
-    try {
-      const started = await cli('run', file, '--detach', '--json');
-      const { runId } = JSON.parse(started.stdout) as { runId: string };
-      await until(async () => (await runs.getJobState(runId)) === 'delayed');
-      driver.kill('SIGKILL');
-      await startWorker('runs');
-      // No one hears the tool's outcome any more: the tool's worker wakes the run itself, long
-      // before the parked run's check-in.
-      await until(async () => (await store.load(runId))?.record.status === 'completed', 10_000);
-      expect((await store.load(runId))!.record.outputs).toEqual({ out: 'rested\n' });
-    } finally {
-      await runs.close();
-    }
-  });
-
-  it("reaches a parked run with its step's timeout, which stops the tool wherever it runs", async () => {
-    await Promise.all([startWorker('runs'), startWorker('tools')]);
-    const file = directive(
-      'late',
-      `<process><step name="hang"><retry attempts="1"/><timeout seconds="6"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="sleep 60 &amp; echo $! &gt; child.pid; wait"/></execute></step></process>`,
-    );
-    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
-    try {
-      const done = runJson(file);
-      await until(async () => (await runs.getJobCounts('delayed')).delayed === 1);
-      const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
-      const { code, record } = await done;
-      expect(code).toBe(1);
-      expect(record).toMatchObject({ status: 'failed', error: { code: 'STEP_TIMEOUT' } });
-      expect((record.error as unknown as { message: string }).message).toMatch(
-        /^Step "hang" ran (longer than its timeout of 6s|past the deadline of its <timeout>).*raise <timeout seconds="…">/,
-      );
-      await until(() => !alive(pid), 5000);
-    } finally {
-      await runs.close();
-    }
-  });
-
-  it("stops a tool at its step's deadline on the tool's own worker, with no run worker left", async () => {
-    const [driver] = await Promise.all([startWorker('runs'), startWorker('tools')]);
-    const file = directive(
-      'deadline',
-      `<process><step name="hang"><retry attempts="1"/><timeout seconds="3"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="sleep 60 &amp; echo $! &gt; child.pid; wait"/></execute></step></process>`,
-    );
-    const started = await cli('run', file, '--detach');
-    expect(started.code).toBe(0);
-    await until(() => existsSync(join(project, 'child.pid')));
-    const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
-    driver.kill('SIGKILL');
-    const killedAt = Date.now();
-    await until(() => !alive(pid), 6000);
-    // Within the step's 3 s, not whenever a run worker comes back.
-    expect(Date.now() - killedAt).toBeLessThan(4000);
-  });
-
-  it('cancels a parked run and stops its tool on another worker', async () => {
-    await Promise.all([startWorker('runs'), startWorker('tools')]);
-    const file = directive(
-      'parked',
-      `<process>${bash('hang', 'sleep 60 & echo $! > child.pid; wait')}</process>`,
-    );
-    const runs = new Queue(QueueName.RUNS, { connection: redis.redis, prefix: redis.prefix });
-    try {
-      const started = await cli('run', file, '--detach', '--json');
-      const { runId } = JSON.parse(started.stdout) as { runId: string };
-      await until(async () => (await runs.getJobState(runId)) === 'delayed');
-      const pid = Number(readFileSync(join(project, 'child.pid'), 'utf8'));
-      const cancelled = await cli('cancel', runId, '--json');
-      expect(cancelled.code).toBe(1);
-      expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: 'cancelled' });
-      await until(() => !alive(pid), 5000);
-    } finally {
-      await runs.close();
-    }
-  });
-
-  it('cancels a run that no worker holds while its step waits to retry', async () => {
-    await startWorker();
-    const file = directive(
-      'failing',
-      `<process><step name="try"><retry attempts="3" backoff="fixed" delay_ms="60000"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="exit 1"/></execute></step></process>`,
-    );
-    const started = await cli('run', file, '--detach');
-    const runId = started.stdout.trim();
-    const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
-    await until(async () => (await store.load(runId))?.steps.try?.retryAt !== undefined);
-    const cancelled = await cli('cancel', runId, '--json');
-    expect(cancelled.code).toBe(1);
-    expect(JSON.parse(cancelled.stdout)).toMatchObject({
-      status: 'cancelled',
-      steps: [{ name: 'try', status: 'cancelled', attempts: 1 }],
-    });
-  });
-
   it('never lets more than 2 calls hold a lock with limit 2, while other jobs keep flowing', async () => {
     await Promise.all([startWorker(), startWorker()]);
-    mkdirSync(join(project, '.ai', 'tools', 'locked'), { recursive: true });
+    mkdirSync(join(c.project, '.ai', 'tools', 'locked'), { recursive: true });
     writeFileSync(
-      join(project, '.ai', 'tools', 'locked', 'work.yaml'),
+      join(c.project, '.ai', 'tools', 'locked', 'work.yaml'),
       [
         'tool_type: yaml',
         'executor_id: rye/core/runtimes/bash_runtime',
@@ -392,12 +211,12 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       '--inputs',
       JSON.stringify({ items: [1, 2, 3, 4, 5, 6, 7, 8] }),
     );
-    await until(() => existsSync(join(project, 'times.log')));
+    await until(() => existsSync(join(c.project, 'times.log')));
     const quickRun = await runJson(quick);
     expect(quickRun.record.status).toBe('completed');
     const lockedDone = await lockedRun;
     expect(lockedDone.record.status).toBe('completed');
-    const intervals = readFileSync(join(project, 'times.log'), 'utf8')
+    const intervals = readFileSync(join(c.project, 'times.log'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => l.split(' ').map(Number) as [number, number]);
@@ -426,7 +245,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       .join('');
     const file = directive('drain', `<process>${steps}</process>`);
     const pending = runJson(file);
-    await until(() => existsSync(join(project, 'steps.log')));
+    await until(() => existsSync(join(c.project, 'steps.log')));
     const exited = new Promise<number | null>((r) => w.once('exit', (code) => r(code)));
     const termAt = Date.now();
     w.kill('SIGTERM');
@@ -435,7 +254,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
     await startWorker();
     const { record } = await pending;
     expect(record).toMatchObject({ status: 'completed' });
-    expect(readFileSync(join(project, 'steps.log'), 'utf8')).toBe('a\nb\nc\nd\n');
+    expect(readFileSync(join(c.project, 'steps.log'), 'utf8')).toBe('a\nb\nc\nd\n');
   });
 
   it("serialises a step's tool calls under its <lock> with limit 1, keyed by the run's inputs", async () => {
@@ -450,7 +269,7 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       JSON.stringify({ repo: 'x', items: [1, 2, 3, 4] }),
     );
     expect(record.status).toBe('completed');
-    const intervals = readFileSync(join(project, 'times.log'), 'utf8')
+    const intervals = readFileSync(join(c.project, 'times.log'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => l.split(' ').map(Number) as [number, number])
@@ -469,11 +288,11 @@ describe('distributed runs', { timeout: 60_000 }, () => {
       '--redis',
       'redis://127.0.0.1:1',
       '--project',
-      project,
+      c.project,
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Redis at redis://127.0.0.1:1 does not answer');
     expect(r.stderr).toContain('REDIS_UNAVAILABLE');
-    expect(existsSync(join(project, 'ran'))).toBe(false);
+    expect(existsSync(join(c.project, 'ran'))).toBe(false);
   });
 });
