@@ -40,6 +40,7 @@ import { runEventsRoute } from './run-events-route.js';
 import { runRoutes } from './run-routes.js';
 import { runViewRoutes } from './run-view-routes.js';
 import type { SseStream } from './sse-stream.js';
+import { noRoute, unauthorized } from '../errors/request-errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -174,15 +175,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
   // After the rate limit (route hooks of onRequest), before the body is read.
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (auth && !request.routeOptions.config.public && tokenOf(request) === undefined)
-      throw DirigentError.fatal(
-        ErrorCode.UNAUTHORIZED,
-        request.headers.authorization === undefined
-          ? 'This API needs a bearer token.'
-          : 'The bearer token is not one this server accepts.',
-        {
-          hint: 'Send Authorization: Bearer <token>, a token of DIRIGENT_API_TOKENS or --tokens-file.',
-        },
-      );
+      throw unauthorized(request.headers.authorization !== undefined);
     return payload;
   });
 
@@ -194,10 +187,9 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
     return reply.code(status).send(errorBodyOf(e));
   });
   app.setNotFoundHandler((request) => {
-    throw DirigentError.fatal(
-      ErrorCode.NOT_FOUND,
-      `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}.`,
-      { hint: 'GET /openapi.json lists the routes.' },
+    throw noRoute(
+      `${request.method} ${request.url.split('?')[0]!}`,
+      'GET /openapi.json lists the routes.',
     );
   });
   const idle = new IdleSockets(app.server);

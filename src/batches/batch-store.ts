@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { BatchCounts, BatchResult } from './batch-run.js';
+import { fileNotFound } from '../errors/file-errors.js';
 
 /** A batch's description and state, as `batch.json` holds it. */
 export interface BatchMeta {
@@ -67,9 +68,12 @@ export function checkBatchId(batchId: string): void {
 export async function batchIdOf(directive: string, inputs: string): Promise<string> {
   if (inputs === '-') return randomBytes(8).toString('hex');
   const path = resolve(inputs);
-  const st = await stat(path).catch(() => {
-    throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `No inputs file ${path}.`, {
+  const st = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    throw fileNotFound(`The inputs file ${path}`, {
+      path,
       hint: 'Give --inputs a JSONL or CSV file, or - for standard input.',
+      cause: err,
     });
   });
   const head = Buffer.alloc(Math.min(st.size, 65_536));

@@ -7,8 +7,6 @@
  */
 import type * as FastXmlParser from 'fast-xml-parser';
 import type { XMLParser } from 'fast-xml-parser';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { attributeOffsets } from './attribute-offsets.js';
 import { LineIndex } from './line-index.js';
@@ -18,6 +16,7 @@ import { repairOffset, syntaxError } from './xml-syntax.js';
 import { checkXmlShape } from './xml-shape.js';
 import { decodeEntities } from './xml-entities.js';
 import { lazyPackage } from './lazy-package.js';
+import { xmlTooDeep } from '../errors/directive-errors.js';
 
 /** A repair made to text that was not well-formed XML (lenient mode only). */
 export interface XmlRepair {
@@ -119,13 +118,9 @@ function parseTree(text: string, base: number, lines: LineIndex): RawNode[] {
   try {
     return xmlReader().parser.parse(text) as RawNode[];
   } catch (err) {
-    throw DirigentError.fatal(
-      ErrorCode.XML_TOO_DEEP,
-      `The XML could not be read: ${(err as Error).message}.`,
-      {
-        location: lines.at(Math.max(0, base)),
-        hint: 'Flatten the structure: move deep blocks into their own steps or child directives.',
-      },
+    throw xmlTooDeep(
+      `The XML could not be read: ${(err as Error).message}`,
+      lines.at(Math.max(0, base)),
     );
   }
 }

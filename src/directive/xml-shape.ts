@@ -6,6 +6,7 @@
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { LineIndex } from './line-index.js';
+import { xmlTooDeep } from '../errors/directive-errors.js';
 
 /** How deep elements may nest in a directive (its deepest real ones are about 10 levels). */
 export const MAX_XML_DEPTH = 64;
@@ -41,13 +42,9 @@ export function checkXmlShape(text: string, base: number, lines: LineIndex): voi
       if (text.charCodeAt(end - 1) !== 47) {
         depth++;
         if (depth > MAX_XML_DEPTH) {
-          throw DirigentError.fatal(
-            ErrorCode.XML_TOO_DEEP,
-            `Elements are nested more than ${MAX_XML_DEPTH} levels deep here.`,
-            {
-              location: lines.at(base + i),
-              hint: 'Flatten the structure: move deep blocks into their own steps or child directives.',
-            },
+          throw xmlTooDeep(
+            `Elements are nested more than ${MAX_XML_DEPTH} levels deep here`,
+            lines.at(base + i),
           );
         }
       }

@@ -9,8 +9,6 @@ import { FileRunStore } from '../engine/file-run-store.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
 import { toStoredRun } from '../engine/to-stored-run.js';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
@@ -22,6 +20,7 @@ import type { RunBackend } from '../run-backend/run-backend.js';
 import { pollRecord } from '../run-backend/poll-record.js';
 import { RunFeed, type FollowOptions } from '../run-backend/run-feed.js';
 import { pageOf, type RunFilter, type RunPage } from '../run-backend/run-filter.js';
+import { runNotFound } from '../errors/run-errors.js';
 
 /** See the module comment. */
 export class EmbeddedBackend implements RunBackend {
@@ -169,8 +168,6 @@ export class EmbeddedBackend implements RunBackend {
   private async found(runId: string): Promise<RunRecord> {
     const record = await this.get(runId);
     if (record !== undefined) return record;
-    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
-      hint: 'Embedded runs are kept in <project>/.dirigent/runs/ once they wait or end; list them with `dirigent runs`.',
-    });
+    throw runNotFound(runId, 'embedded');
   }
 }

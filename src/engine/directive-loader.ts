@@ -10,7 +10,7 @@ import {
 import { compileDirective } from '../compiler/compile-directive.js';
 import type { CompiledDirective } from '../compiler/compiled-directive.js';
 import { readGraph } from '../compiler/read-graph.js';
-import { DirigentError } from '../errors/dirigent-error.js';
+import { DirigentError, isDirigentError } from '../errors/dirigent-error.js';
 import { KIND_EXTENSIONS } from '../items/item-kind.js';
 import { checkItemId, ItemResolver } from '../items/item-resolver.js';
 import { TrustStore } from '../items/signing/trust-store.js';
@@ -25,6 +25,8 @@ import {
 } from '../policy/project-policy.js';
 import { declaredSyntax } from '../values/syntax.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
+import { itemNotFound } from '../errors/item-errors.js';
+import { cannotRead } from '../errors/file-errors.js';
 
 /** A directive ready to run, with the text it was compiled from. */
 export interface LoadedDirective {
@@ -121,11 +123,7 @@ export class DirectiveLoader {
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      throw DirigentError.fatal(
-        ErrorCode.FILE_NOT_FOUND,
-        `Cannot read directive file ${file}: ${(err as Error).message}`,
-        { cause: err },
-      );
+      throw cannotRead(file, err, { what: 'directive file' });
     }
     return this.verified(file, text);
   }
@@ -177,7 +175,7 @@ export class DirectiveLoader {
     try {
       return (await this.items.resolve('directive', ref)).file;
     } catch (err) {
-      if (!(err instanceof DirigentError) || err.code !== ErrorCode.UNKNOWN_DIRECTIVE) throw err;
+      if (!isDirigentError(err, ErrorCode.UNKNOWN_DIRECTIVE)) throw err;
       notFound = err;
     }
     if (fromFile !== undefined) {
@@ -186,7 +184,8 @@ export class DirectiveLoader {
         if (await isFile(beside)) return beside;
       }
     }
-    throw DirigentError.fatal(ErrorCode.UNKNOWN_DIRECTIVE, `Directive "${ref}" not found.`, {
+    throw itemNotFound('directive', ref, {
+      in: fromFile ? 'any space, nor beside the directive that calls it' : 'any space',
       hint: `${notFound.hint ?? ''}${fromFile ? ` Also looked beside ${relative(this.projectDir, fromFile) || fromFile}.` : ' Give a file path, or put the directive under .ai/directives/.'}`,
     });
   }

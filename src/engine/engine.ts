@@ -31,6 +31,7 @@ import type { StartOptions } from './start-options.js';
 import { toStoredRun } from './to-stored-run.js';
 import { validateInputs } from './validate-inputs.js';
 import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
+import { runNotFound, runNotWaiting } from '../errors/run-errors.js';
 
 export type { StartOptions } from './start-options.js';
 
@@ -106,10 +107,7 @@ export class Engine implements RunHost {
     const run = await this.attach(runId);
     if (!run.isWaiting && run.record.status !== 'running') {
       const record = await run.settled();
-      throw DirigentError.fatal(
-        ErrorCode.RUN_NOT_WAITING,
-        `Run ${runId} is ${record.status}; it no longer waits for signals${record.error ? ` (${record.error.message})` : ''}.`,
-      );
+      throw runNotWaiting(runId, record.status, 'signal', record.error);
     }
     signalWaiter(run, name, this.live).deliver(name, payload);
     return run;
@@ -285,10 +283,7 @@ export class Engine implements RunHost {
     const live = this.active.get(runId);
     if (live) return live;
     const stored = await this.store.load(runId);
-    if (stored === undefined)
-      throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
-        hint: 'List runs with `dirigent runs`.',
-      });
+    if (stored === undefined) throw runNotFound(runId);
     const children = await Promise.all(
       Object.entries(stored.children).map(
         async ([node, childId]) => [node, childId, await this.store.load(childId)] as const,

@@ -1,11 +1,10 @@
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import { ActiveRun } from './active-run.js';
 import type { DirectiveLoader } from './directive-loader.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { RunHost } from './run-host.js';
 import type { RunLineage } from './run-lineage.js';
 import type { StoredRun } from './run-store.js';
+import { runNotWaiting } from '../errors/run-errors.js';
 
 /**
  * A stored run built again in this process, following the directive text it started with (not
@@ -21,10 +20,7 @@ export function restoredRun(
 ): ActiveRun {
   const status = stored.record.status;
   if (status !== 'waiting' && !(interrupted && status === 'running')) {
-    throw DirigentError.fatal(
-      ErrorCode.RUN_NOT_WAITING,
-      `Run ${runId} is ${status}; only a ${interrupted ? 'running or waiting' : 'waiting'} run can be resumed.`,
-    );
+    throw runNotWaiting(runId, status, interrupted ? 'resume-interrupted' : 'resume');
   }
   // The file another machine stored is this project's, where it keeps its directives.
   const loaded = loader.fromText(

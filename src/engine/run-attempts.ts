@@ -1,7 +1,7 @@
 import type { RetryPolicy } from '../directive/ast.js';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import { backoffDelay } from './backoff-delay.js';
+import { callTimedOut } from '../errors/stop-errors.js';
 
 /** How one unit of work is tried. */
 export interface AttemptOptions {
@@ -75,10 +75,7 @@ async function timed<T>(
   const controller = new AbortController();
   const onStop = () => controller.abort(o.signal.reason);
   o.signal.addEventListener('abort', onStop, { once: true });
-  const timeoutError =
-    o.timeoutError ??
-    (() =>
-      DirigentError.retryable(ErrorCode.STEP_TIMEOUT, `The work ran longer than ${timeoutMs} ms.`));
+  const timeoutError = o.timeoutError ?? (() => callTimedOut('The work', timeoutMs));
   const timer = setTimeout(() => controller.abort(timeoutError()), timeoutMs);
   try {
     return await work(attempt, controller.signal);

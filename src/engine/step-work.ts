@@ -18,6 +18,7 @@ import { runAttempts, type AttemptOutcome } from './run-attempts.js';
 import type { RunHost } from './run-host.js';
 import type { RunLifecycle } from './run-lifecycle.js';
 import type { RunSpans } from './run-spans.js';
+import { cancelled, stepTimedOut } from '../errors/stop-errors.js';
 
 /** One try of a step's work: attempt `attempt`, stopped through `signal`. */
 export type StepTry = (attempt: number, signal: AbortSignal) => Promise<unknown>;
@@ -113,9 +114,7 @@ export class StepWork {
     this.inflight.delete(node);
     // Stopped work is awaited by Engine.drain(), so a process does not exit under it.
     if (inflight.done) this.run.host.trackWork(inflight.done);
-    inflight.controller.abort(
-      DirigentError.fatal(ErrorCode.CANCELLED, `Step "${node}" was stopped.`),
-    );
+    inflight.controller.abort(cancelled(`Step "${node}"`));
     return true;
   }
 
@@ -209,11 +208,10 @@ export class StepWork {
         firstTimeoutMs,
         firstDelayMs,
         timeoutError: () =>
-          DirigentError.retryable(
-            ErrorCode.STEP_TIMEOUT,
-            `Step "${node}" ran longer than its timeout of ${(step.timeoutMs ?? 0) / 1000}s; raise <timeout seconds="…"> if it needs longer.`,
-            { location: step.loc },
-          ),
+          stepTimedOut(node, {
+            ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
+            ...(step.loc !== undefined && { location: step.loc }),
+          }),
         signal: stop,
         onRetry: (error, attempt, delayMs) => {
           run.spans?.attemptEnded(
@@ -250,5 +248,5 @@ export class StepWork {
 }
 
 function released(runId: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was let go by this process.`);
+  return cancelled(`Run ${runId}`, 'this process let it go (another may drive it now)');
 }

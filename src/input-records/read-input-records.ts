@@ -9,6 +9,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { readCsvRecords } from './read-csv-records.js';
 import type { InputRecord } from './input-record.js';
 import { readJsonlRecords } from './read-jsonl-records.js';
+import { fileNotFound } from '../errors/file-errors.js';
 
 export type { InputRecord } from './input-record.js';
 
@@ -148,9 +149,9 @@ function readFailure(path: string, err: unknown): DirigentError {
   if (err instanceof DirigentError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT') {
-    return DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `input file not found: ${path}`, {
-      hint: 'check the path, or pass - to read standard input',
-      details: { path },
+    return fileNotFound(`The inputs file ${path}`, {
+      path,
+      hint: 'Check the path, or pass - to read standard input.',
       cause: err,
     });
   }

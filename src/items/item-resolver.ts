@@ -10,6 +10,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { KIND_DIRS, KIND_EXTENSIONS, type ItemKind } from './item-kind.js';
 import type { Space, SpaceName } from './space.js';
+import { itemNotFound } from '../errors/item-errors.js';
 
 /** Which file an item id resolved to, and what it shadows. */
 export interface Resolution {
@@ -24,11 +25,6 @@ export interface Resolution {
 }
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-const NOT_FOUND: Record<ItemKind, ErrorCode> = {
-  directive: ErrorCode.UNKNOWN_DIRECTIVE,
-  tool: ErrorCode.UNKNOWN_TOOL,
-  knowledge: ErrorCode.UNKNOWN_KNOWLEDGE,
-};
 
 /** Resolves item ids in a list of spaces, highest first. */
 export class ItemResolver {
@@ -62,9 +58,8 @@ export class ItemResolver {
     const winner = found[0];
     if (winner === undefined) {
       const where = spaces.map((s) => `${s.name} (${join(s.root, KIND_DIRS[kind])})`).join(', ');
-      throw DirigentError.fatal(NOT_FOUND[kind], `No ${kind} "${itemId}" in any space.`, {
+      throw itemNotFound(kind, itemId, {
         hint: `Looked in ${where} for ${itemId}{${KIND_EXTENSIONS[kind].join(',')}}.`,
-        details: { itemId, kind },
       });
     }
     await checkInside(winner.file, winner.space, itemId);

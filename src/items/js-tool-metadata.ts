@@ -12,8 +12,6 @@ import { parse, type ParserPlugin } from '@babel/parser';
 import type { Node, Statement } from '@babel/types';
 import { parseBootstrapSpec, type BootstrapSpec } from '../services/bootstrap-spec.js';
 import { contentHash } from '../directive/parse-directive.js';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import {
   JsLiteralReader,
   locateNode,
@@ -22,6 +20,7 @@ import {
 } from './js-literal-reader.js';
 import type { JsToolMetadata } from './js-tool-metadata-type.js';
 import { JsToolShapeChecker } from './js-tool-shape-checker.js';
+import { toolDoesNotParse, toolMissingFields } from '../errors/item-errors.js';
 
 export type { JsonValue } from './js-literal-reader.js';
 export type { JsToolExample, JsToolMetadata } from './js-tool-metadata-type.js';
@@ -94,19 +93,17 @@ export function parseJsToolMetadata(file: string, text: string): JsToolMetadata 
       ...(hasExecute ? [] : ['execute']),
     ];
     if (missing.length > 0) {
-      const what = missing.map((m) =>
-        m === 'execute'
-          ? '`export async function execute(input, context)`'
-          : '`export const description`',
-      );
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_TOOL,
-        `JS tool ${file} is missing ${what.join(' and ')}.`,
-        {
-          location: { file, line: 1, column: 1 },
-          hint: "A tool exports description (a string) and execute(input, context) (or RYE's __executor_id__ and CONFIG_SCHEMA).",
-          details: { missing },
-        },
+      throw toolMissingFields(
+        'JS',
+        file,
+        missing.map((name) => ({
+          name,
+          shown:
+            name === 'execute'
+              ? '`export async function execute(input, context)`'
+              : '`export const description`',
+        })),
+        "A tool exports description (a string) and execute(input, context) (or RYE's __executor_id__ and CONFIG_SCHEMA).",
       );
     }
   }
@@ -156,14 +153,12 @@ function parseModule(file: string, text: string): Statement[] {
     return parse(text, { sourceType: 'module', plugins, sourceFilename: file }).program.body;
   } catch (err) {
     const e = err as SyntaxError & { loc?: { line: number; column: number } };
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_TOOL,
-      `JS tool ${file} does not parse: ${e.message.replace(/\s*\(\d+:\d+\)$/, '')}.`,
-      {
-        location: { file, line: e.loc?.line ?? 1, column: (e.loc?.column ?? 0) + 1 },
-        hint: 'Fix the syntax error; the tool is read without being run.',
-        cause: err,
-      },
+    throw toolDoesNotParse(
+      'JS',
+      file,
+      e.message.replace(/\s*\(\d+:\d+\)$/, ''),
+      { file, line: e.loc?.line ?? 1, column: (e.loc?.column ?? 0) + 1 },
+      err,
     );
   }
 }

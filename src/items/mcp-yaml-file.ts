@@ -9,6 +9,8 @@ import { locateYamlKey } from '../directive/yaml-location.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
+import { toolYamlInvalid } from '../errors/item-errors.js';
+import { cannotRead } from '../errors/file-errors.js';
 
 /** A YAML mapping, as plain data. */
 type Obj = Record<string, unknown>;
@@ -39,13 +41,7 @@ async function readText(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (e) {
-    throw DirigentError.fatal(
-      ErrorCode.FILE_NOT_FOUND,
-      `Cannot read MCP file ${file}: ${(e as Error).message}`,
-      {
-        cause: e,
-      },
-    );
+    throw cannotRead(file, e, { what: 'MCP file' });
   }
 }
 
@@ -54,13 +50,10 @@ function parseYaml(text: string, file: string): unknown {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_TOOL,
-      `${file} is not valid YAML: ${e.message.split('\n')[0]}`,
-      {
-        location: new LineIndex(file, text).at(e.pos[0]),
-        hint: 'Fix the YAML syntax at that line.',
-      },
+    throw toolYamlInvalid(
+      file,
+      e.message.split('\n')[0] ?? '',
+      new LineIndex(file, text).at(e.pos[0]),
     );
   }
   return doc.toJS() as unknown;

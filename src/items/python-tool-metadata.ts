@@ -62,6 +62,7 @@ for node in tree.body:
         out["execute"] = {"async": isinstance(node, ast.AsyncFunctionDef), "params": [a.arg for a in node.args.args]}
 print(json.dumps(out, default=str))
 `;
+import { toolDoesNotParse, toolMissingFields } from '../errors/item-errors.js';
 
 const cache = new Map<string, PythonToolMetadata>();
 const SEED_FIELDS = ['name', 'description', 'parameters', 'execute'] as const;
@@ -77,14 +78,11 @@ export async function readPythonToolMetadata(
   if (cached) return cached;
   const raw = await runReader(file, python);
   if (raw.syntax_error) {
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_TOOL,
-      `Python tool ${file} does not parse: ${raw.syntax_error.msg}.`,
-      {
-        location: { file, line: raw.syntax_error.line ?? 1, column: raw.syntax_error.col ?? 1 },
-        hint: 'Fix the syntax error; the tool is read without being run.',
-      },
-    );
+    throw toolDoesNotParse('Python', file, raw.syntax_error.msg, {
+      file,
+      line: raw.syntax_error.line ?? 1,
+      column: raw.syntax_error.col ?? 1,
+    });
   }
   const v = raw.values;
   const str = (k: string) => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
@@ -94,14 +92,14 @@ export async function readPythonToolMetadata(
       f === 'execute' ? raw.execute === null : !(f in v) && !raw.non_literal.includes(f),
     );
     if (missing.length > 0) {
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_TOOL,
-        `Python tool ${file} is missing ${missing.map((m) => (m === 'execute' ? 'async def execute(params)' : m)).join(', ')}.`,
-        {
-          location: { file, line: 1, column: 1 },
-          hint: "A tool file defines name, description, parameters and async def execute(params) -> str at module level (or RYE's __executor_id__ and CONFIG_SCHEMA).",
-          details: { missing },
-        },
+      throw toolMissingFields(
+        'Python',
+        file,
+        missing.map((name) => ({
+          name,
+          shown: name === 'execute' ? 'async def execute(params)' : name,
+        })),
+        "A tool file defines name, description, parameters and async def execute(params) -> str at module level (or RYE's __executor_id__ and CONFIG_SCHEMA).",
       );
     }
   }

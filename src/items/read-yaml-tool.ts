@@ -15,6 +15,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { parseConcurrencySpec, parseRateLimitSpec } from '../locks/lock-spec.js';
 import type { EnvConfig, ToolItem } from './tool-item.js';
 import { lazyPackage } from '../directive/lazy-package.js';
+import { toolYamlInvalid } from '../errors/item-errors.js';
 
 /** The YAML reader, loaded by the first YAML text read. */
 const yaml = lazyPackage<typeof Yaml>('yaml');
@@ -46,11 +47,7 @@ export function parseYamlTool(text: string, file: string): ToolItem {
   };
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_TOOL,
-      `${file}: the YAML is not valid: ${e.message.split('\n')[0]}`,
-      { location: lines.at(e.pos[0]), hint: 'Fix the YAML syntax; the tool is read, not run.' },
-    );
+    throw toolYamlInvalid(file, e.message.split('\n')[0] ?? '', lines.at(e.pos[0]));
   }
   const root: unknown = doc.toJS();
   if (!isObj(root)) {

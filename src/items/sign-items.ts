@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DirigentError } from '../errors/dirigent-error.js';
+import { DirigentError, isDirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { ItemIssue } from './item-issue.js';
 import { KIND_DIRS, KIND_EXTENSIONS, type ItemKind } from './item-kind.js';
@@ -15,6 +15,12 @@ import type { SignedBatch, SignedItem } from './signed-item.js';
 import { signItem, type SigningKey } from './signing/sign-item.js';
 import type { Space } from './space.js';
 import { validateItem } from './validate-item.js';
+import {
+  itemNotFound,
+  itemNotFoundCode,
+  noSuchSpace,
+  systemSpaceReadOnly,
+} from '../errors/item-errors.js';
 
 export type { SignItemsRequest } from './sign-items-request.js';
 export type { FailedItem, SignedBatch, SignedItem } from './signed-item.js';
@@ -40,22 +46,16 @@ export type { FailedItem, SignedBatch, SignedItem } from './signed-item.js';
 export async function signItems(request: SignItemsRequest): Promise<SignedItem | SignedBatch> {
   const spaceName = request.space ?? 'project';
   if (spaceName === 'system') {
-    throw DirigentError.fatal(
-      ErrorCode.SPACE_READ_ONLY,
-      'System space items are immutable; copy the item to the project with load first',
-      {
-        hint:
-          `Load it into the project (\`dirigent load ${request.kind} ${request.itemId} --to project\`, ` +
-          'or load with destination "project"), then sign the copy there.',
-        details: { itemId: request.itemId, kind: request.kind, space: spaceName },
-      },
+    throw systemSpaceReadOnly(
+      `Cannot sign ${request.kind} "${request.itemId}" in place`,
+      `Load it into the project (\`dirigent load ${request.kind} ${request.itemId} --to project\`, ` +
+        'or load with destination "project"), then sign the copy there.',
+      { itemId: request.itemId, kind: request.kind, space: spaceName },
     );
   }
   const space = request.spaces.find((s) => s.name === spaceName);
   if (space === undefined) {
-    throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `There is no ${spaceName} space here.`, {
-      hint: 'Sign in the project space or the user space.',
-    });
+    throw noSuchSpace(spaceName, 'Sign in the project space or the user space.');
   }
   if (!/[*?]/.test(request.itemId)) {
     const { file } = await resolveIn(request, space, request.itemId);
@@ -66,14 +66,11 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
   const ids = await matchItemIds(space, request.kind, request.itemId);
   if (ids.length === 0) {
     const where = join(space.root, KIND_DIRS[request.kind]);
-    throw DirigentError.fatal(
-      NOT_FOUND[request.kind],
-      `No ${request.kind} in the ${space.name} space matches "${request.itemId}".`,
-      {
-        hint: `Looked under ${where}; a pattern without "/" matches at any depth (write "**/x" for the same with folders).`,
-        details: { itemId: request.itemId, kind: request.kind },
-      },
-    );
+    throw itemNotFound(request.kind, request.itemId, {
+      in: `the ${space.name} space`,
+      pattern: true,
+      hint: `Looked under ${where}; a pattern without "/" matches at any depth (write "**/x" for the same with folders).`,
+    });
   }
   const key = await keyOf(request);
   const batch: SignedBatch = {
@@ -102,13 +99,6 @@ export async function signItems(request: SignItemsRequest): Promise<SignedItem |
   return batch;
 }
 
-/** The error code of an item of each kind that is not found. */
-const NOT_FOUND: Record<ItemKind, ErrorCode> = {
-  directive: ErrorCode.UNKNOWN_DIRECTIVE,
-  tool: ErrorCode.UNKNOWN_TOOL,
-  knowledge: ErrorCode.UNKNOWN_KNOWLEDGE,
-};
-
 /** The signing key of `request`, read now if it is given as a function. */
 function keyOf(request: SignItemsRequest): Promise<SigningKey> {
   return typeof request.key === 'function' ? request.key() : Promise.resolve(request.key);
@@ -129,7 +119,7 @@ async function resolveIn(
     try {
       return await resolver.resolve(kind, itemId, [space]);
     } catch (err) {
-      if (DirigentError.from(err).code !== NOT_FOUND[kind]) throw err;
+      if (!isDirigentError(err, itemNotFoundCode(kind))) throw err;
       const others = request.spaces.filter((s) => s.name !== space.name);
       const elsewhere = await resolver.resolve(kind, itemId, others).catch(() => undefined);
       const where = join(space.root, KIND_DIRS[kind]);
@@ -142,19 +132,14 @@ async function resolveIn(
               `project (\`dirigent load ${kind} ${itemId} --to project\`), then sign the copy.`
             : `It is in the ${elsewhere.space} space (${elsewhere.file}): sign it there ` +
               `(--space ${elsewhere.space}).`;
-      throw DirigentError.fatal(
-        NOT_FOUND[kind],
-        `No ${kind} "${itemId}" in the ${space.name} space.`,
-        {
-          hint,
-          details: {
-            itemId,
-            kind,
-            space: space.name,
-            ...(elsewhere && { foundIn: elsewhere.space, file: elsewhere.file }),
-          },
+      throw itemNotFound(kind, itemId, {
+        in: `the ${space.name} space`,
+        hint,
+        details: {
+          space: space.name,
+          ...(elsewhere && { foundIn: elsewhere.space, file: elsewhere.file }),
         },
-      );
+      });
     }
   } finally {
     resolver.close();

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { Semaphore } from 'redis-semaphore';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { lockLost, lockUnavailable } from '../errors/deployment-errors.js';
 
 /** A held slot of a keyed semaphore. */
 export interface LockSlot {
@@ -60,18 +61,17 @@ export async function tryAcquire(
   const controller = new AbortController();
   const semaphore = new LeasedSemaphore(redis, lockRedisKey(prefix, key), limit, leaseMs, () =>
     controller.abort(
-      DirigentError.retryable(
-        ErrorCode.LOCK_LOST,
-        `Lost the concurrency lock '${key}': its lease of ${leaseMs} ms could not be renewed.`,
-        { details: { key, leaseMs } },
-      ),
+      lockLost(`the concurrency lock '${key}'`, `its lease of ${leaseMs} ms could not be renewed`, {
+        key,
+        leaseMs,
+      }),
     ),
   );
   let acquired: boolean;
   try {
     acquired = await semaphore.tryAcquire();
   } catch (err) {
-    throw unavailable(`Could not ask Redis for the concurrency lock '${key}'`, key, err);
+    throw lockUnavailable(`Could not ask Redis for the concurrency lock '${key}'`, key, err);
   }
   if (!acquired) return undefined;
 
@@ -81,7 +81,7 @@ export async function tryAcquire(
     signal: controller.signal,
     release() {
       released ??= semaphore.release().catch((err: unknown) => {
-        throw unavailable(
+        throw lockUnavailable(
           `Could not release the concurrency lock '${key}' (it frees itself after ${leaseMs} ms)`,
           key,
           err,
@@ -150,15 +150,6 @@ class LeasedSemaphore extends Semaphore {
       return Date.now() - this.renewedAt < this.leaseMs;
     }
   }
-}
-
-function unavailable(what: string, key: string, err: unknown): DirigentError {
-  const reason = err instanceof Error ? err.message : String(err);
-  return DirigentError.retryable(ErrorCode.LOCK_UNAVAILABLE, `${what}: ${reason}`, {
-    cause: err,
-    details: { key },
-    hint: 'Check that Redis answers; the job can be tried again.',
-  });
 }
 
 function checkArguments(key: string, limit: number, leaseMs: number): void {

@@ -15,6 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { lockUnavailable } from '../errors/deployment-errors.js';
 
 /** The answer of {@link tryConsume}. */
 export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number };
@@ -75,16 +76,7 @@ export async function tryConsume(
       reply = await redis.eval(SCRIPT, 1, ...args);
     }
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw DirigentError.retryable(
-      ErrorCode.LOCK_UNAVAILABLE,
-      `Could not ask Redis for the rate limit '${key}': ${reason}`,
-      {
-        cause: err,
-        details: { key },
-        hint: 'Check that Redis answers; the job can be tried again.',
-      },
-    );
+    throw lockUnavailable(`Could not ask Redis for the rate limit '${key}'`, key, err);
   }
   const [admitted, waitUs] = reply as [number, number];
   if (Number(admitted) === 1) return { ok: true };

@@ -15,8 +15,6 @@ import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loade
 import type { EngineObserver } from '../engine/engine-options.js';
 import { hasEnded, type RunRecord } from '../engine/run-record.js';
 import { validateInputs } from '../engine/validate-inputs.js';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import { checkSignalPayload } from '../policy/check-json-size.js';
 import { Telemetry } from '../telemetry/telemetry.js';
 import { checkRunId } from './check-run-id.js';
@@ -40,6 +38,8 @@ import type { Schedule, ScheduleStore } from './schedule.js';
 import { declaredSchedules, scheduleOf, type ScheduleRequest } from './schedule-of.js';
 import type { StartedRun, StartRequest } from './start-request.js';
 import { validateDirective, type Validation } from './validate-directive.js';
+import { runEnded, runNotFound } from '../errors/run-errors.js';
+import { needsRedis } from '../errors/deployment-errors.js';
 
 /** See the module comment. */
 export class Dirigent {
@@ -165,9 +165,7 @@ export class Dirigent {
     checkRunId(runId);
     const record = await this.backend.get(runId);
     if (record !== undefined) return record;
-    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
-      hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
-    });
+    throw runNotFound(runId, this.backend.mode);
   }
 
   /** Runs, newest first, a page at a time; `INVALID_REQUEST` for a status no run can have. */
@@ -203,14 +201,7 @@ export class Dirigent {
   async cancel(runId: string, reason = 'Cancelled.'): Promise<RunRecord> {
     const record = await this.get(runId);
     if (hasEnded(record.status)) {
-      throw DirigentError.fatal(
-        ErrorCode.RUN_ENDED,
-        `Run ${runId} has ended (${record.status}); there is nothing to cancel.`,
-        {
-          hint: `Its record: \`dirigent status ${runId}\` (GET /v1/runs/${runId}).`,
-          details: { runId, status: record.status },
-        },
-      );
+      throw runEnded(runId, record.status);
     }
     return this.backend.cancel(runId, reason);
   }
@@ -314,9 +305,7 @@ export class Dirigent {
 
   private scheduleBook(): ScheduleStore {
     if (this.book !== undefined) return this.book;
-    throw DirigentError.fatal(ErrorCode.NEEDS_REDIS, 'Schedules need a Redis deployment.', {
-      hint: 'Pass --redis <url> or set REDIS_URL: the workers of a deployment fire schedules.',
-    });
+    throw needsRedis('Scheduling runs', 'the workers of a deployment fire schedules');
   }
 
   /**

@@ -33,6 +33,7 @@ import type { Executed, ExecuteRequest } from './execute-request.js';
 import { checkKind } from './item-kinds.js';
 import { loadItem, type LoadedItem, type LoadRequest } from './load-item.js';
 import type { StartedRun, StartRequest } from './start-request.js';
+import { runNotWaiting } from '../errors/run-errors.js';
 
 export type { Executed, ExecuteRequest } from './execute-request.js';
 export { ITEM_KINDS } from './item-kinds.js';
@@ -240,12 +241,7 @@ export class ItemOperations {
       );
     // Nested waits (a child run's instruction) are answered through the run itself.
     const signal = resume.signal ?? record.waiting?.[0]?.signal;
-    if (signal === undefined)
-      throw DirigentError.fatal(
-        ErrorCode.RUN_NOT_WAITING,
-        `Run ${resume.runId} is ${record.status}: nothing waits for an answer.`,
-        { hint: 'Start a new run instead.' },
-      );
+    if (signal === undefined) throw runNotWaiting(resume.runId, record.status, 'answer');
     const run = await this.dirigent.signal(resume.runId, signal, resume.answer ?? null);
     return { kind: 'directive', itemId, dryRun: false, run };
   }

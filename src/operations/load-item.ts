@@ -13,6 +13,7 @@ import { summarizeItem, type ItemFields } from '../items/item-summary.js';
 import type { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItemText, type Verification } from '../items/signing/verify-item.js';
 import type { SpaceName } from '../items/space.js';
+import { noSuchSpace, systemSpaceReadOnly } from '../errors/item-errors.js';
 
 /** What `load` takes. */
 export interface LoadRequest {
@@ -82,14 +83,7 @@ export async function loadItem(
   };
   if (destination === undefined || destination === found.space) return loaded;
   const space = items.spaces.find((s) => s.name === destination);
-  if (space === undefined)
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_REQUEST,
-      `This project has no ${destination} space.`,
-      {
-        hint: 'Copy into "project" or "user".',
-      },
-    );
+  if (space === undefined) throw noSuchSpace(destination, 'Copy into "project" or "user".');
   const target = join(space.root, KIND_DIRS[kind], ...itemId.split('/')) + extname(found.file);
   const existing = await readFile(target, 'utf8').catch(() => undefined);
   if (existing !== undefined && existing !== content && request.overwrite !== true)
@@ -110,9 +104,8 @@ export async function loadItem(
 }
 
 function readOnly(kind: ItemKind, itemId: string): DirigentError {
-  return DirigentError.fatal(
-    ErrorCode.SPACE_READ_ONLY,
-    `Cannot copy ${kind} "${itemId}" into the system space: system items are read-only.`,
-    { hint: 'Copy it into the project (destination "project") or your user space ("user").' },
+  return systemSpaceReadOnly(
+    `Cannot copy ${kind} "${itemId}" into the system space`,
+    'Copy it into the project (destination "project") or your user space ("user").',
   );
 }

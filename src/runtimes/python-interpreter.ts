@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
+import { programNotFound } from '../errors/runtime-errors.js';
 
 const resolved = new Map<string, Promise<string>>();
 
@@ -40,12 +39,11 @@ async function find(projectDir: string, env: Record<string, string | undefined>)
       tried.push(`${candidate} (${(err as Error).message.split('\n')[0]})`);
     }
   }
-  throw DirigentError.fatal(
-    ErrorCode.RUNTIME_UNAVAILABLE,
-    'No Python interpreter found for Python tools.',
-    {
-      hint: `Tried ${tried.join(', ')}. Install python3, create .venv in the project, or set RYE_PYTHON.`,
-    },
+  throw programNotFound(
+    'Python interpreter',
+    'Python tools',
+    tried,
+    'Install python3, create .venv in the project, or set RYE_PYTHON.',
   );
 }
 

@@ -6,11 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import { abortError } from '../tools/abort-error.js';
 import { Capture } from './output-capture.js';
 import { endGroup, guardGroup } from './group-reaper.js';
 import { killGroup } from './process-group.js';
+import { cannotStart } from '../errors/runtime-errors.js';
+import { callTimedOut } from '../errors/stop-errors.js';
 
 /** What to run. */
 export interface ProcessSpec {
@@ -91,24 +92,14 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const timer = setTimeout(
       () =>
         stop(() =>
-          DirigentError.retryable(
-            ErrorCode.STEP_TIMEOUT,
-            `${spec.label} timed out after ${spec.timeoutMs / 1000} s.`,
-            { details: { stdout: out.text(), stderr: err.text(), exit_code: null } },
-          ),
+          callTimedOut(spec.label, spec.timeoutMs, {
+            details: { stdout: out.text(), stderr: err.text(), exit_code: null },
+          }),
         ),
       spec.timeoutMs,
     );
     spec.signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) =>
-      finish(
-        DirigentError.fatal(
-          ErrorCode.RUNTIME_UNAVAILABLE,
-          `Could not start ${spec.label}: ${e.message}`,
-          { cause: e },
-        ),
-      ),
-    );
+    child.on('error', (e) => finish(cannotStart(spec.label, e.message, { cause: e })));
     const complete = () => {
       if (!killing && exit !== undefined) finish();
     };

@@ -10,6 +10,7 @@ import { join, relative, isAbsolute } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { redactText } from './redact-text.js';
+import { missingSecrets } from '../errors/runtime-errors.js';
 
 /** Where secrets come from. */
 export interface SecretSources {
@@ -49,14 +50,7 @@ export async function resolveSecrets(
     return out[n] === undefined;
   });
   if (still.length > 0) {
-    throw DirigentError.fatal(
-      ErrorCode.MISSING_SECRET,
-      `Tool "${itemId}" needs the secret${still.length > 1 ? 's' : ''} ${still.join(', ')}, which ${still.length > 1 ? 'are' : 'is'} set neither in the environment nor in ${file}.`,
-      {
-        hint: `Export ${still[0]}=… before running, or add a line "${still[0]}=…" to ${file} (outside the project).`,
-        details: { itemId, missing: still },
-      },
-    );
+    throw missingSecrets(`Tool "${itemId}"`, still, file);
   }
   return out;
 }

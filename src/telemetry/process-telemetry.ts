@@ -5,14 +5,13 @@
  * (`start-telemetry.ts`), nothing of OpenTelemetry is loaded and {@link processTelemetry} is
  * undefined.
  */
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import {
   startTelemetry,
   type PrometheusEndpoint,
   type StartedTelemetry,
 } from './start-telemetry.js';
 import { Telemetry } from './telemetry.js';
+import { badOptionValue } from '../errors/request-errors.js';
 
 let started: StartedTelemetry | undefined;
 let telemetry: Telemetry | undefined;
@@ -53,9 +52,6 @@ export function metricsEndpoint(
   if (port === undefined || port === '') return undefined;
   const n = Number(port);
   if (!(Number.isInteger(n) && n > 0 && n < 65536))
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_REQUEST,
-      `${option} takes a port number from 1 to 65535 (got ${port}).`,
-    );
+    throw badOptionValue(option, 'a port number from 1 to 65535', port);
   return { port: n, host: host || '127.0.0.1' };
 }

@@ -1,5 +1,6 @@
 /** The error a tool rejects with when its signal aborts. */
-import { DirigentError, ErrorCode } from '../errors/index.js';
+import { DirigentError } from '../errors/index.js';
+import { cancelled } from '../errors/stop-errors.js';
 
 /**
  * The error to reject with once `signal` is aborted: its reason when that is a `DirigentError`
@@ -8,5 +9,5 @@ import { DirigentError, ErrorCode } from '../errors/index.js';
 export function abortError(signal: AbortSignal, what: string): DirigentError {
   const reason: unknown = signal.reason;
   if (reason instanceof DirigentError) return reason;
-  return DirigentError.fatal(ErrorCode.CANCELLED, `${what} was cancelled`, { cause: reason });
+  return cancelled(what, undefined, reason);
 }

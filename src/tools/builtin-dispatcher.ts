@@ -13,6 +13,7 @@ import { abortError } from './abort-error.js';
 import { acceptSimpleParams } from './accept-simple-params.js';
 import { type ToolDefinition } from './tool-definition.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
+import { unknownTool } from '../errors/item-errors.js';
 
 /** ajv, loaded by the first schema a dispatcher compiles. */
 const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
@@ -166,14 +167,7 @@ export class BuiltinDispatcher implements ToolDispatcher {
   }
 
   private unknownTool(itemId: string): DirigentError {
-    const available = [...this.entries.keys()].sort();
-    const match = closest(itemId, available);
-    const guess = match === undefined ? '' : ` Did you mean "${match}"?`;
-    return DirigentError.fatal(
-      ErrorCode.UNKNOWN_TOOL,
-      `unknown tool "${itemId}".${guess} Available tools: ${available.join(', ') || '(none)'}.`,
-      { details: { itemId, available } },
-    );
+    return unknownTool(itemId, [...this.entries.keys()].sort());
   }
 }
 

@@ -17,6 +17,7 @@ import { DirigentError, ErrorCode } from '../errors/index.js';
 import { abortError } from './abort-error.js';
 import { checkAddress } from './check-address.js';
 import { allowsHost, NETWORK_POLICY_FILE, type NetworkPolicy } from './network-policy.js';
+import { requestFailed } from '../errors/runtime-errors.js';
 
 /** A request as the web tools make it. */
 export interface GuardedRequest {
@@ -129,15 +130,10 @@ export async function guardedFetch(
     }
     if (err instanceof DirigentError) throw err;
     const e = err as NodeJS.ErrnoException;
-    throw DirigentError.retryable(
-      ErrorCode.HTTP_FAILED,
-      `${req.label}: ${method} ${url.href} failed: ${e.code ?? e.message}`,
-      {
-        hint: 'Check that url names a host that answers; the step retries per its policy.',
-        details: { code: e.code },
-        cause: err,
-      },
-    );
+    throw requestFailed(`${req.label}: ${method} ${url.href}`, e.code ?? e.message, {
+      details: { code: e.code },
+      cause: err,
+    });
   }
 }
 

@@ -9,7 +9,6 @@
  */
 import { dirname } from 'node:path';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { ItemResolver } from '../items/item-resolver.js';
 import { readToolItem } from '../items/read-tool-item.js';
@@ -45,6 +44,7 @@ import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 import { ToolSchemas } from './tool-schemas.js';
 import { timeoutOf } from './tool-timeout.js';
 import { runtimeOf, tracedDispatch } from './traced-dispatch.js';
+import { unknownTool } from '../errors/item-errors.js';
 
 export type { ItemDispatcherOptions } from './item-dispatcher-options.js';
 
@@ -274,13 +274,10 @@ export class ItemDispatcher implements ToolDispatcher {
     const e = DirigentError.from(err);
     if (e.code !== ErrorCode.UNKNOWN_TOOL || e.details?.itemId !== itemId) return err;
     const builtins = this.builtins.itemIds();
-    return DirigentError.fatal(
-      ErrorCode.UNKNOWN_TOOL,
-      `Unknown tool "${itemId}": not a built-in tool, and no space holds it.${didYouMean(itemId, builtins)}`,
-      {
-        hint: `${e.hint ?? ''} Built-in tools: ${builtins.join(', ')}.`,
-        details: { itemId },
-      },
-    );
+    return unknownTool(itemId, builtins, {
+      why: 'not a built-in tool, and no space holds it',
+      ...(e.hint !== undefined && { hint: e.hint }),
+      knownAs: 'Built-in tools',
+    });
   }
 }

@@ -1,8 +1,8 @@
 /** The folder (or file) a search tool starts from, checked to lie in the project. */
 import { lstat, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
-import { DirigentError, ErrorCode } from '../errors/index.js';
 import { resolveInProject } from './resolve-in-project.js';
+import { fileNotFound, notAFolder } from '../errors/file-errors.js';
 
 /** Where a search starts. */
 export interface SearchRoot {
@@ -29,16 +29,16 @@ export async function resolveSearchRoot(
   const stats = await stat(abs).catch(() => undefined);
   if (stats === undefined) {
     const dangling = await lstat(abs).catch(() => undefined);
-    throw DirigentError.fatal(
-      ErrorCode.FILE_NOT_FOUND,
-      `"${given}" does not exist in the project${dangling ? ' (it is a link to nothing)' : ''}`,
-      { hint: `Set ${param} to an existing folder of the project.`, details: { path: abs } },
-    );
+    throw fileNotFound(`"${given}"`, {
+      path: abs,
+      ...(dangling && { why: 'it is a link to nothing' }),
+      hint: `Set ${param} to an existing folder of the project.`,
+    });
   }
   if (!stats.isDirectory() && !options.allowFile) {
-    throw DirigentError.fatal(ErrorCode.NOT_A_DIRECTORY, `"${given}" is a file, not a folder`, {
+    throw notAFolder(given ?? '.', {
+      path: abs,
       hint: `Set ${param} to a folder (or leave it out for the whole project).`,
-      details: { path: abs },
     });
   }
   const rel = relative(resolve(projectDir), abs).split(sep).join('/');

@@ -317,7 +317,7 @@ describe('dirigent sign', () => {
     [
       ['sign', 'tool', 'rye/core/runtimes/bash/bash', '--space', 'system'],
       'SPACE_READ_ONLY',
-      'immutable',
+      'read-only',
     ],
     [['sign', 'widget', 'x'], 'INVALID_REQUEST', 'is not an item type'],
   ])('exits 2 for a wrong call: %j', (args, code, words) => {

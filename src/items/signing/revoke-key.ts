@@ -12,6 +12,7 @@ import {
   TRUSTED_KEY_DIRS,
   type KeyFingerprints,
 } from './trust-store.js';
+import { systemSpaceReadOnly } from '../../errors/item-errors.js';
 
 /** What {@link revokeKey} did. */
 export interface RevokedKey {
@@ -85,13 +86,10 @@ export async function revokeKey(
     .filter((f) => f.space === 'system')
     .map(({ space, file }) => ({ space, file }));
   if (writable.length === 0) {
-    throw DirigentError.fatal(
-      ErrorCode.SPACE_READ_ONLY,
-      `Key ${keyId} is trusted by the system space, which is read-only.`,
-      {
-        hint: 'System space items and keys ship with Dirigent and cannot be revoked here.',
-        details: { files: remaining.map((r) => r.file) },
-      },
+    throw systemSpaceReadOnly(
+      `Cannot revoke key ${keyId}, which the system space trusts`,
+      'System space items and keys ship with Dirigent and cannot be revoked here.',
+      { files: remaining.map((r) => r.file) },
     );
   }
   for (const { file } of writable) await rm(file, { force: true });

@@ -11,8 +11,6 @@ import {
 } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import type { ItemKind } from '../item-kind.js';
 import { normalizeLineEndings, sha256Hex, signedContentHash } from './content-hash.js';
 import {
@@ -24,6 +22,7 @@ import {
   signatureStyleFor,
 } from './signature-line.js';
 import { keyFingerprint, ryeosKeyFingerprint } from './trust-store.js';
+import { keyNotEd25519, keyNotReadable, keysNotAPair } from '../../errors/signing-errors.js';
 
 /** An Ed25519 key pair as PEM texts. */
 export interface SigningKey {
@@ -181,11 +180,7 @@ function signingKeyOf(key: SigningKey): { privateKey: KeyObject; keyId: string }
   const publicKey = ed25519(() => createPublicKey(key.publicKeyPem), 'public');
   const derived = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
   if (!derived.equals(publicKey.export({ type: 'spki', format: 'der' }))) {
-    throw DirigentError.fatal(
-      ErrorCode.BAD_SIGNATURE,
-      `Cannot sign: the private key does not belong to public key ${keyFingerprint(key.publicKeyPem)}`,
-      { hint: 'Pass the public key PEM written alongside the private key.' },
-    );
+    throw keysNotAPair({ pem: 'private' }, { pem: 'public' }, keyFingerprint(key.publicKeyPem));
   }
   return { privateKey, keyId: keyFingerprint(key.publicKeyPem) };
 }
@@ -195,17 +190,10 @@ function ed25519(read: () => KeyObject, which: 'private' | 'public'): KeyObject 
   try {
     key = read();
   } catch (err) {
-    throw DirigentError.fatal(ErrorCode.BAD_SIGNATURE, `Not a readable ${which} key PEM`, {
-      cause: err,
-      hint: 'Use the PEM files of an Ed25519 key pair (generateSigningKey writes them).',
-    });
+    throw keyNotReadable({ pem: which }, err);
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw DirigentError.fatal(
-      ErrorCode.BAD_SIGNATURE,
-      `The ${which} key is ${key.asymmetricKeyType ?? 'of unknown type'}, not Ed25519`,
-      { hint: 'RYE signatures use Ed25519 keys only.' },
-    );
+    throw keyNotEd25519({ pem: which }, key.asymmetricKeyType);
   }
   return key;
 }

@@ -12,6 +12,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { defaultSpaces } from '../space.js';
 import type { GeneratedSigningKey } from './sign-item.js';
 import { keyFingerprint } from './trust-store.js';
+import { keyNotEd25519, keyNotReadable, keysNotAPair } from '../../errors/signing-errors.js';
 
 /** The file names of a signing key pair in its folder (RYE A's). */
 export const SIGNING_KEY_FILES = {
@@ -85,13 +86,7 @@ export async function readSigningKey(dir: string): Promise<GeneratedSigningKey> 
   const publicKey = ed25519(() => createPublicKey(publicKeyPem), publicFile);
   const derived = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
   if (!derived.equals(publicKey.export({ type: 'spki', format: 'der' }))) {
-    throw DirigentError.fatal(
-      ErrorCode.BAD_SIGNATURE,
-      `${privateFile} and ${publicFile} are not one key pair.`,
-      {
-        hint: 'Restore the public key written with this private key, or make a new pair with `dirigent keys init --force`.',
-      },
-    );
+    throw keysNotAPair({ file: privateFile }, { file: publicFile }, keyFingerprint(publicKeyPem));
   }
   return { privateKeyPem, publicKeyPem, keyId: keyFingerprint(publicKeyPem) };
 }
@@ -110,17 +105,10 @@ function ed25519(read: () => KeyObject, file: string): KeyObject {
   try {
     key = read();
   } catch (err) {
-    throw DirigentError.fatal(ErrorCode.BAD_SIGNATURE, `${file} holds no readable key.`, {
-      cause: err,
-      hint: 'Restore the PEM file, or make a new pair with `dirigent keys init --force`.',
-    });
+    throw keyNotReadable({ file }, err);
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw DirigentError.fatal(
-      ErrorCode.BAD_SIGNATURE,
-      `${file} holds a ${key.asymmetricKeyType ?? 'key of unknown type'} key, not Ed25519.`,
-      { hint: 'RYE signatures use Ed25519 keys only: make one with `dirigent keys init --force`.' },
-    );
+    throw keyNotEd25519({ file }, key.asymmetricKeyType);
   }
   return key;
 }

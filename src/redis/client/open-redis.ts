@@ -3,14 +3,13 @@
  * an embedded run never loads BullMQ or ioredis.
  */
 import type { DirectiveLoader } from '../../engine/directive-loader.js';
-import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { DEFAULT_PREFIX } from '../queue-names.js';
-import { connectRedis, pingRedis, redisDownMessage } from '../redis-connection.js';
+import { connectRedis, pingRedis, printableRedisUrl } from '../redis-connection.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { RedisIdempotency } from './redis-idempotency.js';
 import { RedisBackend } from './redis-backend.js';
 import { ScheduleBook } from '../triggers/schedule-book.js';
+import { redisUnavailable } from '../../errors/deployment-errors.js';
 
 /** What a project opened on a Redis deployment runs on. */
 export interface RedisParts {
@@ -29,10 +28,7 @@ export async function openRedis(
   loader: DirectiveLoader,
   telemetry: Telemetry | undefined,
 ): Promise<RedisParts> {
-  if (!(await pingRedis(url, 2000)))
-    throw DirigentError.fatal(ErrorCode.REDIS_UNAVAILABLE, redisDownMessage(url), {
-      hint: 'Without a Redis URL, runs are embedded in this process.',
-    });
+  if (!(await pingRedis(url, 2000))) throw redisUnavailable(printableRedisUrl(url), 'client');
   const redis = connectRedis(url);
   const keyPrefix = prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
   return {

@@ -3,6 +3,8 @@
  * run (see `redis/run-worker/`).
  */
 import type { Redis } from 'ioredis';
+import { isDirigentError } from '../../errors/dirigent-error.js';
+import { ErrorCode } from '../../errors/error-codes.js';
 import type { DirectiveLoader, LoadedDirective } from '../../engine/directive-loader.js';
 import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
@@ -75,7 +77,7 @@ export class RedisBackend implements RunBackend {
 
   get(runId: string): Promise<RunRecord | undefined> {
     return this.client.status(runId).catch((err: unknown) => {
-      if ((err as { code?: string }).code === 'RUN_NOT_FOUND') return undefined;
+      if (isDirigentError(err, ErrorCode.RUN_NOT_FOUND)) return undefined;
       throw err;
     });
   }

@@ -6,7 +6,6 @@ import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { fromJobError } from '../job-error.js';
 import { QueueName } from '../queue-names.js';
 import { queueOptions, RUN_JOB_RETENTION } from '../queue-options.js';
@@ -16,6 +15,7 @@ import { groupJobIdOf } from './start-group-ids.js';
 import { StartSender, type StartOptions } from './start-sender.js';
 import type { RunTrigger } from '../../telemetry/run-trace.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
+import { runNotFound } from '../../errors/run-errors.js';
 
 /** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
 const WAIT_POLL_MS = 1000;
@@ -142,9 +142,7 @@ export class RunsClient {
     // job (which removes it): the store holds the run now.
     const saved = await this.store.load(runId);
     if (saved !== undefined) return saved.record;
-    throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
-      hint: 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.',
-    });
+    throw runNotFound(runId, 'redis');
   }
 
   /** The job that holds the run's start (its own, or its group's), if one does. */

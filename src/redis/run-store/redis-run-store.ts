@@ -48,6 +48,7 @@ import { workersKey } from '../takeover/worker-lease.js';
 import { FEED_START } from '../../run-backend/run-feed.js';
 import type { PendingEvents } from './pending-events.js';
 import { FEED_FIELD } from './run-store-lua.js';
+import { runNotFound } from '../../errors/run-errors.js';
 
 export type { RunCursor, RunListFilter } from './list-stored-runs.js';
 export type { VersionedRun } from './run-hash.js';
@@ -226,8 +227,7 @@ export class RedisRunStore implements RunStore {
         this.written.forget(runId);
         throw err;
       }
-      if (reply[0] === 'missing')
-        throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`);
+      if (reply[0] === 'missing') throw runNotFound(runId, 'redis');
       const version = this.checked(runId, reply, options);
       if (reply[0] === 'ok' && known !== undefined) {
         for (const [field, json] of set) known.fields.set(field, json);

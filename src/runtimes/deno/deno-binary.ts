@@ -2,8 +2,7 @@
 import { access, constants } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
+import { programNotFound } from '../../errors/runtime-errors.js';
 
 let found: Promise<string> | undefined;
 let foundFor: string | undefined;
@@ -52,11 +51,10 @@ async function find(override: string): Promise<string> {
       tried.push(`${file} (not an executable file)`);
     }
   }
-  throw DirigentError.fatal(
-    ErrorCode.RUNTIME_UNAVAILABLE,
-    'No Deno executable found for JS/TS tools.',
-    {
-      hint: `Tried ${tried.join(', ')}. Run npm install (Dirigent depends on the deno package), or set DIRIGENT_DENO to a deno binary.`,
-    },
+  throw programNotFound(
+    'Deno executable',
+    'JS/TS tools',
+    tried,
+    'Run npm install (Dirigent depends on the deno package), or set DIRIGENT_DENO to a deno binary.',
   );
 }

@@ -2,6 +2,8 @@
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { redactText } from '../redact-text.js';
+import { hostCrashed } from '../../errors/runtime-errors.js';
+import { callTimedOut } from '../../errors/stop-errors.js';
 
 /** An error as the harness describes it. */
 export interface HarnessError {
@@ -126,21 +128,18 @@ export function crashError(
     );
   }
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-  const lines = tail(stderr, 10);
-  return DirigentError.retryable(
-    ErrorCode.HOST_CRASHED,
-    `The Deno process of ${facts.label} ${how} during the call${lines ? `; stderr ends:\n${lines}` : '.'}`,
-    { details: { exit_code: exit.code, signal: exit.signal, stderr: tail(stderr, 40) } },
-  );
+  return hostCrashed(`The Deno process of ${facts.label}`, how, tail(stderr, 10), {
+    exit_code: exit.code,
+    signal: exit.signal,
+    stderr: tail(stderr, 40),
+  });
 }
 
 /** The retryable `STEP_TIMEOUT` of a call that ran out of time. */
 export function timeoutError(timeoutMs: number, facts: CallFacts): DirigentError {
-  return DirigentError.retryable(
-    ErrorCode.STEP_TIMEOUT,
-    `${facts.label} timed out after ${timeoutMs / 1000} s.`,
-    { details: { stderr: redactText(tail(facts.stderr, 40), facts.secrets) } },
-  );
+  return callTimedOut(facts.label, timeoutMs, {
+    details: { stderr: redactText(tail(facts.stderr, 40), facts.secrets) },
+  });
 }
 
 /** The last `n` non-empty lines of `text`. */

@@ -7,7 +7,6 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
 import { endGroup, guardGroup } from '../group-reaper.js';
 import { killGroup } from '../process-group.js';
@@ -20,6 +19,7 @@ import {
 } from './deno-call-errors.js';
 import { denoArgs, denoEnvironment, type DenoHostSpec } from './deno-args.js';
 import { redactText } from '../redact-text.js';
+import { cannotStart, paramsNotJson } from '../../errors/runtime-errors.js';
 
 /** What one call sends to the harness. */
 export interface HostRequest {
@@ -143,12 +143,7 @@ export class DenoHost {
       try {
         line = JSON.stringify({ id, ...request });
       } catch (err) {
-        return reject(
-          DirigentError.fatal(
-            ErrorCode.INVALID_PARAMS,
-            `${options.label}: the input is not JSON-serialisable: ${(err as Error).message}`,
-          ),
-        );
+        return reject(paramsNotJson(options.label, err));
       }
       const facts = (): CallFacts => ({
         label: options.label,
@@ -198,11 +193,10 @@ export class DenoHost {
             const e = this.spawnError;
             return settle(() =>
               reject(
-                DirigentError.fatal(
-                  ErrorCode.RUNTIME_UNAVAILABLE,
-                  `Could not start Deno for ${options.label}: ${e.message}`,
-                  { cause: e },
-                ),
+                cannotStart(`Deno for ${options.label}`, e.message, {
+                  hint: 'Run npm install (Dirigent depends on the deno package), or set DIRIGENT_DENO to a deno binary.',
+                  cause: e,
+                }),
               ),
             );
           }

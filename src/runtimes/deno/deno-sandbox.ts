@@ -16,6 +16,8 @@ import { resolveDeno } from './deno-binary.js';
 import { denoCacheRoot, harnessFile } from './deno-cache-dir.js';
 import { DenoHost } from './deno-host.js';
 import type { DenoToolCall } from './deno-tool-call.js';
+import { cancelled } from '../../errors/stop-errors.js';
+import { missingSecrets } from '../../errors/runtime-errors.js';
 
 /** V8 heap limit of a tool that declares no `limits.memory_mb`, MB. */
 export const DEFAULT_MEMORY_MB = 128;
@@ -60,8 +62,7 @@ export class DenoSandbox {
    */
   async run(call: DenoToolCall): Promise<unknown> {
     const label = `deno tool ${call.itemId}`;
-    if (this.closed)
-      throw DirigentError.fatal(ErrorCode.CANCELLED, `${label}: the Deno sandbox is closed.`);
+    if (this.closed) throw cancelled(label, 'the Deno sandbox is closed');
     if (call.signal.aborted) throw abortError(call.signal, label);
     if (!call.meta.hasExecute)
       throw DirigentError.fatal(ErrorCode.INVALID_TOOL, `${label} exports no execute function.`, {
@@ -80,8 +81,7 @@ export class DenoSandbox {
       spec.readPaths,
       spec.deno,
     ]);
-    if (this.closed)
-      throw DirigentError.fatal(ErrorCode.CANCELLED, `${label}: the Deno sandbox is closed.`);
+    if (this.closed) throw cancelled(label, 'the Deno sandbox is closed');
     const host = this.acquire(key, spec, hash);
     try {
       const result = await host.call(
@@ -115,9 +115,7 @@ export class DenoSandbox {
     const hosts = [...this.hosts];
     this.hosts.clear();
     await Promise.all(
-      hosts.map((h) =>
-        h.kill(() => DirigentError.fatal(ErrorCode.CANCELLED, 'The Deno sandbox was closed.')),
-      ),
+      hosts.map((h) => h.kill(() => cancelled('The call', 'the Deno sandbox is closed'))),
     );
   }
 
@@ -134,12 +132,7 @@ export class DenoSandbox {
       if (value === undefined) missing.push(name);
       else out[name] = value;
     }
-    if (missing.length > 0)
-      throw DirigentError.fatal(
-        ErrorCode.MISSING_SECRET,
-        `${label} requires the secret${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set.`,
-        { hint: 'Provide the secret to the run.', details: { missing } },
-      );
+    if (missing.length > 0) throw missingSecrets(label, missing);
     return out;
   }
 

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import type { ResolvedMcpServer } from '../../items/mcp-definition.js';
 import { connectFailure, type McpConnection } from './mcp-connection.js';
 import type { McpToolCall } from './mcp-tool-call.js';
+import { callTimedOut } from '../../errors/stop-errors.js';
 
 /** An item of a tool result's content (`text`, `image`, `resource`, …). */
 type ContentItem = { type: string; text?: unknown };
@@ -77,8 +78,5 @@ export function callFailure(
 
 /** The retryable `STEP_TIMEOUT` of a call that outlasted its `timeoutMs`. */
 export function timeoutError(call: McpToolCall, label: string): DirigentError {
-  return DirigentError.retryable(
-    ErrorCode.STEP_TIMEOUT,
-    `${label} timed out after ${call.timeoutMs / 1000} s.`,
-  );
+  return callTimedOut(label, call.timeoutMs);
 }

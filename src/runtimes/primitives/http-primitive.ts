@@ -11,6 +11,8 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
 import { httpStatusError } from '../../tools/http-status-error.js';
 import type { PrimitiveCall } from '../primitive.js';
+import { requestFailed } from '../../errors/runtime-errors.js';
+import { callTimedOut } from '../../errors/stop-errors.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Bytes of a failing response's body kept in the error. */
@@ -60,20 +62,13 @@ export async function httpPrimitive(call: PrimitiveCall): Promise<unknown> {
   } catch (err) {
     if (call.signal.aborted) throw abortError(call.signal, label);
     if (timeout.aborted) {
-      throw DirigentError.retryable(
-        ErrorCode.STEP_TIMEOUT,
-        `${label}: ${method} ${url.origin}${url.pathname} took longer than ${timeoutMs} ms.`,
-        {
-          hint: 'Raise config.timeout (seconds) of the tool, or check the endpoint.',
-        },
-      );
+      throw callTimedOut(`${label}: ${method} ${url.origin}${url.pathname}`, timeoutMs, {
+        hint: 'Raise config.timeout (seconds) of the tool, or check the endpoint.',
+      });
     }
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw DirigentError.retryable(
-      ErrorCode.HTTP_FAILED,
-      `${label}: ${method} ${url.origin}${url.pathname} failed: ${cause?.code ?? cause?.message ?? (err as Error).message}.`,
-      { hint: 'Check that the endpoint is reachable from this machine.', cause: err },
-    );
+    const reason = cause?.code ?? cause?.message ?? (err as Error).message;
+    throw requestFailed(`${label}: ${method} ${url.origin}${url.pathname}`, reason, { cause: err });
   }
   const parsed = parseBody(text, response.headers.get('content-type'));
   const status = response.status;

@@ -4,10 +4,11 @@
  * Python for every call.
  */
 import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
 import type { PythonHostCall } from './python-host-call.js';
 import { PythonHost, type PythonHostJob, type PythonHostListener } from './python-host.js';
+import { cancelled } from '../../errors/stop-errors.js';
+import { paramsNotJson } from '../../errors/runtime-errors.js';
 
 export type { PythonHostCall } from './python-host-call.js';
 
@@ -82,12 +83,7 @@ export class PythonHostPool {
    */
   call(call: PythonHostCall): Promise<unknown> {
     if (this.isClosed) {
-      return Promise.reject(
-        DirigentError.fatal(
-          ErrorCode.CANCELLED,
-          `python tool ${call.itemId} was not run: the Python host pool is closed.`,
-        ),
-      );
+      return Promise.reject(closedError(call));
     }
     if (call.signal.aborted) return Promise.reject(abortError(call.signal, label(call)));
     const id = this.nextId++;
@@ -102,13 +98,7 @@ export class PythonHostPool {
         ...(call.traceparent !== undefined && { traceparent: call.traceparent }),
       });
     } catch (err) {
-      return Promise.reject(
-        DirigentError.fatal(
-          ErrorCode.INVALID_PARAMS,
-          `The params of ${label(call)} are not JSON: ${(err as Error).message}`,
-          { cause: err },
-        ),
-      );
+      return Promise.reject(paramsNotJson(label(call), err));
     }
     const group = this.group(call.python, call.projectDir);
     return new Promise((resolve, reject) => {
@@ -208,8 +198,5 @@ function label(call: PythonHostCall): string {
 }
 
 function closedError(call: PythonHostCall): DirigentError {
-  return DirigentError.fatal(
-    ErrorCode.CANCELLED,
-    `${label(call)} was cancelled: the Python host pool was closed.`,
-  );
+  return cancelled(label(call), 'the Python host pool is closed');
 }

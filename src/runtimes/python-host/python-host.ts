@@ -6,7 +6,6 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { abortError } from '../../tools/abort-error.js';
 import { fromRye } from '../from-rye.js';
 import { Capture } from '../output-capture.js';
@@ -18,6 +17,8 @@ import { toolEnvironment } from '../run-process.js';
 import { stderrTail } from '../stderr-tail.js';
 import type { PythonHostCall } from './python-host-call.js';
 import { PYTHON_HOST_SOURCE } from './python-host-source.js';
+import { cannotStart, hostCrashed } from '../../errors/runtime-errors.js';
+import { callTimedOut } from '../../errors/stop-errors.js';
 
 /** A call waiting for, or running on, a host. */
 export interface PythonHostJob {
@@ -102,14 +103,7 @@ export class PythonHost {
     this.onAbort = () => this.stop(() => abortError(call.signal, label(call)));
     call.signal.addEventListener('abort', this.onAbort, { once: true });
     this.timer = setTimeout(
-      () =>
-        this.stop(() =>
-          DirigentError.retryable(
-            ErrorCode.STEP_TIMEOUT,
-            `${label(call)} timed out after ${call.timeoutMs / 1000} s.`,
-            { details: this.output() },
-          ),
-        ),
+      () => this.stop(() => callTimedOut(label(call), call.timeoutMs, { details: this.output() })),
       call.timeoutMs,
     );
     this.child.stdin.write(`${job.line}\n`);
@@ -186,11 +180,10 @@ export class PythonHost {
     this.die();
     if (job === undefined) return;
     job.reject(
-      DirigentError.fatal(
-        ErrorCode.RUNTIME_UNAVAILABLE,
-        `Could not start a Python host (${this.python}) for ${label(job.call)}: ${e.message}`,
-        { cause: e, hint: PYTHON_HINT },
-      ),
+      cannotStart(`a Python host (${this.python}) for ${label(job.call)}`, e.message, {
+        hint: PYTHON_HINT,
+        cause: e,
+      }),
     );
   }
 
@@ -209,20 +202,16 @@ export class PythonHost {
       // Whatever the tool forked may still run in the group.
       void this.killGroup();
       if (job === undefined) return;
-      const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = stderrTail(output.stderr ?? '');
-      const ends = tail ? `; stderr ends:\n${tail}` : '';
+      const details = { exit_code: code, signal, ...output };
       job.reject(
         ready
-          ? DirigentError.retryable(
-              ErrorCode.HOST_CRASHED,
-              `The Python host running ${label(job.call)} died (${how})${ends}`,
-              { details: { exit_code: code, signal, ...output } },
-            )
-          : DirigentError.fatal(
-              ErrorCode.RUNTIME_UNAVAILABLE,
-              `The Python host (${this.python}) for ${label(job.call)} did not start (${how})${ends}`,
-              { hint: PYTHON_HINT, details: { exit_code: code, signal, ...output } },
+          ? hostCrashed(`The Python host running ${label(job.call)}`, how, tail, details)
+          : cannotStart(
+              `a Python host (${this.python}) for ${label(job.call)}`,
+              `it ${how} before it was ready${tail ? `; stderr ends:\n${tail}` : '.'}`,
+              { hint: PYTHON_HINT, details },
             ),
       );
     };

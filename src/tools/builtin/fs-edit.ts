@@ -11,6 +11,7 @@ import { BINARY_SNIFF_BYTES } from '../text-file-reader.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import type { ToolExample } from '../tool-example.js';
 import { writeFileAtomic } from '../write-file-atomic.js';
+import { binaryFile, fileNotFound, fileTooLarge, notAFile } from '../../errors/file-errors.js';
 
 const diffPackage = lazyPackage<typeof DiffPackage>('diff');
 
@@ -174,37 +175,21 @@ export const fsEditTool: ToolDefinition = {
 
 /** The file's text; missing, a folder, too large or binary files are fatal errors naming `path`. */
 async function readText(path: string, given: string): Promise<string> {
-  const stats = await stat(path).catch(() => undefined);
-  if (stats === undefined || stats.isDirectory()) {
-    throw DirigentError.fatal(
-      stats ? ErrorCode.IS_A_DIRECTORY : ErrorCode.FILE_NOT_FOUND,
-      stats ? `"${given}" is a folder, not a file` : `file "${given}" does not exist`,
-      {
-        hint: 'Set path to an existing file of the project; dirigent/fs/write creates files.',
-        details: { path },
-      },
-    );
-  }
+  const hint = 'Set path to an existing file of the project; dirigent/fs/write creates files.';
+  const stats = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') throw err;
+    throw fileNotFound(`File "${given}"`, { path, hint });
+  });
+  if (stats.isDirectory()) throw notAFile(given, { path, hint });
   if (stats.size > MAX_EDIT_FILE) {
-    throw DirigentError.fatal(
-      ErrorCode.FILE_TOO_LARGE,
-      `"${given}" has ${stats.size} bytes; edits take files up to ${MAX_EDIT_FILE}`,
-      {
-        hint: 'Edit a smaller file, or change this one with dirigent/shell/bash.',
-        details: { path, size: stats.size },
-      },
-    );
+    throw fileTooLarge(given, stats.size, MAX_EDIT_FILE, 'an edit', {
+      path,
+      hint: 'Edit a smaller file, or change this one with dirigent/shell/bash.',
+    });
   }
   const data = await readFile(path);
   if (data.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-    throw DirigentError.fatal(
-      ErrorCode.BINARY_FILE,
-      `"${given}" is a binary file; edits change text`,
-      {
-        hint: 'Set path to a text file.',
-        details: { path },
-      },
-    );
+    throw binaryFile(given, 'edits change text', { path, hint: 'Set path to a text file.' });
   }
   return data.toString('utf8');
 }

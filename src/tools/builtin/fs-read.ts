@@ -5,6 +5,7 @@ import { resolveInProject } from '../resolve-in-project.js';
 import { BINARY_SNIFF_BYTES } from '../text-file-reader.js';
 import { type ToolDefinition } from '../tool-definition.js';
 import type { ToolExample } from '../tool-example.js';
+import { binaryFile, fileNotFound, fileTooLarge, notAFile } from '../../errors/file-errors.js';
 
 /** Encodings a file may be read with; binary files come back as base64 or hex. */
 const ENCODINGS = ['utf8', 'utf-8', 'base64', 'hex', 'latin1', 'ascii', 'utf16le'] as const;
@@ -89,18 +90,15 @@ export const fsReadTool: ToolDefinition = {
     const maxChars = params.max_chars as number;
     const stats = await stat(path).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
-        throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `file "${given}" does not exist`, {
+        throw fileNotFound(`File "${given}"`, {
+          path,
           hint: 'Set path to an existing file of the project (dirigent/fs/glob finds files).',
-          details: { path },
         });
       }
       throw err;
     });
     if (stats.isDirectory()) {
-      throw DirigentError.fatal(ErrorCode.IS_A_DIRECTORY, `"${given}" is a folder, not a file`, {
-        hint: 'Set path to a file; dirigent/fs/ls lists a folder.',
-        details: { path },
-      });
+      throw notAFile(given, { path, hint: 'Set path to a file; dirigent/fs/ls lists a folder.' });
     }
     if (!TEXT.has(encoding)) {
       const ranged = ['offset', 'limit', 'line_numbers'].filter(
@@ -124,28 +122,20 @@ export const fsReadTool: ToolDefinition = {
       };
     }
     if (stats.size > MAX_TEXT_FILE) {
-      throw DirigentError.fatal(
-        ErrorCode.FILE_TOO_LARGE,
-        `"${given}" has ${stats.size} bytes, more than a text read takes (${MAX_TEXT_FILE})`,
-        {
-          hint: 'Find the lines you need with dirigent/fs/grep, or read it as base64 with max_chars.',
-          details: { path, size: stats.size },
-        },
-      );
+      throw fileTooLarge(given, stats.size, MAX_TEXT_FILE, 'a text read', {
+        path,
+        hint: 'Find the lines you need with dirigent/fs/grep, or read it as base64 with max_chars.',
+      });
     }
     const data = await readBytes(path, stats.size, MAX_TEXT_FILE, ctx.signal, given);
     if (
       (encoding === 'utf8' || encoding === 'utf-8') &&
       data.subarray(0, BINARY_SNIFF_BYTES).includes(0)
     ) {
-      throw DirigentError.fatal(
-        ErrorCode.BINARY_FILE,
-        `"${given}" is a binary file (it holds NUL bytes)`,
-        {
-          hint: 'Set encoding to base64 (or hex) to read it as data.',
-          details: { path },
-        },
-      );
+      throw binaryFile(given, 'utf8 reads text', {
+        path,
+        hint: 'Set encoding to base64 (or hex) to read it as data.',
+      });
     }
     return { path, size: data.length, ...lineRange(data.toString(encoding), params, maxChars) };
   },

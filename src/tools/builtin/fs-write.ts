@@ -1,9 +1,9 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';
 import { type ToolDefinition } from '../tool-definition.js';
+import { fileNotFound } from '../../errors/file-errors.js';
 
 /**
  * `dirigent/fs/write`: writes (or appends) text to a file of the project and resolves
@@ -52,11 +52,10 @@ export const fsWriteTool: ToolDefinition = {
       // An abort surfaces from fs as a plain AbortError; report it as the engine's own reason.
       if (ctx.signal.aborted) throw abortError(ctx.signal, `writing "${given}"`);
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw DirigentError.fatal(
-          ErrorCode.FILE_NOT_FOUND,
-          `directory of "${given}" does not exist`,
-          { hint: 'Set create_dirs to true to create it.', details: { path } },
-        );
+        throw fileNotFound(`The folder of "${given}"`, {
+          path,
+          hint: 'Set create_dirs to true to create it.',
+        });
       }
       throw err;
     }

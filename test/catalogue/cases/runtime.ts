@@ -218,7 +218,7 @@ export const RUN_FAILURES: RunFailure[] = [
     ),
     code: ErrorCode.UNKNOWN_DIRECTIVE,
     step: 'delegate',
-    says: ['"helpers/not_there" not found'],
+    says: ['No directive "helpers/not_there" in any space'],
   },
   {
     spec: 'a child directive id that climbs out with .. is refused with INVALID_ITEM_ID',

@@ -295,7 +295,7 @@ describe('readInputRecords: sources', () => {
     const path = join(dir, 'missing.jsonl');
     const err = await rejection(readAll(path));
     expect(err.code).toBe('FILE_NOT_FOUND');
-    expect(err.message).toBe(`input file not found: ${path}`);
+    expect(err.message).toBe(`The inputs file ${path} does not exist.`);
     expect(err.details).toEqual({ path });
   });
 
@@ -307,7 +307,7 @@ describe('readInputRecords: sources', () => {
   it('opens nothing until the first record is asked for', async () => {
     const reader = readInputRecords(join(dir, 'missing.jsonl'));
     expect(reader.totalBytes).toBeUndefined();
-    await expect(reader.next()).rejects.toThrow(/not found/);
+    await expect(reader.next()).rejects.toThrow(/does not exist/);
   });
 
   it('closes the stream when the reading stops early', async () => {

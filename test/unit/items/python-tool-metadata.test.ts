@@ -85,7 +85,7 @@ describe('readPythonToolMetadata', () => {
     const file = tool('half', 'name = "half"\ndescription = "x"\n');
     await expect(readPythonToolMetadata(file, python)).rejects.toMatchObject({
       code: 'INVALID_TOOL',
-      message: expect.stringContaining('is missing parameters, async def execute(params)'),
+      message: expect.stringContaining('is missing parameters and async def execute(params)'),
       details: { missing: ['parameters', 'execute'] },
     });
   });

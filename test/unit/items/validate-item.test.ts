@@ -165,7 +165,7 @@ describe('validateItem: tools', () => {
 
   it('reports YAML that does not parse', async () => {
     const { errors } = await check('tool', 'bad', '.yaml', 'tool_type: [\n');
-    expect(messages(errors).join('\n')).toMatch(/YAML is not valid/);
+    expect(messages(errors).join('\n')).toMatch(/is not valid YAML/);
   });
 
   it('reports a tool without a description', async () => {

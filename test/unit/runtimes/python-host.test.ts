@@ -128,7 +128,7 @@ describe('PythonHostPool', () => {
     expect(err.code).toBe(ErrorCode.HOST_CRASHED);
     expect(err.retryable).toBe(true);
     expect(err.message).toContain('test/crash_tool');
-    expect(err.message).toContain('exit code 3');
+    expect(err.message).toContain('exited with code 3');
     expect(err.message).toContain('about to crash');
     const next = (await p.call(call(fixture('rye_tool.py'), { text: 'ok' }))) as { pid: number };
     expect(next).toMatchObject({ upper: 'OK' });
@@ -249,7 +249,7 @@ describe('PythonHostPool', () => {
     const notPython = await rejection(p.call(call(fixture('rye_tool.py'), {}, { python: fake })));
     expect(notPython.code).toBe(ErrorCode.RUNTIME_UNAVAILABLE);
     expect(notPython.retryable).toBe(false);
-    expect(notPython.message).toContain('did not start');
+    expect(notPython.message).toContain('before it was ready');
     expect(notPython.message).toContain('not python');
   });
 

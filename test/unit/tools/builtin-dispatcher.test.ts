@@ -61,7 +61,7 @@ describe('BuiltinDispatcher', () => {
     expect(err.code).toBe(ErrorCode.UNKNOWN_TOOL);
     expect(err.retryable).toBe(false);
     expect(err.message).toContain('Did you mean "dirigent/util/echo"?');
-    for (const tool of BUILTIN_TOOLS) expect(err.message).toContain(tool.itemId);
+    for (const tool of BUILTIN_TOOLS) expect(err.hint).toContain(tool.itemId);
     expect(dispatcher.describe('dirigent/util/ecko')).toBeUndefined();
   });
 

@@ -1,0 +1,82 @@
+/**
+ * Errors about a run as a whole, asked for by id: one that does not exist, one that has ended,
+ * one that waits for nothing. Every face (library, CLI, HTTP API, workers) builds them here, so a
+ * run missing from Redis and one missing from an embedded project read alike.
+ */
+import { DirigentError } from './dirigent-error.js';
+import { ErrorCode } from './error-codes.js';
+
+/**
+ * Where runs are kept, for the hint of {@link runNotFound}: an embedded project keeps them in
+ * `<project>/.dirigent/runs/` once they wait or end; a Redis deployment keeps ended runs for its
+ * retention period.
+ */
+export type RunKeeping = 'embedded' | 'redis';
+
+/**
+ * `RUN_NOT_FOUND`: no run has the id `runId` (never started, or no longer kept). `keeping` says
+ * where the runs of the deployment are, for the hint; without it the hint only says how to list
+ * them.
+ */
+export function runNotFound(runId: string, keeping?: RunKeeping): DirigentError {
+  const hint =
+    keeping === 'embedded'
+      ? 'Embedded runs are kept in <project>/.dirigent/runs/ once they wait or end; list them with `dirigent runs`.'
+      : keeping === 'redis'
+        ? 'List runs (`dirigent runs`, `GET /v1/runs`); ended runs are kept for the retention period.'
+        : 'List runs (`dirigent runs`, `GET /v1/runs`).';
+  return DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`, {
+    hint,
+    details: { runId },
+  });
+}
+
+/**
+ * `RUN_ENDED`: the run has completed, failed or been cancelled, so there is nothing to cancel.
+ * `details.status` is the status it ended with.
+ */
+export function runEnded(runId: string, status: string): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.RUN_ENDED,
+    `Run ${runId} has ended (${status}); there is nothing to cancel.`,
+    {
+      hint: `Its record: \`dirigent status ${runId}\` (GET /v1/runs/${runId}).`,
+      details: { runId, status },
+    },
+  );
+}
+
+/**
+ * What was asked of a run that waits for nothing, for {@link runNotWaiting}: a signal, an answer
+ * to its waiting step (`execute` with `resume`), or to resume it in this process (`resume`; with
+ * `resume-interrupted` a run whose process stopped while it ran may be resumed too).
+ */
+export type RunWaitAsk = 'signal' | 'answer' | 'resume' | 'resume-interrupted';
+
+const NOT_WAITING: Record<RunWaitAsk, string> = {
+  signal: 'it no longer waits for signals',
+  answer: 'nothing in it waits for an answer',
+  resume: 'only a waiting run can be resumed',
+  'resume-interrupted': 'only a running or waiting run can be resumed',
+};
+
+/**
+ * `RUN_NOT_WAITING`: the run is `status` and waits for nothing, so `ask` cannot be done. `error`
+ * is the run's own error, when it has one, which says why it stopped waiting.
+ */
+export function runNotWaiting(
+  runId: string,
+  status: string,
+  ask: RunWaitAsk,
+  error?: { message: string } | null,
+): DirigentError {
+  const why = error ? ` (${error.message})` : '';
+  return DirigentError.fatal(
+    ErrorCode.RUN_NOT_WAITING,
+    `Run ${runId} is ${status}${why}: ${NOT_WAITING[ask]}.`,
+    {
+      hint: `Its record: \`dirigent status ${runId}\` (GET /v1/runs/${runId}); start a new run to do the work again.`,
+      details: { runId, status },
+    },
+  );
+}
