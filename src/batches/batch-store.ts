@@ -113,7 +113,9 @@ export function writeBatchMeta(projectDir: string, meta: BatchMeta): Promise<voi
   const dir = batchDir(projectDir, meta.batchId);
   const previous = writes.get(dir) ?? Promise.resolve();
   const write = previous
-    .catch(() => undefined)
+    .catch(() => {
+      /* The caller of that write heard its failure; this one goes ahead all the same. */
+    })
     .then(async () => {
       await mkdir(dir, { recursive: true });
       const file = join(dir, 'batch.json');
@@ -126,7 +128,9 @@ export function writeBatchMeta(projectDir: string, meta: BatchMeta): Promise<voi
     .finally(() => {
       if (writes.get(dir) === write) writes.delete(dir);
     })
-    .catch(() => undefined);
+    .catch(() => {
+      /* The caller awaits `write` and hears its failure; this only forgets it. */
+    });
   return write;
 }
 

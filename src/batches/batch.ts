@@ -122,6 +122,7 @@ export async function runBatchFile(
   });
   let outcome: BatchOutcome;
   let lastSave = 0;
+  let unsaved: unknown;
   try {
     outcome = await runBatch(dirigent, {
       batchId,
@@ -143,16 +144,19 @@ export async function runBatchFile(
         // The state on disk follows, now and then, for `dirigent batch status`.
         if (Date.now() - lastSave > 1000) {
           lastSave = Date.now();
-          void writeBatchMeta(project, { ...meta, updatedAt: lastSave, counts }).catch(
-            () => undefined,
-          );
+          void writeBatchMeta(project, { ...meta, updatedAt: lastSave, counts }).catch(() => {
+            /* Best effort: the next save, and the last one (awaited), write the state again. */
+          });
         }
       },
     });
   } finally {
     results.end();
-    await once(results, 'close').catch(() => undefined);
+    // A write that failed on its way to disk: the results are not all saved, which must not
+    // pass for a finished batch (an error of the run itself, thrown above, goes first).
+    await once(results, 'close').catch((err: unknown) => (unsaved = err));
   }
+  if (unsaved !== undefined) throw unsaved;
   const final: BatchMeta = {
     ...meta,
     updatedAt: Date.now(),

@@ -16,6 +16,7 @@ import {
   type ChangeSource,
   type RunSummary,
 } from '../run-backend/run-changes.js';
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** Filesystems with coarse times: a file written this long before the last look is read again. */
 const SLACK_MS = 2000;
@@ -52,17 +53,21 @@ export class EmbeddedRunChanges implements ChangeSource {
 
   /** Records of the run files written since `since` (epoch ms), if the folder changed at all. */
   private async changedFiles(since: number): Promise<RunRecord[]> {
-    const time = (await stat(this.store.dir).catch(() => undefined))?.mtimeMs ?? -1;
+    const time = (await stat(this.store.dir).catch(ignoreMissing))?.mtimeMs ?? -1;
     const same = time === this.folderTime;
     this.folderTime = time;
     if (since === Infinity || (same && time < since)) return [];
-    const names = await readdir(this.store.dir).catch(() => [] as string[]);
+    const names = (await readdir(this.store.dir).catch(ignoreMissing)) ?? [];
     const out: RunRecord[] = [];
     for (const name of names) {
       if (!name.endsWith('.json')) continue;
-      const at = (await stat(join(this.store.dir, name)).catch(() => undefined))?.mtimeMs ?? 0;
+      const at = (await stat(join(this.store.dir, name)).catch(ignoreMissing))?.mtimeMs ?? 0;
       if (at < since) continue;
-      const record = (await this.store.load(name.slice(0, -5)).catch(() => undefined))?.record;
+      const stored = await this.store.load(name.slice(0, -5)).catch(() => {
+        /* Removed or being replaced: the next poll reads the run again. */
+        return undefined;
+      });
+      const record = stored?.record;
       if (record !== undefined) out.push(record);
     }
     return out;

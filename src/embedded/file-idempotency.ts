@@ -12,6 +12,7 @@ import {
   type IdempotencyStore,
 } from '../operations/idempotency.js';
 import { processAlive } from '../runtimes/process-alive.js';
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** Claims in files under `.dirigent/idempotency/` of an embedded project, made exclusively. */
 export class FileIdempotency implements IdempotencyStore {
@@ -34,12 +35,12 @@ export class FileIdempotency implements IdempotencyStore {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     } finally {
-      await unlink(tmp).catch(() => undefined);
+      await unlink(tmp).catch(ignoreMissing);
     }
     const held = await readHeld(file);
     if (held === undefined || Date.now() - held.at > windowMs) {
       // Expired (or gone meanwhile): the key is free again.
-      await unlink(file).catch(() => undefined);
+      await unlink(file).catch(ignoreMissing); // another claimer may have removed it first
       return this.claim(key, fingerprint, windowMs);
     }
     if (held.fingerprint !== fingerprint) throw idempotencyConflict(key);

@@ -27,6 +27,7 @@ import { declaredSyntax } from '../values/syntax.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import { itemNotFound } from '../errors/item-errors.js';
 import { cannotRead } from '../errors/file-errors.js';
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** A directive ready to run, with the text it was compiled from. */
 export interface LoadedDirective {
@@ -117,8 +118,9 @@ export class DirectiveLoader {
   async loadFile(file: string): Promise<LoadedDirective> {
     let text: string;
     const max = this.policy.limits.directiveBytes;
-    // Refused before reading: a huge file costs nothing.
-    const size = (await stat(file).catch(() => undefined))?.size ?? 0;
+    // Refused before reading: a huge file costs nothing. A file that is not there is reported
+    // by the read below.
+    const size = (await stat(file).catch(ignoreMissing))?.size ?? 0;
     if (size > max) throw directiveTooLarge(file, size, max);
     try {
       text = await readFile(file, 'utf8');

@@ -53,6 +53,7 @@ import importlib.util, sys
 spec = importlib.util.spec_from_file_location("dirigent_new_tool", sys.argv[1])
 mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
 `;
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** Validates, writes and registers a tool; throws `INVALID_TOOL`, `TOOL_EXISTS` or a chain error. */
 export async function createTool(
@@ -183,7 +184,7 @@ function relocate(err: unknown, itemId: string): unknown {
 }
 
 async function existingFiles(stem: string): Promise<string[]> {
-  const names = await readdir(dirname(stem)).catch(() => [] as string[]);
+  const names = (await readdir(dirname(stem)).catch(ignoreMissing)) ?? [];
   return KIND_EXTENSIONS.tool
     .filter((ext) => names.includes(basename(stem) + ext))
     .map((ext) => stem + ext);

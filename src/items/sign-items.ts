@@ -21,6 +21,7 @@ import {
   noSuchSpace,
   systemSpaceReadOnly,
 } from '../errors/item-errors.js';
+import { ignoreCode } from '../errors/ignore-expected.js';
 
 export type { SignItemsRequest } from './sign-items-request.js';
 export type { FailedItem, SignedBatch, SignedItem } from './signed-item.js';
@@ -121,7 +122,9 @@ async function resolveIn(
     } catch (err) {
       if (!isDirigentError(err, itemNotFoundCode(kind))) throw err;
       const others = request.spaces.filter((s) => s.name !== space.name);
-      const elsewhere = await resolver.resolve(kind, itemId, others).catch(() => undefined);
+      const elsewhere = await resolver
+        .resolve(kind, itemId, others)
+        .catch(ignoreCode(itemNotFoundCode(kind)));
       const where = join(space.root, KIND_DIRS[kind]);
       const hint =
         elsewhere === undefined

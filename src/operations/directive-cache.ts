@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** Directives kept loaded by item id (see {@link DirectiveCache.load}). */
 const LOADED_LIMIT = 500;
@@ -26,7 +27,8 @@ export class DirectiveCache {
     let key = directive;
     if (allowFile) {
       file = await this.loader.resolve(directive);
-      const info = await stat(file).catch(() => undefined);
+      // Gone since it resolved: the load below says so.
+      const info = await stat(file).catch(ignoreMissing);
       stamp = `${info?.mtimeMs}:${info?.size}`;
       key = `\0${file}`;
     } else stamp = String(this.loader.items.generation);

@@ -14,6 +14,7 @@ import type { TrustStore } from '../items/signing/trust-store.js';
 import { verifyItemText, type Verification } from '../items/signing/verify-item.js';
 import type { SpaceName } from '../items/space.js';
 import { noSuchSpace, systemSpaceReadOnly } from '../errors/item-errors.js';
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** What `load` takes. */
 export interface LoadRequest {
@@ -85,7 +86,7 @@ export async function loadItem(
   const space = items.spaces.find((s) => s.name === destination);
   if (space === undefined) throw noSuchSpace(destination, 'Copy into "project" or "user".');
   const target = join(space.root, KIND_DIRS[kind], ...itemId.split('/')) + extname(found.file);
-  const existing = await readFile(target, 'utf8').catch(() => undefined);
+  const existing = await readFile(target, 'utf8').catch(ignoreMissing);
   if (existing !== undefined && existing !== content && request.overwrite !== true)
     throw DirigentError.fatal(
       ErrorCode.ITEM_EXISTS,

@@ -40,7 +40,10 @@ export class RunQueries {
     const record = stored?.record ?? (await this.target.get(runId));
     const current =
       stored === undefined
-        ? await this.target.load(record.directive).catch(() => undefined)
+        ? await this.target.load(record.directive).catch(() => {
+            /* Removed or broken since the run started: the view shows the run as it ran. */
+            return undefined;
+          })
         : undefined;
     return runViewOf(
       record,

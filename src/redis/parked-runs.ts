@@ -73,5 +73,8 @@ export async function promoteParked(
   runId: string,
 ): Promise<void> {
   await redis.del(parkedKey(prefix, runId));
-  await job.promote().catch(() => undefined); // no longer delayed: a waker came first
+  await job.promote().catch(() => {
+    /* No longer delayed (a waker came first) or gone: the run is on its way already. Were Redis
+       away, the job still comes due at its own time. */
+  });
 }

@@ -157,7 +157,10 @@ export class ResultInbox {
     );
     for (const [jobId, p] of due) {
       p.checkedAt = now;
-      const job = await Job.fromId(this.queue, jobId).catch(() => null);
+      const job = await Job.fromId(this.queue, jobId).catch(() => {
+        /* Redis did not answer: the next sweep asks again (null: unknown, not gone). */
+        return null;
+      });
       if (!this.pending.has(jobId)) continue;
       if (job === undefined) {
         // Gone without a word to us: finished and already removed, or removed by hand.

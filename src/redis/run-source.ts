@@ -14,6 +14,7 @@ import type { ItemResolver } from '../items/item-resolver.js';
 import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import type { RunSource } from './run-job.js';
 import { DirectiveCopies } from './run-worker/directive-copies.js';
+import { ignoreCode } from '../errors/ignore-expected.js';
 
 const BUILTINS = new Set(BUILTIN_TOOLS.map((t) => t.itemId));
 
@@ -27,7 +28,8 @@ export async function runSourceOf(
 ): Promise<RunSource> {
   const tools: Record<string, string> = {};
   for (const id of literalTools(loaded.compiled.directive.process)) {
-    const found = await items.resolve('tool', id).catch(() => undefined);
+    // A built-in tool is in no space: only a tool of the spaces has a file to hash.
+    const found = await items.resolve('tool', id).catch(ignoreCode(ErrorCode.UNKNOWN_TOOL));
     if (found !== undefined) tools[id] = await itemHash(found.file);
   }
   return {

@@ -23,8 +23,10 @@ export function pollRecord(
   let timer: NodeJS.Timeout | undefined;
   const look = async () => {
     if (skip?.() !== true) {
-      // A failed read tells nothing: the next one finds what changed meanwhile.
-      const record = await load().catch(() => undefined);
+      const record = await load().catch(() => {
+        /* A failed read tells nothing: the next one finds what changed meanwhile. */
+        return undefined;
+      });
       if (record !== undefined && markOf(record) !== seen) {
         seen = markOf(record);
         feed.push({

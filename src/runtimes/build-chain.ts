@@ -10,6 +10,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { ItemResolver, Resolution } from '../items/item-resolver.js';
 import { spacesBelow } from '../items/space.js';
 import type { ChainLink, ToolItem } from '../items/tool-item.js';
+import { ignoreCode } from '../errors/ignore-expected.js';
 
 /** RYE's `MAX_CHAIN_DEPTH`. */
 export const MAX_CHAIN_LENGTH = 10;
@@ -73,7 +74,9 @@ async function resolveExecutor(
   } catch (err) {
     const e = DirigentError.from(err);
     if (e.code !== ErrorCode.UNKNOWN_TOOL) throw err;
-    const above = await resolver.resolve('tool', executorId).catch(() => undefined);
+    const above = await resolver
+      .resolve('tool', executorId)
+      .catch(ignoreCode(ErrorCode.UNKNOWN_TOOL));
     if (above !== undefined) {
       throw chainError(
         ErrorCode.CHAIN_UPWARD,

@@ -39,10 +39,14 @@ async function groupGone(pgid: number, withinMs: number): Promise<boolean> {
 export async function groupAlive(pgid: number): Promise<boolean> {
   if (!signalGroup(pgid, 0)) return false;
   if (process.platform !== 'linux') return true;
-  const pids = await readdir('/proc').catch(() => undefined);
-  if (pids === undefined) return true; // no /proc to tell zombies apart: trust kill()
+  const pids = await readdir('/proc').catch(() => {
+    /* No /proc to tell zombies apart (a sandbox without it): trust kill(). */
+    return undefined;
+  });
+  if (pids === undefined) return true;
   for (const pid of pids) {
     if (pid.charCodeAt(0) > 57) continue; // not a process directory
+    // A process that ended since the listing has no stat left: it is not in the group.
     const line = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     // Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
     const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');

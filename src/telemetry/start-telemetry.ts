@@ -68,7 +68,7 @@ export async function startTelemetry(
     env.OTEL_EXPORTER_PROMETHEUS_PORT = String(options.prometheus.port);
     env.OTEL_EXPORTER_PROMETHEUS_HOST = options.prometheus.host ?? '127.0.0.1';
   }
-  const [{ NodeSDK }, { metrics, trace }] = await Promise.all([
+  const [{ NodeSDK }, { diag, metrics, trace }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/api'),
   ]);
@@ -91,7 +91,9 @@ export async function startTelemetry(
     },
     shutdown(timeoutMs = 5000) {
       stopped ??= Promise.race([
-        sdk.shutdown().catch(() => undefined),
+        // The last spans and metrics did not go out: said through OpenTelemetry's own logger
+        // (OTEL_LOG_LEVEL), since the process ends anyway.
+        sdk.shutdown().catch((err: unknown) => diag.warn('telemetry shutdown failed', err)),
         new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
       ]);
       return stopped;

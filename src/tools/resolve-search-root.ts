@@ -3,6 +3,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { resolveInProject } from './resolve-in-project.js';
 import { fileNotFound, notAFolder } from '../errors/file-errors.js';
+import { ignoreMissing } from '../errors/ignore-expected.js';
 
 /** Where a search starts. */
 export interface SearchRoot {
@@ -26,9 +27,9 @@ export async function resolveSearchRoot(
 ): Promise<SearchRoot> {
   const param = options.param ?? 'path';
   const abs = await resolveInProject(projectDir, given ?? '.');
-  const stats = await stat(abs).catch(() => undefined);
+  const stats = await stat(abs).catch(ignoreMissing);
   if (stats === undefined) {
-    const dangling = await lstat(abs).catch(() => undefined);
+    const dangling = await lstat(abs).catch(ignoreMissing);
     throw fileNotFound(`"${given}"`, {
       path: abs,
       ...(dangling && { why: 'it is a link to nothing' }),

@@ -12,6 +12,7 @@ import { BUILTIN_TOOLS } from './builtin/index.js';
 import type { ItemDispatcher } from './item-dispatcher.js';
 import { RYE_ALIAS_TOOLS } from './rye-alias-tools.js';
 import type { ToolExample } from './tool-example.js';
+import { ignoreCode, ignoreMissing } from '../errors/ignore-expected.js';
 
 /** A tool and its examples. */
 export interface ToolExamples {
@@ -58,7 +59,7 @@ export async function allToolExamples(
   const scripts = new Set<string>();
   for (const space of items.spaces) {
     const dir = join(space.root, KIND_DIRS.tool);
-    const files = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+    const files = (await readdir(dir, { recursive: true }).catch(ignoreMissing)) ?? [];
     for (const file of files) {
       if (!JS_EXTENSIONS.has(extname(file))) continue;
       const id = relative(dir, join(dir, file))
@@ -69,9 +70,13 @@ export async function allToolExamples(
     }
   }
   for (const id of [...scripts].sort()) {
-    const resolved = await items.resolve('tool', id).catch(() => undefined);
+    const resolved = await items.resolve('tool', id).catch(ignoreCode(ErrorCode.UNKNOWN_TOOL));
     if (resolved === undefined || !JS_EXTENSIONS.has(extname(resolved.file))) continue;
-    const found = await examplesOf(dispatcher, id, projectDir).catch(() => undefined);
+    const found = await examplesOf(dispatcher, id, projectDir).catch(() => {
+      /* A module that is no tool (a helper the tools import) has no examples; a broken tool
+         says what is wrong when tested by name (`dirigent tool test <id>`). */
+      return undefined;
+    });
     if (found !== undefined && found.examples.length > 0) out.push(found);
   }
   return out.filter((t) => t.examples.length > 0);

@@ -24,7 +24,9 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     await chmod(temp, mode);
     await rename(temp, target);
   } catch (err) {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temp).catch(() => {
+      /* Not made yet, or not removable: the error that stopped the write is the one to tell. */
+    });
     throw err;
   }
 }

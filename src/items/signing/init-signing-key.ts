@@ -48,7 +48,10 @@ export async function initSigningKey(
   if (!options.force) {
     for (const file of [privateKeyFile, publicKeyFile]) {
       if (!(await exists(file))) continue;
-      const publicPem = await readFile(publicKeyFile, 'utf8').catch(() => undefined);
+      const publicPem = await readFile(publicKeyFile, 'utf8').catch(() => {
+        /* Only to name the key in the message, which says a key is there without it. */
+        return undefined;
+      });
       throw DirigentError.fatal(
         ErrorCode.ITEM_EXISTS,
         `${dir} holds a signing key already${publicPem ? ` (${keyFingerprint(publicPem)})` : ''}.`,

@@ -9,6 +9,7 @@ import { contentHash } from '../../directive/parse-directive.js';
 import type { DirectiveLoader, LoadedDirective } from '../../engine/directive-loader.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
+import { ignoreMissing } from '../../errors/ignore-expected.js';
 
 /** How long where a directive resolves is remembered. */
 const RESOLVED_MS = 1000;
@@ -36,7 +37,7 @@ export class DirectiveCopies {
   async copyOf(itemId: string): Promise<DirectiveCopy | undefined> {
     const file = await this.fileOf(itemId);
     if (file === undefined) return undefined;
-    const s = await stat(file).catch(() => undefined);
+    const s = await stat(file).catch(ignoreMissing);
     if (s === undefined) {
       this.resolved.delete(itemId); // gone since: look again
       return this.copyOf(itemId);

@@ -161,7 +161,9 @@ export class QueueDispatcher implements ToolDispatcher {
     const job = await Job.fromId<ToolJobData>(this.queue, jobId);
     if (job === undefined || job.finishedOn !== undefined) return job;
     if (job.data.replyTo !== this.inbox.id)
-      await job.updateData({ ...job.data, replyTo: this.inbox.id }).catch(() => undefined);
+      await job.updateData({ ...job.data, replyTo: this.inbox.id }).catch(() => {
+        /* Finished meanwhile, or Redis away: the inbox's sweep reads the job's outcome itself. */
+      });
     return job;
   }
 
@@ -194,14 +196,14 @@ export class QueueDispatcher implements ToolDispatcher {
     if (signal.aborted) {
       // Aborted while the job was being enqueued (or looked up): stop it now.
       this.inbox.forget(jobId);
-      void this.cancel(job).catch(() => undefined);
+      void this.cancel(job).catch(noCancel);
       throw abortError(signal, label);
     }
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
         this.inbox.forget(jobId);
-        void this.cancel(job).catch(() => undefined);
+        void this.cancel(job).catch(noCancel);
         reject(abortError(signal, label));
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -222,6 +224,16 @@ export class QueueDispatcher implements ToolDispatcher {
    */
   private async cancel(job: Job<ToolJobData>): Promise<void> {
     await this.redis.publish(cancelChannel(this.prefix), job.id!);
-    await job.remove().catch(() => undefined); // active (the message reaches it) or gone
+    await job.remove().catch(() => {
+      /* Active (the message above reaches its worker) or gone: nothing left to remove. */
+    });
   }
+}
+
+/**
+ * A cancellation that did not reach Redis. Nothing waits for the call any more (the inbox forgot
+ * it), and the worker running it still stops it at the step's deadline.
+ */
+function noCancel(): void {
+  // Best effort: see above.
 }

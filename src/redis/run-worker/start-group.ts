@@ -104,7 +104,13 @@ export async function performStartGroup(
     throw toJobError(again.error);
   }
   if (outcomes.some((o) => o.kind === 'lost')) {
-    await job.moveToWait(token).catch(() => undefined);
+    await job.moveToWait(token).catch((err: unknown) =>
+      // The job stays active until its lock lapses, then comes back as stalled: later, not lost.
+      log.warn(
+        { group: job.id, err: String(err) },
+        `group of starts ${job.id} could not be put back to wait: ${String(err)}`,
+      ),
+    );
     throw new WaitingError();
   }
   return outcomes.flatMap((o) => (o.kind === 'rested' ? [o.record] : []));
@@ -131,7 +137,8 @@ class EarlyEnds {
     const runs = this.rested;
     this.rested = [];
     this.timer = undefined;
-    // Only sooner: a progress lost (Redis away) leaves the completion, and the waiters' polls.
-    void this.job.updateProgress({ runs }).catch(() => undefined);
+    void this.job.updateProgress({ runs }).catch(() => {
+      /* Only sooner: a progress lost (Redis away) leaves the completion, and the waiters' polls. */
+    });
   }
 }

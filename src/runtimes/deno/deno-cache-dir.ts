@@ -4,6 +4,7 @@ import { mkdir, rename, writeFile, readFile } from 'node:fs/promises';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { join, relative, isAbsolute } from 'node:path';
 import { HARNESS_SOURCE } from './harness-source.js';
+import { ignoreMissing } from '../../errors/ignore-expected.js';
 
 /**
  * The root of Dirigent's Deno cache: `$XDG_CACHE_HOME/dirigent/deno`, else
@@ -44,7 +45,7 @@ async function writeHarness(root: string): Promise<string> {
   const hash = createHash('sha256').update(HARNESS_SOURCE).digest('hex').slice(0, 16);
   const file = join(root, `harness-${hash}.js`);
   await mkdir(join(root, 'cache'), { recursive: true, mode: 0o700 });
-  const current = await readFile(file, 'utf8').catch(() => undefined);
+  const current = await readFile(file, 'utf8').catch(ignoreMissing);
   if (current === HARNESS_SOURCE) return file;
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   await writeFile(temp, HARNESS_SOURCE, { mode: 0o600 });

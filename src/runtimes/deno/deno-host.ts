@@ -229,7 +229,11 @@ export class DenoHost {
     if (this.killing === undefined) {
       const pid = this.pid;
       this.killing =
-        pid === undefined || this.gone ? Promise.resolve() : killGroup(pid).catch(() => undefined);
+        pid === undefined || this.gone
+          ? Promise.resolve()
+          : killGroup(pid).catch(() => {
+              /* A group that cannot be signalled is gone already, which is what killing wants. */
+            });
     }
     return this.killing;
   }

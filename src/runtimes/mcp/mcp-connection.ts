@@ -110,7 +110,7 @@ async function handshake(
     await withTimeout(connecting, server.timeoutMs, conn);
     return await listTools(conn, server);
   } catch (e) {
-    await conn.client.close().catch(() => undefined);
+    await conn.client.close().catch(closeFailed);
     throw e;
   }
 }
@@ -184,7 +184,7 @@ export function connectFailure(
 function withTimeout<T>(work: Promise<T>, ms: number, conn: McpConnection): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
-      void conn.client.close().catch(() => undefined);
+      void conn.client.close().catch(closeFailed);
       reject(new Error(`no answer to the MCP handshake within ${ms / 1000} s`));
     }, ms);
     work.then(
@@ -206,8 +206,22 @@ export async function closeConnection(conn: McpConnection): Promise<void> {
   if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((r) => (timer = setTimeout(r, TERMINATE_MS)));
-    await Promise.race([transport.terminateSession().catch(() => undefined), late]);
+    await Promise.race([
+      transport.terminateSession().catch(() => {
+        /* The server ends an idle session on its own; the client is closed below all the same. */
+      }),
+      late,
+    ]);
     clearTimeout(timer);
   }
-  await conn.client.close().catch(() => undefined);
+  await conn.client.close().catch(closeFailed);
+}
+
+/**
+ * A client that did not close cleanly: it is dropped all the same, its process or connection
+ * ended by the transport, and whatever failed before (the error being thrown) is what the caller
+ * hears.
+ */
+function closeFailed(): void {
+  // Nothing to keep: see above.
 }

@@ -100,7 +100,9 @@ export class McpStdioTransport implements Transport {
     } catch (error) {
       // More than the buffer holds without a line break: the server does not speak MCP.
       this.onerror?.(error as Error);
-      void this.close().catch(() => undefined);
+      void this.close().catch(() => {
+        /* The transport is dropped either way; onerror above told the client why. */
+      });
       return;
     }
     for (;;) {

@@ -5,6 +5,7 @@ import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { abortError } from '../abort-error.js';
 import { resolveInProject } from '../resolve-in-project.js';
 import { type ToolDefinition } from '../tool-definition.js';
+import { ignoreMissing } from '../../errors/ignore-expected.js';
 
 /**
  * `dirigent/shell/bash`: runs `bash -c command` in the project directory (or `working_dir`, which
@@ -100,7 +101,7 @@ function checkEnvNames(env: Record<string, string> | undefined): void {
 
 async function workingDir(projectDir: string, dir: string): Promise<string> {
   const path = await resolveInProject(projectDir, dir);
-  if (!(await stat(path).catch(() => undefined))?.isDirectory()) {
+  if (!(await stat(path).catch(ignoreMissing))?.isDirectory()) {
     throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `working_dir "${dir}" is not a directory`, {
       details: { path },
     });

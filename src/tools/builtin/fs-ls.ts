@@ -5,6 +5,7 @@ import { IgnoreStack } from '../ignore-stack.js';
 import { resolveSearchRoot } from '../resolve-search-root.js';
 import type { ToolDefinition } from '../tool-definition.js';
 import type { ToolExample } from '../tool-example.js';
+import { ignoreMissing } from '../../errors/ignore-expected.js';
 
 const EXAMPLES: ToolExample[] = [
   {
@@ -87,7 +88,7 @@ export const fsLsTool: ToolDefinition = {
         continue;
       }
       const full = join(root.abs, d.name);
-      const stats = await lstat(full).catch(() => undefined);
+      const stats = await lstat(full).catch(ignoreMissing);
       if (stats === undefined) continue; // removed while listing
       const type = stats.isSymbolicLink()
         ? 'symlink'
@@ -126,7 +127,10 @@ export const fsLsTool: ToolDefinition = {
 
 /** The project-relative real target of the link at `full`, or null outside the project. */
 async function linkTarget(full: string, realProject: string): Promise<string | null> {
-  const real = await realpath(full).catch(() => undefined);
+  const real = await realpath(full).catch(() => {
+    /* A link to nothing, or a loop: it has no target in the project. */
+    return undefined;
+  });
   if (real === undefined) return null;
   const rel = relative(realProject, real);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
