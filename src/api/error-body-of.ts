@@ -10,7 +10,8 @@ export function errorBodyOf(e: DirigentError): ErrorBody {
   const details = { ...e.details, ...(e.location && { location: e.location }) };
   return {
     error: {
-      code: e.code,
+      // As sent: a code of a newer worker's error this version does not know goes out unchanged.
+      code: e.sentCode,
       message: e.message,
       ...(e.hint !== undefined && { hint: e.hint }),
       ...(Object.keys(details).length > 0 && { details }),

@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { contentHash } from '../../directive/parse-directive.js';
 import type { DirectiveLoader, LoadedDirective } from '../../engine/directive-loader.js';
-import { DirigentError } from '../../errors/dirigent-error.js';
+import { isDirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { ignoreMissing } from '../../errors/ignore-expected.js';
 
@@ -70,8 +70,7 @@ export class DirectiveCopies {
     const file = this.loader.items.resolve('directive', itemId).then(
       (found) => found.file,
       (err: unknown) => {
-        if (err instanceof DirigentError && err.code === ErrorCode.UNKNOWN_DIRECTIVE)
-          return undefined;
+        if (isDirigentError(err, ErrorCode.UNKNOWN_DIRECTIVE)) return undefined;
         this.resolved.delete(itemId);
         throw err;
       },

@@ -5,6 +5,7 @@ import {
   type SerializedError,
 } from '../../../src/errors/dirigent-error.js';
 import { ErrorCode, isErrorCode } from '../../../src/errors/error-codes.js';
+import { errorBodyOf } from '../../../src/api/error-body-of.js';
 
 /** A serialised error as it crosses a process boundary: through JSON text. */
 const overTheWire = (data: SerializedError): SerializedError =>
@@ -46,6 +47,8 @@ describe('DirigentError', () => {
     // Passed on (stored in a record, sent to a client), it is the error that came in.
     expect(here.toJSON()).toMatchObject({ code: 'QUOTA_EXCEEDED', retryable: true });
     expect(DirigentError.fromJSON(overTheWire(here.toJSON())).sentCode).toBe('QUOTA_EXCEEDED');
+    // An HTTP client is answered with it too.
+    expect(errorBodyOf(here).error.code).toBe('QUOTA_EXCEEDED');
   });
 
   it('is told apart from other errors, and by its code, with isDirigentError', () => {
