@@ -10,10 +10,12 @@ function storeAnswering(...replies: [string, number][]) {
     prefix: 'p',
     retentionSeconds: 60,
     runKey: (id: string) => `p:run:${id}`,
+    feedKey: (id: string) => `p:run:${id}:feed`,
     indexKey: () => 'p:runs',
     redis: {
       dirigentSaveRun: (...args: Args) => {
-        texts.push(args[23]); // the 14th argument after the 10 keys: '=' and the text, or ''
+        // After the number of keys and the keys, the 14th argument: '=' and the text, or ''.
+        texts.push(args[1 + Number(args[0]) + 13]);
         return Promise.resolve(replies.shift() ?? ['ok', 1]);
       },
     },
