@@ -20,6 +20,8 @@ import {
 import { batchDir, batchIdOf } from '../batches/batch-store.js';
 import type { Dirigent } from '../operations/dirigent.js';
 import { reportInvalid, withDirigent, type CommonOptions } from './run-command.js';
+import { badOptionValue } from '../errors/request-errors.js';
+import { cancelled } from '../errors/stop-errors.js';
 
 /** Options of `dirigent batch`. */
 export interface BatchCommandOptions extends CommonOptions {
@@ -120,8 +122,7 @@ async function attended(
   ) => Promise<BatchReport>,
 ): Promise<number> {
   const stop = new AbortController();
-  const onSignal = () =>
-    stop.abort(DirigentError.fatal(ErrorCode.CANCELLED, 'The batch was interrupted.'));
+  const onSignal = () => stop.abort(cancelled('The batch', 'interrupted from the terminal'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let bytes = { read: 0, total: undefined as number | undefined };
@@ -223,8 +224,5 @@ function parseMap(entries: string[]): Record<string, string> {
 function whole(text: string, option: string): number {
   const n = Number(text);
   if (/^\d+$/.test(text) && n >= 0) return n;
-  throw DirigentError.fatal(
-    ErrorCode.INVALID_REQUEST,
-    `${option} takes a whole number (got ${text}).`,
-  );
+  throw badOptionValue(option, 'a whole number', text);
 }

@@ -1,16 +1,13 @@
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import type { ItemKind } from '../items/item-kind.js';
 import type { SpaceName } from '../items/space.js';
+import { notAnItemKind, noSuchSpace } from '../errors/item-errors.js';
 
 const KINDS: readonly ItemKind[] = ['directive', 'tool', 'knowledge'];
 
 /** A command-line item type (`directive`, `tool`, `knowledge`); `INVALID_REQUEST` otherwise. */
 export function parseItemKind(given: string): ItemKind {
   if ((KINDS as readonly string[]).includes(given)) return given as ItemKind;
-  throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${given}" is not an item type.`, {
-    hint: `Item types: ${KINDS.join(', ')}.`,
-  });
+  throw notAnItemKind(given, KINDS);
 }
 
 /**
@@ -22,7 +19,5 @@ export function parseSpaceName(
   option = '--space',
 ): SpaceName {
   if ((allowed as readonly string[]).includes(given)) return given as SpaceName;
-  throw DirigentError.fatal(ErrorCode.INVALID_REQUEST, `"${given}" is not a space here.`, {
-    hint: `Use ${option} ${allowed.join(` or ${option} `)}.`,
-  });
+  throw noSuchSpace(given, `Use ${option} ${allowed.join(` or ${option} `)}.`);
 }

@@ -14,6 +14,7 @@ import {
 import { defaultSpaces, type Space } from '../items/space.js';
 import { parseSpaceName } from './item-arguments.js';
 import { reportToolError } from './tool-command.js';
+import { cannotRead } from '../errors/file-errors.js';
 
 /** Options every `dirigent keys` command takes. */
 export interface KeysOptions {
@@ -161,8 +162,7 @@ async function readKeyFile(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `Cannot read ${file}.`, {
-      cause: err,
+    throw cannotRead(file, err, {
       hint: 'Give the public key file (public_key.pem, or a trusted-key .toml), or - for standard input.',
     });
   }

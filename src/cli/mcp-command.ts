@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { BearerAuth } from '../api/bearer-auth.js';
 import { errorBodyOf } from '../api/error-body-of.js';
 import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import type { Dirigent } from '../operations/dirigent.js';
 import { mcpHttpHandler, serveMcpStdio } from '../mcp/item-mcp-server.js';
 import { apiTokensOption } from './api-tokens-option.js';
 import { withDirigent, type CommonOptions } from './run-command.js';
 import { whole } from './serve-command.js';
+import { noRoute, unauthorized } from '../errors/request-errors.js';
 
 /** Options of `dirigent mcp`. */
 export interface McpOptions extends CommonOptions {
@@ -59,22 +59,9 @@ async function serveHttp(
   });
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/mcp')
-      return refuse(
-        res,
-        DirigentError.fatal(ErrorCode.NOT_FOUND, `No route ${path}.`, {
-          hint: 'The MCP endpoint is /mcp.',
-        }),
-        404,
-      );
+    if (path !== '/mcp') return refuse(res, noRoute(path, 'The MCP endpoint is /mcp.'), 404);
     if (auth !== undefined && auth.check(req.headers.authorization) === undefined)
-      return refuse(
-        res,
-        DirigentError.fatal(ErrorCode.UNAUTHORIZED, 'A valid bearer token is required.', {
-          hint: 'Send Authorization: Bearer <token>, a token of DIRIGENT_API_TOKENS or --tokens-file.',
-        }),
-        401,
-      );
+      return refuse(res, unauthorized(req.headers.authorization !== undefined), 401);
     await handle(req, res);
   };
   try {

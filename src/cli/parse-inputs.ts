@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { cannotRead } from '../errors/file-errors.js';
 
 /**
  * A JSON-object option given inline or as `@file` (`--inputs`, `--params`); undefined when absent.
@@ -52,10 +53,7 @@ function readInputsFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw DirigentError.fatal(
-      ErrorCode.FILE_NOT_FOUND,
-      `Cannot read ${path}: ${(err as Error).message}`,
-    );
+    throw cannotRead(path, err);
   }
 }
 

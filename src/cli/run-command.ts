@@ -80,7 +80,7 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
     let interrupted = false;
     const onSigint = () => {
       interrupted = true;
-      if (runId !== undefined) void dirigent.cancel(runId, reason).catch(() => undefined);
+      if (runId !== undefined) void dirigent.cancel(runId, reason).catch(ignoreCancel);
     };
     if (dirigent.mode === 'embedded') process.on('SIGINT', onSigint);
     try {
@@ -95,7 +95,7 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
         out(opts.json ? JSON.stringify({ runId }) : runId);
         return 0;
       }
-      if (interrupted) void dirigent.cancel(runId, reason).catch(() => undefined);
+      if (interrupted) void dirigent.cancel(runId, reason).catch(ignoreCancel);
       const stopWatching =
         dirigent.mode === 'redis' && !noWorker ? sayWhenNoWorker(dirigent) : undefined;
       let record: RunRecord;
@@ -338,3 +338,9 @@ export function reportInvalid(err: unknown, opts: { json?: boolean }): number {
   // failed, or the run it names has ended already (1, as a run that ended failed or cancelled).
   return EXITS_ONE.has(e.code) ? 1 : 2;
 }
+
+/**
+ * A cancel asked from Ctrl-C that failed (the run ended meanwhile, Redis went away): the wait that
+ * follows reports how the run stands, which is what the person at the terminal needs.
+ */
+function ignoreCancel(): void {}

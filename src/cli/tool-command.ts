@@ -9,6 +9,7 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import type { ToolDescription } from '../tools/tool-dispatcher.js';
 import { parseJsonOption } from './parse-inputs.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
+import { cancelled } from '../errors/stop-errors.js';
 
 /** Errors that mean the call itself is wrong (exit 2), not that the tool failed (exit 1). */
 export const INVALID_CALL: readonly string[] = [
@@ -45,9 +46,7 @@ export async function toolRunCommand(
 ): Promise<number> {
   const controller = new AbortController();
   const onSigint = () =>
-    controller.abort(
-      DirigentError.fatal(ErrorCode.CANCELLED, 'Cancelled from the terminal (SIGINT).'),
-    );
+    controller.abort(cancelled('The call', 'interrupted from the terminal (SIGINT)'));
   process.once('SIGINT', onSigint);
   let dispatcher: ItemDispatcher | undefined;
   try {

@@ -6,6 +6,7 @@ import { createTool } from '../items/create-tool.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces, type SpaceName } from '../items/space.js';
 import { reportToolError } from './tool-command.js';
+import { cannotRead } from '../errors/file-errors.js';
 
 /** Options of `dirigent tool create`. */
 export interface ToolCreateOptions {
@@ -62,9 +63,7 @@ export async function toolCreateCommand(itemId: string, opts: ToolCreateOptions)
 async function readSource(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
-  } catch {
-    throw DirigentError.fatal(ErrorCode.FILE_NOT_FOUND, `Cannot read ${file}.`, {
-      hint: 'Check the path given to --file.',
-    });
+  } catch (err) {
+    throw cannotRead(file, err, { hint: 'Check the path given to --file.' });
   }
 }

@@ -7,6 +7,7 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { runToolExample, type ExampleOutcome } from '../tools/run-tool-example.js';
 import { allToolExamples, toolExamples, type ToolExamples } from '../tools/tool-examples.js';
 import { INVALID_CALL, reportToolError } from './tool-command.js';
+import { cancelled } from '../errors/stop-errors.js';
 
 /**
  * `dirigent tool test <item_id>` or `--all`: runs the worked examples of one tool, or of every
@@ -23,9 +24,7 @@ export async function toolTestCommand(
   const dispatcher = new ItemDispatcher(items);
   const controller = new AbortController();
   const onSigint = () =>
-    controller.abort(
-      DirigentError.fatal(ErrorCode.CANCELLED, 'Cancelled from the terminal (SIGINT).'),
-    );
+    controller.abort(cancelled('The call', 'interrupted from the terminal (SIGINT)'));
   process.once('SIGINT', onSigint);
   try {
     if ((itemId === undefined) === (opts.all !== true)) {

@@ -1,8 +1,7 @@
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import type { BootstrapContext } from './bootstrap-context.js';
 import type { BootstrapTool } from './bootstrap-tool.js';
+import { cancelled } from '../errors/stop-errors.js';
 
 /**
  * The call that starts a bootstrap tool, as a tool job would make it: its declared `input` as the
@@ -41,10 +40,7 @@ export async function callBootstrapTool(
     controller.abort(
       lost.aborted
         ? lost.reason
-        : DirigentError.fatal(
-            ErrorCode.CANCELLED,
-            `bootstrap tool "${tool.itemId}" was stopped: the worker is draining`,
-          ),
+        : cancelled(`Bootstrap tool "${tool.itemId}"`, 'the worker is draining'),
     );
   ctx.stopping.addEventListener('abort', stop, { once: true });
   lost.addEventListener('abort', stop, { once: true });

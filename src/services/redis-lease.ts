@@ -6,8 +6,7 @@
  * a holder that lost its lease never disturbs the next one.
  */
 import type { Redis } from 'ioredis';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
+import { lockLost } from '../errors/deployment-errors.js';
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 const SETTLE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`;
@@ -76,7 +75,9 @@ export class RedisLease {
    */
   async release(): Promise<void> {
     if (!this.end()) return;
-    await this.ending(this.redis.eval(RELEASE, 1, this.key, this.value)).catch(() => undefined);
+    await this.ending(this.redis.eval(RELEASE, 1, this.key, this.value)).catch(() => {
+      // Not deleted (Redis away): the key expires by itself after leaseMs.
+    });
   }
 
   /** Stops the renewals; false when the lease had already ended. */
@@ -102,7 +103,9 @@ export class RedisLease {
         if (n === 1) this.renewedAt = sent;
         else this.lose('it expired and another holder took it');
       })
-      .catch(() => undefined) // Redis unreachable: counted above once leaseMs has passed
+      .catch(() => {
+        // Redis unreachable: the lease is lost (above) once leaseMs has passed without a renewal.
+      })
       .finally(() => {
         this.renewing = false;
       });
@@ -112,9 +115,7 @@ export class RedisLease {
     if (this.ended) return;
     this.end();
     this.controller.abort(
-      DirigentError.retryable(ErrorCode.LOCK_LOST, `Lost the lease on ${this.key}: ${why}.`, {
-        details: { key: this.key, leaseMs: this.leaseMs },
-      }),
+      lockLost(`the lease on ${this.key}`, why, { key: this.key, leaseMs: this.leaseMs }),
     );
   }
 

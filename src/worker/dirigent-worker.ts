@@ -25,7 +25,8 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
 import { observeQueues } from '../redis/queue-gauges.js';
-import { connectRedis, pingRedis, redisDownMessage } from '../redis/redis-connection.js';
+import { connectRedis, pingRedis, printableRedisUrl } from '../redis/redis-connection.js';
+import { redisUnavailable } from '../errors/deployment-errors.js';
 import {
   RunWorker,
   type RunEventSink,
@@ -148,9 +149,7 @@ export class DirigentWorker {
   private async open(): Promise<void> {
     const o = this.options;
     if (!(await pingRedis(o.redisUrl, PING_TIMEOUT_MS)))
-      throw DirigentError.retryable(ErrorCode.REDIS_UNAVAILABLE, redisDownMessage(o.redisUrl), {
-        hint: 'Start redis-server, or give the URL of the deployment that runs.',
-      });
+      throw redisUnavailable(printableRedisUrl(o.redisUrl), 'worker');
     const parts: Parts = { redis: connectRedis(o.redisUrl) };
     this.parts = parts;
     try {

@@ -6,8 +6,9 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
+import { needsRedis } from '../errors/deployment-errors.js';
+import { fileNotFound, notAFolder } from '../errors/file-errors.js';
+import { badOptionValue } from '../errors/request-errors.js';
 import { DEFAULT_PREFIX } from '../redis/queue-names.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { workerLeaseMs } from '../redis/takeover/worker-lease.js';
@@ -103,14 +104,7 @@ export const DEFAULT_RUN_CONCURRENCY = 50;
 export function compileWorkerOptions(options: DirigentWorkerOptions = {}): CompiledWorkerOptions {
   const env = options.env ?? process.env;
   const url = redisUrl(options.redis, env);
-  if (url === undefined)
-    throw DirigentError.fatal(
-      ErrorCode.NEEDS_REDIS,
-      'A worker needs Redis: it serves a deployment.',
-      {
-        hint: 'Give the Redis URL (`redis` option, `dirigent worker --redis <url>`) or set REDIS_URL.',
-      },
-    );
+  if (url === undefined) throw needsRedis('A worker', 'it serves one');
   const queues = checkQueues(options.queues ?? WORKER_QUEUES);
   const projectDir = resolve(options.project ?? (env.DIRIGENT_PROJECT || process.cwd()));
   checkFolder(projectDir);
@@ -148,10 +142,7 @@ export function queuesFromList(list: string, source: string): WorkerQueue[] {
     .map((q) => q.trim())
     .filter((q) => q !== '');
   if (names.length === 0 || names.some((q) => !isQueue(q)))
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_REQUEST,
-      `${source} takes one or more of ${WORKER_QUEUES.join(', ')} (got ${list}).`,
-    );
+    throw badOptionValue(source, `one or more of ${WORKER_QUEUES.join(', ')}`, list);
   return names as WorkerQueue[];
 }
 
@@ -162,10 +153,7 @@ export function queuesFromList(list: string, source: string): WorkerQueue[] {
 export function countFromText(text: string, source: string): number {
   const n = Number(text);
   if (text.trim() === '' || !(Number.isInteger(n) && n >= 1))
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_REQUEST,
-      `${source} takes a whole number of at least 1 (got ${text}).`,
-    );
+    throw badOptionValue(source, 'a whole number of at least 1', text);
   return n;
 }
 
@@ -175,19 +163,17 @@ function isQueue(name: string): name is WorkerQueue {
 
 function checkQueues(given: readonly string[]): WorkerQueue[] {
   if (given.length === 0 || given.some((q) => !isQueue(q)))
-    throw DirigentError.fatal(
-      ErrorCode.INVALID_REQUEST,
-      `A worker's queues are one or more of ${WORKER_QUEUES.join(', ')} (got ${given.join(', ') || 'none'}).`,
+    throw badOptionValue(
+      "A worker's queues",
+      `one or more of ${WORKER_QUEUES.join(', ')}`,
+      given.join(', ') || 'none',
     );
   return WORKER_QUEUES.filter((q) => given.includes(q));
 }
 
 function atLeast(n: number, min: number, option: string): number {
   if (Number.isInteger(n) && n >= min) return n;
-  throw DirigentError.fatal(
-    ErrorCode.INVALID_REQUEST,
-    `${option} takes a whole number of at least ${min} (got ${n}).`,
-  );
+  throw badOptionValue(option, `a whole number of at least ${min}`, String(n));
 }
 
 function checkFolder(dir: string): void {
@@ -197,14 +183,7 @@ function checkFolder(dir: string): void {
   try {
     isFolder = statSync(dir).isDirectory();
   } catch {
-    throw DirigentError.fatal(
-      ErrorCode.FILE_NOT_FOUND,
-      `The project folder ${dir} does not exist.`,
-      { hint },
-    );
+    throw fileNotFound(`The project folder ${dir}`, { path: dir, hint });
   }
-  if (!isFolder)
-    throw DirigentError.fatal(ErrorCode.NOT_A_DIRECTORY, `The project ${dir} is not a folder.`, {
-      hint,
-    });
+  if (!isFolder) throw notAFolder(dir, { path: dir, hint });
 }

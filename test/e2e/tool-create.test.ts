@@ -68,7 +68,7 @@ describe('dirigent tool create', () => {
     const r = cli('tool', 'create', 'half', '--code', 'name = "half"\ndescription = "x"\n');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('INVALID_TOOL');
-    expect(r.stderr).toContain('missing parameters, async def execute(params)');
+    expect(r.stderr).toContain('is missing parameters and async def execute(params).');
     expect(existsSync(join(project, '.ai', 'tools', 'half.py'))).toBe(false);
   });
 

@@ -14,7 +14,6 @@ import type { Engine } from '../../engine/engine.js';
 import { parkable } from '../../engine/parkable.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { Attr } from '../../telemetry/attributes.js';
 import { traceFields, type Logger } from '../../telemetry/logger.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
@@ -27,6 +26,7 @@ import type { RunJob, RunJobData } from '../run-job.js';
 import { goAlone } from './go-alone.js';
 import type { ToolJobData } from '../tool-job.js';
 import type { RunEventSink } from './run-worker-options.js';
+import { cancelled } from '../../errors/stop-errors.js';
 
 /**
  * How long a run must have nothing to do before it is parked: shorter waits cost less to sit out
@@ -188,7 +188,10 @@ export async function driveToRest(
     ctx.store.forgetClaim(run.runId);
     // The job is no longer this worker's when another took the run over; if it still is (Redis
     // did not answer for a lease), it goes back to the queue.
-    if (!shared) await job.moveToWait(token).catch(() => undefined);
+    if (!shared)
+      await job.moveToWait(token).catch(() => {
+        // Not this worker's job any more (another took the run over): nothing to put back.
+      });
     throw new WaitingError();
   }
   span?.span.addEvent(rest.kind === 'handover' ? 'handed over' : 'parked', {
@@ -253,5 +256,5 @@ function logSettled(log: Logger, record: RunRecord, fields: Record<string, strin
 }
 
 function letGo(runId: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.CANCELLED, `Run ${runId} was parked by this worker.`);
+  return cancelled(`Run ${runId}`, 'this worker parked it');
 }

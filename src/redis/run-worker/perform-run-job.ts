@@ -6,8 +6,7 @@
 import { DelayedError, WaitingError } from 'bullmq';
 import type { ActiveRun } from '../../engine/active-run.js';
 import type { RunRecord } from '../../engine/run-record.js';
-import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
+import { runNotFound } from '../../errors/run-errors.js';
 import { traceFields } from '../../telemetry/logger.js';
 import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
 import { driveToRest, runTree, type DriveContext, type TakenJob } from './drive-to-rest.js';
@@ -62,7 +61,10 @@ export async function takeUpRun(
     return record;
   } catch (err) {
     if (err instanceof WaitingError || err instanceof DelayedError) throw err;
-    await letGo(ctx, data.runId).catch(() => undefined);
+    await letGo(ctx, data.runId).catch(() => {
+      // Letting go failed too (Redis away): the claim lapses with this worker's lease, and the
+      // job's own failure, thrown below, is what its caller hears.
+    });
     if (shared) throw err;
     // Redis went away mid-job (restarting, say): the run is as last stored; the job comes back.
     if (transient(err) && mayComeBack(job)) {
@@ -190,5 +192,5 @@ async function scheduleWake(
 }
 
 function notFound(runId: string): never {
-  throw DirigentError.fatal(ErrorCode.RUN_NOT_FOUND, `No run with id ${runId}.`);
+  throw runNotFound(runId, 'redis');
 }

@@ -134,7 +134,9 @@ export class RunWorker {
     // An outcome no call waits for may be one a parked run waits for.
     this.inbox.onUnexpected = ({ runId }) => {
       if (runId !== undefined)
-        void wakeParked(redis, prefix, this.runsQueue, runId).catch(() => undefined);
+        void wakeParked(redis, prefix, this.runsQueue, runId).catch(() => {
+          // Not woken now (Redis away): the parked run's delayed job wakes it at its deadline.
+        });
     };
     this.parkScan = setInterval(() => {
       for (const d of this.driving.values()) d.parkIfIdle();

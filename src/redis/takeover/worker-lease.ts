@@ -130,9 +130,10 @@ export class WorkerLease {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await this.redis
-      .zrem(workersKey(this.options.prefix), ...this.options.names)
-      .catch(() => undefined);
+    await this.redis.zrem(workersKey(this.options.prefix), ...this.options.names).catch(() => {
+      // Redis away: the leases lapse by themselves within leaseMs; others then look for work
+      // of these workers, and find none.
+    });
   }
 
   /** Takes over the work of lapsed leases, one batch at a time (renewals go on meanwhile). */

@@ -18,7 +18,7 @@ import type { Telemetry } from '../../telemetry/telemetry.js';
 import { ItemDispatcher } from '../../tools/item-dispatcher.js';
 import type { ToolJobSpan } from '../job-spans.js';
 import { checkToolHash } from '../run-source.js';
-import { cancelled, remember, stopAt } from './tool-job-stops.js';
+import { jobCancelled, remember, stopAt } from './tool-job-stops.js';
 import type { ToolJobData } from '../tool-job.js';
 
 /** How a call ended. */
@@ -82,7 +82,7 @@ export class ToolExecutor {
     let deadline: NodeJS.Timeout | undefined;
     let stopped = controller.signal;
     try {
-      if (this.cancelled.has(id)) throw cancelled(id);
+      if (this.cancelled.has(id)) throw jobCancelled(id);
       const dispatcher = this.dispatcher();
       const chain = dispatcher.isBuiltin(d.itemId)
         ? undefined
@@ -129,7 +129,7 @@ export class ToolExecutor {
   /** Stops call `id` (cancelled), now if it runs, or when it starts if it does later. */
   stop(id: string): void {
     remember(this.cancelled, id);
-    this.running.get(id)?.controller.abort(cancelled(id));
+    this.running.get(id)?.controller.abort(jobCancelled(id));
   }
 
   /** Stops every call running now, each with the error `reason` makes of it. */

@@ -4,9 +4,9 @@
  */
 import { DelayedError, type Job } from 'bullmq';
 import { DirigentError } from '../../errors/dirigent-error.js';
-import { ErrorCode } from '../../errors/error-codes.js';
 import { deferDelay } from '../../locks/defer-delay.js';
 import type { ToolJobData } from '../tool-job.js';
+import { cancelled, stepTimedOut } from '../../errors/stop-errors.js';
 
 /**
  * Job ids a worker remembers per kind (cancellations: a job is taken up within moments of its
@@ -49,16 +49,11 @@ export function stopAt(
   step: string,
 ): NodeJS.Timeout {
   const timeout = () =>
-    controller.abort(
-      DirigentError.retryable(
-        ErrorCode.STEP_TIMEOUT,
-        `Step "${step}" ran past the deadline of its <timeout>, and the worker running its tool stopped it; raise <timeout seconds="…"> if the tool needs longer.`,
-      ),
-    );
+    controller.abort(stepTimedOut(step, { stoppedBy: 'the worker running its tool' }));
   return setTimeout(timeout, Math.max(0, deadline - Date.now()));
 }
 
 /** The error of a cancelled tool job. */
-export function cancelled(jobId: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.CANCELLED, `Tool job ${jobId} was cancelled.`);
+export function jobCancelled(jobId: string): DirigentError {
+  return cancelled(`Tool job ${jobId}`);
 }

@@ -203,7 +203,14 @@ export class ToolWorker {
   private reply(job: Job<ToolJobData>, outcome: ToolOutcome): void {
     if (this.handedOver.delete(job.id!)) return;
     const { redis, prefix } = this.options;
-    void replyToCaller(redis, prefix, job, outcome, () => this.runsQueue()).catch(() => undefined);
+    void replyToCaller(redis, prefix, job, outcome, () => this.runsQueue()).catch((err: unknown) =>
+      // The outcome is kept with the job all the same: the run finds it when it looks (resumed,
+      // or woken at its deadline); it only hears of it later.
+      this.log.warn(
+        { job_id: job.id, run_id: job.data.runId, err: String(err) },
+        `could not tell the run of tool job ${job.id} its outcome at once: ${String(err)}`,
+      ),
+    );
   }
 
   /** The runs queue, to wake parked runs (made on first use: most workers never need it). */
