@@ -70,7 +70,8 @@ for (const mode of ['redis', 'embedded'] as const) {
       const runId = gate.body.runId as string;
       const stream = await openEvents(`${api.url}/v1/runs/${runId}/events`);
       await until(() => stream.events.length > 0, 5000, 'the first event');
-      // Nothing more while it waits: the record says what it waits for.
+      // Nothing more while it waits: the record says what it waits for. An absence has no event
+      // to wait for, so this looks once more after a while (the behaviour under test).
       await new Promise((r) => setTimeout(r, 600));
       expect(names(stream.events), JSON.stringify(stream.events)).toEqual(['run.state']);
       expect(stream.events[0]!.data).toMatchObject({
