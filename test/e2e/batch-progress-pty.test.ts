@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/paths.js';
 
-const BUILT = join(REPO_ROOT, 'dist', 'src', 'batch', 'batch-progress.js');
+const BUILT = join(REPO_ROOT, 'dist', 'src', 'batches', 'batch-progress.js');
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
 /** A batch of 400 inputs over 1.2 s, 10,000 bytes of input read as it goes. */
