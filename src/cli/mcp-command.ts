@@ -14,6 +14,7 @@ import { apiTokensOption } from './api-tokens-option.js';
 import { withDirigent, type CommonOptions } from './run-command.js';
 import { whole } from './serve-command.js';
 import { noRoute, unauthorized } from '../errors/request-errors.js';
+import { IdleSockets } from '../api/idle-sockets.js';
 
 /** Options of `dirigent mcp`. */
 export interface McpOptions extends CommonOptions {
@@ -64,6 +65,14 @@ async function serveHttp(
       return refuse(res, unauthorized(req.headers.authorization !== undefined), 401);
     await handle(req, res);
   };
+  const fresh = new IdleSockets(server);
+  // A client's stream of server messages (a GET) carries no work: it ends when the server closes.
+  const streams = new Set<ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET') return;
+    streams.add(res);
+    res.once('close', () => streams.delete(res));
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -89,10 +98,19 @@ async function serveHttp(
     process.once('SIGINT', () => resolve());
   });
   say(`dirigent mcp ${process.pid}: closing`);
+  // Connections that carry no request, or only a stream, end now; a call under way gets a
+  // moment to answer, then its connection ends too.
   server.closeIdleConnections();
+  fresh.destroy();
+  for (const res of streams) res.end();
+  const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  clearTimeout(grace);
   return 0;
 }
+
+/** How long a stream still open when the server closes may go on before it is ended. */
+const CLOSE_GRACE_MS = 2000;
 
 function refuse(res: ServerResponse, error: DirigentError, status: number): void {
   if (res.headersSent) return void res.end();

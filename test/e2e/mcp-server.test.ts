@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -209,5 +210,25 @@ describe('dirigent mcp --http', () => {
     });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+  });
+
+  it('closes within a moment on SIGTERM while a client stays connected', async () => {
+    const url = await httpServer();
+    client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    expect((await client.listTools()).tools).toHaveLength(4);
+    // A connection opened and never used: Node counts it as busy, not idle, until it is ended.
+    const spare = connect(Number(url.port), url.hostname);
+    await new Promise((r) => spare.once('connect', r));
+    const exited = new Promise<number | null>((r) => server!.once('exit', r));
+    const asked = Date.now();
+    server!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(1500);
+    spare.destroy();
   });
 });
