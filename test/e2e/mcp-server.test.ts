@@ -68,8 +68,7 @@ afterEach(async () => {
   await client?.close();
   client = undefined;
   if (server && server.exitCode === null) {
-    // Done with it: how the server drains is not what these tests check (with a client's idle
-    // keep-alive connection open, a drain takes the connection's timeout, seconds).
+    // Done with it: how the server drains on SIGTERM has a test of its own.
     const exited = new Promise((r) => server!.once('exit', r));
     server.kill('SIGKILL');
     await exited;
