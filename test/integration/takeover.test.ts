@@ -163,6 +163,27 @@ describe('takeover', { timeout: 60_000 }, () => {
     },
   );
 
+  it('keeps a worker woken from a pause past its lease from starting the next call beside the new driver', async () => {
+    const { store, a, b, runId } = await slowRunOnFirstWorker();
+    a.child.kill('SIGSTOP');
+    try {
+      await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
+      // The paused worker's own call (its tool runs on) ends while the new driver's runs.
+      await until(() => lines('steps.log').includes('end'), 10_000, "the first call's end");
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+    // Awake, it sees its step end: it must ask its lease before it starts the next call.
+    await until(() => /was taken over|lease lapsed/.test(a.log()), 10_000, 'the woken worker');
+    await until(async () => (await store.load(runId))?.record.status === 'completed', 20_000);
+    const drained = new Promise((r) => a.child.once('exit', r));
+    a.child.kill('SIGTERM');
+    await drained;
+    // It started no call of the next step (one stopped at once would still have begun).
+    expect(a.log()).not.toMatch(/"step":"second"/);
+    expect(lines('steps.log').filter((l) => l === 'second')).toEqual(['second']);
+  });
+
   it('keeps a worker paused past its lease (SIGSTOP) from writing to the run another took over', async () => {
     // Both attempts take 6 s: the paused worker wakes seconds after its own call ended.
     const { store, a, b, runId } = await slowRunOnFirstWorker();

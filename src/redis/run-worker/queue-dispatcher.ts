@@ -52,13 +52,18 @@ export class QueueDispatcher implements ToolDispatcher {
   /** Set when the run worker closes: calls go to the queue from then on. */
   private closing = false;
 
-  /** `local`: the tool worker of this process, if there is one, for eager calls. */
+  /**
+   * `local`: the tool worker of this process, if there is one, for eager calls. `mayStart`: true
+   * when this process may start a call of the run now, or a promise that rejects when it may not
+   * (its worker's lease lapsed, and another worker may be driving the run: see `worker-lease.ts`).
+   */
   constructor(
     private readonly queue: Queue<ToolJobData>,
     private readonly inbox: ResultInbox,
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly local?: ToolWorker,
+    private readonly mayStart?: (call: ToolCall) => true | Promise<void>,
   ) {}
 
   /** Makes no more calls in process: every call is a job from now on (the run worker closes). */
@@ -74,6 +79,8 @@ export class QueueDispatcher implements ToolDispatcher {
   async dispatch(call: ToolCall): Promise<unknown> {
     const label = `tool ${call.itemId}`;
     if (call.signal.aborted) throw abortError(call.signal, label);
+    const may = this.mayStart?.(call);
+    if (may !== undefined && may !== true) await may;
     const jobId = toolJobId(call, randomUUID);
     const open = this.opened(call.runId);
     try {

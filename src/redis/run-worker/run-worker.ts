@@ -25,6 +25,7 @@ import { wakeParked } from '../parked-runs.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from '../queue-names.js';
 import { queueOptions } from '../queue-options.js';
+import { runTakenOver } from '../takeover/run-claims.js';
 import { takeOverDeadWorkers } from '../takeover/reap-dead-worker.js';
 import { comeBackLater } from './come-back-later.js';
 import { takeUpRun } from './perform-run-job.js';
@@ -124,6 +125,7 @@ export class RunWorker {
       redis,
       prefix,
       options.tools,
+      (call) => this.mayStart(call.runId),
     );
     this.subscriber = this.own(redis);
     void this.subscriber.subscribe(runCancelChannel(prefix));
@@ -266,6 +268,19 @@ export class RunWorker {
     } catch (err) {
       throw toJobError(err);
     }
+  }
+
+  /**
+   * Whether a call of `runId` may start now: at once while this worker's lease surely holds;
+   * after a pause (or Redis away) as long as it takes a renewal to say, rejecting when the lease
+   * had lapsed (the run is lost: another worker may be making this very call).
+   */
+  private mayStart(runId: string): true | Promise<void> {
+    const held = this.lease.confirm();
+    if (held === true) return true;
+    return held.then((ok) => {
+      if (!ok) throw runTakenOver(runId, this.name, '');
+    });
   }
 
   /** This worker's lease lapsed: another worker may hold its runs now, so it stops driving them. */

@@ -12,7 +12,10 @@
  *
  * A worker whose lease lapsed (it was paused, or cut off from Redis, for longer than the lease)
  * may find that others took its work over: the next renewal says so, and the worker stops the work
- * it was doing (`onLost`). Until then, whatever it writes to a run another worker claimed is
+ * it was doing (`onLost`). Before that renewal answers, a worker that wakes from a pause would
+ * go on where it stopped: {@link WorkerLease.confirm} tells it, by its own clock, when it cannot
+ * know that its lease still holds, and waits for a renewal to say (a run worker asks before it
+ * starts a call, so a call is never started beside the one of the worker that took the run over). Until then, whatever it writes to a run another worker claimed is
  * refused (`run-claims.ts`), so a worker cut off from Redis never drives a run beside another one;
  * a worker that merely lost Redis for a while (Redis restarting) goes on once it is back.
  */
@@ -108,6 +111,13 @@ export class WorkerLease {
   private joining = true;
   private closed = false;
   private failing = false;
+  /**
+   * Until when the leases hold for sure, by this process's clock: a renewal sent at t set them to
+   * lapse at Redis's now + leaseMs, which is not before t + leaseMs.
+   */
+  private heldUntil = 0;
+  /** Who waits for a renewal to say whether the leases still hold. */
+  private confirmations: ((held: boolean) => void)[] = [];
 
   constructor(private readonly options: WorkerLeaseOptions) {
     this.leaseMs = options.leaseMs ?? workerLeaseMs();
@@ -126,9 +136,24 @@ export class WorkerLease {
     void this.renew();
   }
 
+  /**
+   * True when the leases hold for sure now; otherwise (this process was paused, or could not
+   * renew, for about a lease) a promise of whether they still do, once a renewal has said so:
+   * false when they had lapsed (the work they covered is `onLost`), or when the lease closes.
+   */
+  confirm(): true | Promise<boolean> {
+    if (Date.now() < this.heldUntil) return true;
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      this.confirmations.push(resolve);
+      void this.renew();
+    });
+  }
+
   /** Stops renewing and gives the leases up: others see this worker gone at once. */
   async close(): Promise<void> {
     this.closed = true;
+    this.settle(false);
     clearInterval(this.timer);
     await this.redis.zrem(workersKey(this.options.prefix), ...this.options.names).catch(() => {
       // Redis away: the leases lapse by themselves within leaseMs; others then look for work
@@ -152,6 +177,7 @@ export class WorkerLease {
   private async renew(): Promise<void> {
     if (this.closed || this.renewing) return;
     this.renewing = true;
+    const sent = Date.now();
     try {
       const { prefix, names } = this.options;
       const reply = await this.redis.dirigentRenewLease(
@@ -162,8 +188,14 @@ export class WorkerLease {
         ...names,
       );
       if (this.closed) return;
-      if (Number(reply[0]) === 1) this.options.onLost();
+      const lost = Number(reply[0]) === 1;
+      if (lost) this.options.onLost();
       this.joining = false;
+      this.heldUntil = sent + this.leaseMs;
+      // A reply to a renewal sent before a pause says nothing of now: the next renewal will.
+      if (lost) this.settle(false);
+      else if (Date.now() < this.heldUntil) this.settle(true);
+      else setImmediate(() => void this.renew());
       const lapsed = reply.slice(1).map(String);
       if (lapsed.length > 0) void this.takeOver(lapsed);
       this.failing = false;
@@ -178,5 +210,9 @@ export class WorkerLease {
     } finally {
       this.renewing = false;
     }
+  }
+
+  private settle(held: boolean): void {
+    for (const resolve of this.confirmations.splice(0)) resolve(held);
   }
 }
