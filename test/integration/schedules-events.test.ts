@@ -122,7 +122,8 @@ describe('schedules', { timeout: 60_000 }, () => {
       0,
     );
     const book = new ScheduleBook(redis.redis, redis.prefix);
-    const [{ next }] = (await book.list()) as [{ next: number }];
+    const [schedule] = await book.list();
+    const next = schedule!.next!;
     // Time passing is what this is about: nobody serves while the tick due at `next` and the two
     // after it go by.
     await waitFor(() => Date.now() > next + 2_100, { what: 'three ticks with nobody serving' });
