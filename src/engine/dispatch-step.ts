@@ -5,7 +5,7 @@
  * `<instruction>` waits for its signal.
  */
 import type { CompiledNode } from '../compiler/compiled-directive.js';
-import type { RunContext, RunEvent } from '../compiler/run-context.js';
+import type { RunContext } from '../compiler/run-context.js';
 import { scopeOf, settle, type RunData } from '../compiler/settle.js';
 import type { StepNode } from '../directive/ast.js';
 import { compileTemplate } from '../expr/template.js';
@@ -15,22 +15,15 @@ import { instructionText } from './instruction-text.js';
 import { runAttempts } from './run-attempts.js';
 import { runForeach } from './run-foreach.js';
 import type { WaitingStep } from './run-record.js';
-import type { StepTry } from './step-work.js';
+import type { StepTry, StepWork } from './step-work.js';
 import type { StepWaits } from './step-waits.js';
 
 /** What dispatching a step reads and calls on its run (an {@link ActiveRun}). */
-export interface DispatchingRun extends ExecutingRun {
+export interface DispatchingRun
+  extends ExecutingRun,
+    Pick<StepWork, 'workStep' | 'settleStep' | 'settleStepWith'> {
   readonly data: RunData;
   readonly waiting: StepWaits;
-  workStep(
-    cn: CompiledNode,
-    step: StepNode,
-    work: StepTry,
-    policy: StepNode['retry'],
-    collect: string | undefined,
-  ): void;
-  settleStep(cn: CompiledNode, context: RunContext, result: unknown, collect?: string): void;
-  settleStepWith(cn: CompiledNode, make: () => RunEvent): void;
 }
 
 /** Performs the action of step `cn` in `context` (see the module comment). */
