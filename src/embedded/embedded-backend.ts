@@ -123,7 +123,7 @@ export class EmbeddedBackend implements RunBackend {
     const position = this.feeds.position(runId);
     feed.push({ type: 'run.state', id: position, runId, at: Date.now(), record });
     if (feed.isDone) return feed;
-    this.feeds.attach(runId, feed, position);
+    this.feeds.attach(runId, feed, position, true);
     // A run resting in the store may be resumed by another process: its record tells how it goes.
     if (live === undefined)
       pollRecord(feed, () => this.get(runId), record, {

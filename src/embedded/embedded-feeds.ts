@@ -73,12 +73,13 @@ export class EmbeddedFeeds {
   /**
    * Pushes the events of `runId`'s feed after `after` into `feed`, then each new one as it comes,
    * until the feed ends; false (nothing pushed) when the log no longer holds every event after
-   * `after`. Following a run this process holds no log of from {@link FEED_START} begins one (the
-   * run may come to life here: a signal delivered in this process resumes it).
+   * `after`, or there is none. With `begin`, following a run this process holds no log of from
+   * {@link FEED_START} begins one (a run at rest in the store may come to life here: a signal
+   * delivered in this process resumes it).
    */
-  attach(runId: string, feed: RunFeed, after: string): boolean {
+  attach(runId: string, feed: RunFeed, after: string, begin = false): boolean {
     let log = this.logs.get(runId);
-    if (log === undefined && after === FEED_START) {
+    if (log === undefined && begin && after === FEED_START) {
       this.logs.set(runId, (log = new FeedLog()));
       this.rest(runId);
     }

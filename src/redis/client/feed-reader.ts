@@ -1,36 +1,32 @@
 /**
  * Reading the event feeds of runs on a Redis deployment (see `run-backend/run-feed-event.ts`):
- * each run's feed is a stream its drivers append to in the same script as the run's state
- * (`run-store/pending-events.ts`), and every such write is told on a channel named as the
- * stream. One subscriber connection per process listens on the channels of the runs followed
- * here; a message sends each follower of that run to read what it has not read yet (`XRANGE`
- * after its position). Since the stream keeps the events, a message lost (the connection went
- * away for a moment) loses nothing: the next message, or the catch-up every
- * {@link CATCH_UP_MS}, reads them.
+ * each run's feed is a list its drivers append to in the same script as the run's state, its nth
+ * event having id n (`run-store/pending-events.ts`), and every such write is told on a channel
+ * named as the list. One subscriber connection per process listens on the channels of the runs
+ * followed here; a message sends each follower of that run to read what it has not read yet.
+ * Since the list keeps the events, a message lost (the connection went away for a moment) loses
+ * nothing: the next message, or the catch-up every {@link CATCH_UP_MS}, reads them.
  */
 import type { Redis } from 'ioredis';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
-import type { RunFeedEvent, StoredFeedEvent } from '../../run-backend/run-feed-event.js';
+import type { StoredFeedEvent } from '../../run-backend/run-feed-event.js';
 import { FEED_START, RunFeed, type FollowOptions } from '../../run-backend/run-feed.js';
 import type { RedisRunStore } from '../run-store/redis-run-store.js';
 
 /** How often every follower reads its feed, whatever it heard: the fallback of the channel. */
 export const CATCH_UP_MS = 5000;
 
-/** Entries read per `XRANGE`. */
+/** Events read at a time. */
 const PAGE = 500;
-
-/** A stream id, as Redis gives it. */
-const STREAM_ID = /^\d+-\d+$/;
 
 /** One follower of one run's feed. */
 interface Follower {
   feed: RunFeed;
-  key: string;
-  /** The id of the last entry read. */
-  position: string;
+  runId: string;
+  /** The id of the last event read. */
+  position: number;
   /** A read is under way; `again`: read once more when it is over (something came meanwhile). */
   reading: boolean;
   again: boolean;
@@ -39,7 +35,7 @@ interface Follower {
 /** See the module comment. */
 export class FeedReader {
   private subscriber: Redis | undefined;
-  /** Followers by channel (= stream key). */
+  /** Followers by channel (= the feed's key). */
   private readonly followers = new Map<string, Set<Follower>>();
   private catchUp: NodeJS.Timeout | undefined;
 
@@ -56,17 +52,15 @@ export class FeedReader {
    * longer holds them all. Resolves once subscribed.
    */
   async follow(runId: string, options: FollowOptions = {}): Promise<RunFeed> {
-    const key = this.store.feedKey(runId);
     const feed = new RunFeed(runId);
-    let position = options.after;
-    if (position === undefined || !(await this.holdsAfter(key, position))) {
-      const read = await this.store.readFollowed(runId);
-      const record = read?.run.record ?? (await this.unstored(runId));
-      position = read?.position ?? FEED_START;
-      feed.push({ type: 'run.state', id: position, runId, at: Date.now(), record });
-      if (feed.isDone) return feed;
-    }
-    const follower: Follower = { feed, key, position, reading: false, again: false };
+    const after = options.after === undefined ? undefined : idOf(options.after);
+    const follower: Follower = { feed, runId, position: 0, reading: false, again: false };
+    if (after === 0) {
+      // The whole feed, of a run that exists (a run not stored yet may be queued).
+      if ((await this.store.readFollowed(runId)) === undefined) await this.unstored(runId);
+    } else if (after === undefined || !(await this.holds(runId, after))) {
+      if (!(await this.sendState(follower))) return feed;
+    } else follower.position = after;
     await this.listen(follower);
     // What was written before the subscription took effect is read now.
     void this.read(follower);
@@ -81,28 +75,38 @@ export class FeedReader {
     clearInterval(this.catchUp);
   }
 
-  /** Whether the feed at `key` still holds every entry after id `after`. */
-  private async holdsAfter(key: string, after: string): Promise<boolean> {
-    if (after === FEED_START) return true;
-    if (!STREAM_ID.test(after)) return false;
-    const [first] = await this.redis.xrange(key, '-', '+', 'COUNT', 1);
-    // Ids leave gaps, so only `after` itself still there proves nothing after it was dropped.
-    return first !== undefined && !isAfter(first[0], after);
+  /** Whether the run's feed still holds its events after id `after`. */
+  private async holds(runId: string, after: number): Promise<boolean> {
+    return (await this.store.readFeed(runId, after, 0)).outcome === 'ok';
+  }
+
+  /**
+   * Pushes the run's record as `run.state`, and makes the follower go on from the position the
+   * record stands at; false when that ended the feed (the run has ended).
+   */
+  private async sendState(f: Follower): Promise<boolean> {
+    const read = await this.store.readFollowed(f.runId);
+    const record = read?.run.record ?? (await this.unstored(f.runId));
+    f.position = Number(read?.position ?? FEED_START);
+    const id = String(f.position);
+    f.feed.push({ type: 'run.state', id, runId: f.runId, at: Date.now(), record });
+    return !f.feed.isDone;
   }
 
   private async listen(follower: Follower): Promise<void> {
+    const key = this.store.feedKey(follower.runId);
     const sub = this.subscribed();
-    let set = this.followers.get(follower.key);
+    let set = this.followers.get(key);
     if (set === undefined) {
-      this.followers.set(follower.key, (set = new Set()));
-      await sub.subscribe(follower.key);
+      this.followers.set(key, (set = new Set()));
+      await sub.subscribe(key);
     }
     set.add(follower);
     follower.feed.onClose(() => {
       set.delete(follower);
-      if (set.size > 0 || this.followers.get(follower.key) !== set) return;
-      this.followers.delete(follower.key);
-      void sub.unsubscribe(follower.key).catch(() => {
+      if (set.size > 0 || this.followers.get(key) !== set) return;
+      this.followers.delete(key);
+      void sub.unsubscribe(key).catch(() => {
         // The connection went away: nothing to unsubscribe from.
       });
     });
@@ -139,42 +143,45 @@ export class FeedReader {
     try {
       do {
         f.again = false;
-        let entries: [string, string[]][];
-        do {
+        for (;;) {
           if (f.feed.isDone) return;
-          entries = await this.redis.xrange(f.key, `(${f.position}`, '+', 'COUNT', PAGE);
-          for (const [id, fields] of entries) {
-            f.position = id;
-            f.feed.push(eventOf(id, fields));
+          const page = await this.store.readFeed(f.runId, f.position, PAGE);
+          // Trimmed past what this follower read (it read too slowly), or the run is gone: the
+          // record says how it stands now.
+          if (page.outcome !== 'ok') {
+            if (!(await this.sendState(f))) return;
+            continue;
           }
-        } while (entries.length === PAGE);
+          for (const json of page.events) f.feed.push(eventOf(++f.position, json, f.runId));
+          if (f.position >= page.last || page.events.length === 0) break;
+        }
       } while (f.again);
     } catch (err) {
-      // Redis away: the catch-up tries again; an entry that cannot be read ends the feed.
-      if (err instanceof SyntaxError) f.feed.fail(unreadable(f.key, err));
+      // Redis away: the catch-up tries again. An entry that is not an event ends the feed.
+      if (err instanceof DirigentError) f.feed.fail(err);
     } finally {
       f.reading = false;
     }
   }
 }
 
-/** The feed event of a stream entry (one field `e`: the event's JSON). */
-function eventOf(id: string, fields: string[]): RunFeedEvent {
-  const json = fields[fields.indexOf('e') + 1] ?? '';
-  return { ...(JSON.parse(json) as Omit<StoredFeedEvent, 'id'>), id } as StoredFeedEvent;
+/** The id a consumer gives (`Last-Event-ID`), as a number, or undefined when it is not one. */
+function idOf(id: string): number | undefined {
+  return /^\d{1,15}$/.test(id) ? Number(id) : undefined;
 }
 
-function unreadable(key: string, err: SyntaxError): DirigentError {
-  return DirigentError.fatal(
-    ErrorCode.INTERNAL,
-    `An entry of the run feed ${key} is not an event Dirigent wrote: ${err.message}`,
-    { hint: 'A key of the deployment was written by something else; check the key prefix.' },
-  );
-}
-
-/** Whether stream id `a` comes after `b`. */
-function isAfter(a: string, b: string): boolean {
-  const [am, as] = a.split('-').map(BigInt);
-  const [bm, bs] = b.split('-').map(BigInt);
-  return am! > bm! || (am === bm && as! > bs!);
+/** The event `id` of a feed, from its JSON. */
+function eventOf(id: number, json: string, runId: string): StoredFeedEvent {
+  try {
+    return {
+      ...(JSON.parse(json) as Omit<StoredFeedEvent, 'id'>),
+      id: String(id),
+    } as StoredFeedEvent;
+  } catch (err) {
+    throw DirigentError.fatal(
+      ErrorCode.INTERNAL,
+      `Event ${id} of run ${runId}'s feed is not an event Dirigent wrote: ${(err as Error).message}`,
+      { hint: 'A key of the deployment was written by something else; check the key prefix.' },
+    );
+  }
 }

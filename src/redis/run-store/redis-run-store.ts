@@ -122,8 +122,8 @@ export class RedisRunStore implements RunStore {
   }
 
   /**
-   * The key of a run's event feed, a stream (see `pending-events.ts`); also the channel on which
-   * its writes are told.
+   * The key of a run's event feed, a list of its events (see `pending-events.ts`); also the
+   * channel on which its writes are told.
    */
   feedKey(runId: string): string {
     return `${this.runKey(runId)}:feed`;
@@ -262,8 +262,27 @@ export class RedisRunStore implements RunStore {
     return read && { run: read.run, position: read.position ?? FEED_START };
   }
 
+  /**
+   * The events of a run's feed after id `after` (at most `count`), with the id of its last event;
+   * `gone` when the feed no longer holds the event after `after` (trimmed, or the run expired),
+   * `ahead` when `after` is past its last event.
+   */
+  async readFeed(
+    runId: string,
+    after: number,
+    count: number,
+  ): Promise<{ outcome: 'ok' | 'gone' | 'ahead'; last: number; events: string[] }> {
+    const [outcome, last, ...events] = await this.redis.dirigentReadFeed(
+      this.runKey(runId),
+      this.feedKey(runId),
+      after,
+      count,
+    );
+    return { outcome: outcome as 'ok' | 'gone' | 'ahead', last: Number(last), events };
+  }
+
   private async read(runId: string): Promise<(StoredHash & { position?: string }) | undefined> {
-    const hash = hashOf(await this.redis.dirigentReadRun(this.runKey(runId), this.feedKey(runId)));
+    const hash = hashOf(await this.redis.dirigentReadRun(this.runKey(runId)));
     const read = storedRunOf(hash);
     if (read === undefined) return undefined;
     this.rememberRead(runId, read);

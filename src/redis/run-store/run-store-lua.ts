@@ -9,12 +9,12 @@
 export const TEXT_FIELD = '.text';
 
 /**
- * The pseudo-field with which a read answers the id of the last event of the run's feed, when it
- * has one: the position a follower of the run's record goes on from.
+ * The field of a run's hash that counts the events of its feed: the id of its last event, and the
+ * position a follower of the run's record goes on from (see `pending-events.ts`).
  */
-export const FEED_FIELD = '.feed';
+export const FEED_FIELD = 'feed';
 
-/** The most events a run's feed keeps (a trim keeps at least this many: Redis's `MAXLEN ~`). */
+/** The most events a run's feed keeps: older ones are trimmed. */
 export const FEED_MAX_EVENTS = 10_000;
 
 /** Lua appending `TEXT_FIELD` and the text to the reply `out` of a read of hash `KEYS[1]`. */
@@ -83,15 +83,18 @@ end
 
 /**
  * KEYS: run hash, all runs, the five status sets (in STATUSES order), the run's directive set,
- * expiring, directive-of, the run's feed, then the feeds of its parents (nearest first).
+ * expiring, directive-of, the run's feed, then the hash and the feed of each of its parents
+ * (nearest first).
  * ARGV: prefix, mode (full | diff | steps), expectVersion or '', base etag or '', new etag, run
  * id, status, directive, startedAt, retention seconds (0: keep), fence, owner, the content hash
  * of the directive's text or '' (a write that leaves the run's meta as it was), '=' and the text,
  * or '' (the store sent it before: the script answers `needtext` if it is no longer kept), n, n
  * fields to delete, m, m feed events, field/value pairs.
- * Feed events (see `pending-events.ts`) are appended to the run's feed as stream entries with one
- * field `e` (the event's JSON), those marked `+` to its parents' feeds too; each feed written is
- * then told on the channel of its own name. The feed expires with the run.
+ * Feed events (see `pending-events.ts`) are appended to the run's feed, a list of the events' JSON
+ * (a list, not a stream: Redis 7.0 gives a new stream 4 KB, a waiting run's whole record), and
+ * counted in its hash's `${FEED_FIELD}` field, so the nth event of a feed has id n; those marked
+ * `+` go to its parents' feeds too. A feed keeps its last ${FEED_MAX_EVENTS} events; each feed
+ * written is told on the channel of its own name. The feed expires with the run.
  * `full` also deletes the step fields it is not given; `diff` requires the base etag (else
  * answers `stale`, writing nothing); `steps` writes step fields of an existing run only. A full
  * save, or a diff that changes the run's status or directive, also moves the run in the indexes,
@@ -160,17 +163,21 @@ end
 local version = current + 1
 redis.call('HSET', hash, 'version', version, 'etag', ARGV[5])
 if nev > 0 then
-  local last, shared = '', false
+  local function append(h, feed, body)
+    redis.call('HINCRBY', h, '${FEED_FIELD}', 1)
+    if redis.call('RPUSH', feed, body) > ${FEED_MAX_EVENTS} then redis.call('LTRIM', feed, -${FEED_MAX_EVENTS}, -1) end
+  end
+  local shared = false
   for i = events + 1, events + nev do
     local body = string.sub(ARGV[i], 2)
-    last = redis.call('XADD', KEYS[11], 'MAXLEN', '~', ${FEED_MAX_EVENTS}, '*', 'e', body)
+    append(hash, KEYS[11], body)
     if string.sub(ARGV[i], 1, 1) == '+' then
       shared = true
-      for k = 12, #KEYS do redis.call('XADD', KEYS[k], 'MAXLEN', '~', ${FEED_MAX_EVENTS}, '*', 'e', body) end
+      for k = 12, #KEYS, 2 do append(KEYS[k], KEYS[k + 1], body) end
     end
   end
-  redis.call('PUBLISH', KEYS[11], last)
-  if shared then for k = 12, #KEYS do redis.call('PUBLISH', KEYS[k], '') end end
+  redis.call('PUBLISH', KEYS[11], '')
+  if shared then for k = 13, #KEYS, 2 do redis.call('PUBLISH', KEYS[k], '') end end
 end
 if fence == '0' then redis.call('HSET', hash, 'epoch', 1, 'owner', ARGV[12]) end
 if mode == 'steps' then return {based and 'ok' or 'unbased', version} end
@@ -216,16 +223,29 @@ return forget(ARGV[1], ARGV[2], ARGV[4])
 `;
 
 /**
- * KEYS: run hash, the run's feed. Answers the hash as `HGETALL` does, followed by the field
- * `TEXT_FIELD` with the run's directive text when the run keeps it at a text key, and the field
- * `FEED_FIELD` with the id of its feed's last event when it has one.
+ * KEYS: run hash. Answers the hash as `HGETALL` does, followed by the field `TEXT_FIELD` with
+ * the run's directive text when the run keeps it at a text key.
  */
 export const READ_SCRIPT = `
 local out = redis.call('HGETALL', KEYS[1])
 ${APPEND_TEXT}
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
-if last then out[#out + 1] = '${FEED_FIELD}'; out[#out + 1] = last[1] end
 return out
+`;
+
+/**
+ * Reads a run's feed. KEYS: run hash, the run's feed. ARGV: the id after which to read, the most
+ * events to answer. Answers `{'ok', id of the last event, events after ARGV[1]…}`, or
+ * `{'gone', id of the last event}` when the feed no longer holds the event after ARGV[1] (trimmed,
+ * or the run expired), or `{'ahead', id of the last event}` when ARGV[1] is past the last event.
+ */
+export const READ_FEED_SCRIPT = `
+local last = tonumber(redis.call('HGET', KEYS[1], '${FEED_FIELD}') or '0')
+local after = tonumber(ARGV[1])
+if after > last then return {'ahead', last} end
+local first = last - redis.call('LLEN', KEYS[2]) + 1
+if after + 1 < first then return {'gone', last} end
+local from = after + 1 - first
+return {'ok', last, unpack(redis.call('LRANGE', KEYS[2], from, from + tonumber(ARGV[2]) - 1))}
 `;
 
 /** KEYS: expiring. ARGV: prefix, max. Answers how many expired runs were forgotten. */

@@ -10,6 +10,7 @@ import {
   FORGET_SCRIPT,
   PRUNE_SCRIPT,
   READ_SCRIPT,
+  READ_FEED_SCRIPT,
   RELEASE_SCRIPT,
   SAVE_SCRIPT,
 } from './run-store-lua.js';
@@ -25,6 +26,7 @@ export interface RunStoreCommands {
   dirigentClaimRun(...args: Args): Promise<string[]>;
   dirigentReleaseRun(...args: Args): Promise<number>;
   dirigentReadRun(...args: Args): Promise<string[]>;
+  dirigentReadFeed(...args: Args): Promise<[string, number, ...string[]]>;
 }
 
 /** Defines the run store's scripts on `redis` (idempotent) and returns it typed with them. */
@@ -37,7 +39,8 @@ export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
     redis.defineCommand('dirigentPruneRuns', { numberOfKeys: 1, lua: PRUNE_SCRIPT });
     redis.defineCommand('dirigentClaimRun', { numberOfKeys: 2, lua: CLAIM_SCRIPT });
     redis.defineCommand('dirigentReleaseRun', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    redis.defineCommand('dirigentReadRun', { numberOfKeys: 2, lua: READ_SCRIPT });
+    redis.defineCommand('dirigentReadRun', { numberOfKeys: 1, lua: READ_SCRIPT });
+    redis.defineCommand('dirigentReadFeed', { numberOfKeys: 2, lua: READ_FEED_SCRIPT });
   }
   return redis as Redis & RunStoreCommands;
 }
@@ -79,7 +82,7 @@ export function saveRunArgs(
   const retention = Number.isFinite(store.retentionSeconds) ? Math.ceil(store.retentionSeconds) : 0;
   const parents = write.events?.parents ?? [];
   const args: Args = [
-    11 + parents.length,
+    11 + 2 * parents.length,
     store.runKey(record.runId),
     store.indexKey(),
     ...RUN_STATUSES.map((status) => store.indexKey({ status })),
@@ -87,7 +90,7 @@ export function saveRunArgs(
     `${store.prefix}:runs:expiring`,
     `${store.prefix}:runs:directive-of`,
     store.feedKey(record.runId),
-    ...parents.map((id) => store.feedKey(id)),
+    ...parents.flatMap((id) => [store.runKey(id), store.feedKey(id)]),
     store.prefix,
     mode,
     write.expectVersion === undefined ? '' : write.expectVersion,
