@@ -2,7 +2,7 @@
 //
 // 1. `dist/vendor/<package>.cjs`: each package Dirigent loads on demand (`lazyPackage`), bundled
 //    into one file. Node resolves and reads one file instead of dozens (yaml alone is 35), which
-//    is most of what loading them costs. `src/directive/lazy-package.ts` loads these when they
+//    is most of what loading them costs. `src/lazy-package.ts` loads these when they
 //    are there, else the package itself.
 // 2. `dist/cli/`: the `dirigent` command (`dist/src/cli/main.js`) and Dirigent's own modules
 //    bundled into a few ES module files, split where a command loads its module on demand, so

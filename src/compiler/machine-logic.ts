@@ -8,7 +8,7 @@ import type * as Xstate from 'xstate';
 import type { SerializedError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunContext, RunEvent, RunInput } from './run-context.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 // Required, not imported: an import of xstate's CommonJS build scans its text for exports first.
 const { assign, setup } = lazyPackage<typeof Xstate>('xstate')();

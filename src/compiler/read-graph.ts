@@ -31,7 +31,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { hasTemplate } from '../expr/template.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** The YAML reader, loaded by the first YAML graph read. */
 const yaml = lazyPackage<typeof Yaml>('yaml');

@@ -1,5 +1,5 @@
 import { declaredSyntax, type Syntax } from '../values/syntax.js';
-import { ALWAYS_ALLOWED_ENV } from '../policy/project-policy.js';
+import { ALWAYS_ALLOWED_ENV } from '../policy/always-allowed-env.js';
 
 /** What a project asks of its directives beyond their own consistency (see `policy/`). */
 export interface DirectiveChecks {

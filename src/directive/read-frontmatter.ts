@@ -19,7 +19,7 @@ import { coerceValue } from './coerce-value.js';
 import { Diagnostics } from './diagnostics.js';
 import { LineIndex } from './line-index.js';
 import { emptyLimits } from './read-metadata.js';
-import { lazyPackage } from './lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** The YAML reader, loaded by the first front-matter directive read. */
 const yaml = lazyPackage<typeof Yaml>('yaml');

@@ -10,7 +10,7 @@ import type { Diagnostics } from './diagnostics.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import { elementsOf, textOf, type XmlElement } from './xml-element.js';
-import { lazyPackage } from './lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** cron-parser (and luxon under it), loaded by the first `<schedule>` read. */
 const cronParser = lazyPackage<typeof CronParser>('cron-parser');

@@ -15,7 +15,7 @@ import type { XmlChild } from './xml-element.js';
 import { repairOffset, syntaxError } from './xml-syntax.js';
 import { checkXmlShape } from './xml-shape.js';
 import { decodeEntities } from './xml-entities.js';
-import { lazyPackage } from './lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { xmlTooDeep } from '../errors/directive-errors.js';
 
 /** A repair made to text that was not well-formed XML (lenient mode only). */

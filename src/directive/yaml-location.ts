@@ -2,7 +2,7 @@ import type { Document, Node as YamlNode } from 'yaml';
 import type * as Yaml from 'yaml';
 import type { SourceLocation } from '../errors/source-location.js';
 import type { LineIndex } from './line-index.js';
-import { lazyPackage } from './lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** The YAML package (the caller that holds a `Document` has loaded it already). */
 const yaml = lazyPackage<typeof Yaml>('yaml');

@@ -24,7 +24,7 @@ import type { RunMachine } from '../compiler/machine-logic.js';
 import type { RunContext, RunEvent, StepRecord } from '../compiler/run-context.js';
 import type { RunData } from '../compiler/settle.js';
 import type { StepNode } from '../directive/ast.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { withSecretMarks } from '../policy/run-environment.js';

@@ -6,7 +6,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { lookupPath, MISSING } from '../expr/path.js';
 import { stringifyValue } from '../expr/template.js';
 import { checkNeeds } from '../values/value-shape.js';

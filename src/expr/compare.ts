@@ -11,7 +11,7 @@ import type { RE2JS } from 're2js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import type { CompareOp } from '../directive/ast.js';
 import { stringifyValue } from './template.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** re2js, loaded by the first pattern compiled (a run that matches none loads none). */
 const re2js = lazyPackage<typeof Re2js>('re2js');

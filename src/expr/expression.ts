@@ -8,7 +8,7 @@
 import type jsonata from 'jsonata';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import { scopeData, type Scope } from './scope.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { compileRe2, Re2RegExp } from './re2-regexp.js';
 
 /** JSONata, loaded by the first expression compiled (required: its CommonJS text is not scanned for ES exports). */

@@ -6,7 +6,7 @@
  * part of `RegExp` written here: `lastIndex` and `exec`.
  */
 import type * as Re2jsPackage from 're2js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 const re2js = lazyPackage<typeof Re2jsPackage>('re2js');
 

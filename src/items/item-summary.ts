@@ -8,7 +8,7 @@ import { basename, extname } from 'node:path';
 import type * as Yaml from 'yaml';
 import type { ItemKind } from './item-kind.js';
 import { parseKnowledge } from './knowledge-item.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** The YAML reader, loaded by the first YAML text read. */
 const yamlPackage = lazyPackage<typeof Yaml>('yaml');

@@ -10,7 +10,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { normalizeLineEndings } from './signing/content-hash.js';
 import { removeSignatureLine, signatureStyleFor } from './signing/signature-line.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 /** The YAML reader, loaded by the first YAML text read. */
 const yamlPackage = lazyPackage<typeof Yaml>('yaml');

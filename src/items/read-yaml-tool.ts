@@ -14,7 +14,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { parseConcurrencySpec, parseRateLimitSpec } from '../locks/lock-spec.js';
 import type { EnvConfig, ToolItem } from './tool-item.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { toolYamlInvalid } from '../errors/item-errors.js';
 
 /** The YAML reader, loaded by the first YAML text read. */

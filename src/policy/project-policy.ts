@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type * as Yaml from 'yaml';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
+import { ALWAYS_ALLOWED_ENV } from './always-allowed-env.js';
 
 /** The YAML reader, loaded by the first YAML text read. */
 const yaml = lazyPackage<typeof Yaml>('yaml');
@@ -54,12 +55,6 @@ export const DEFAULT_LIMITS: InputLimits = Object.freeze({
   resultBytes: 8 * MIB,
   jsonDepth: 64,
 });
-
-/**
- * Variables every directive may read: RYE's own (`{env:USER_SPACE}`, `{env:AI_DIR}` in its system
- * directives' prose), which name folders, never secrets.
- */
-export const ALWAYS_ALLOWED_ENV: readonly string[] = ['USER_SPACE', 'AI_DIR'];
 
 /** The policy of a project without configuration: nothing beyond {@link ALWAYS_ALLOWED_ENV}. */
 export const DEFAULT_POLICY: ProjectPolicy = Object.freeze({

@@ -1,6 +1,6 @@
 import type * as AjvPackage from 'ajv';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import type { RetryPolicy } from '../directive/ast.js';
 import { closest, DirigentError, ErrorCode } from '../errors/index.js';
 import { BUILTIN_TOOLS } from './builtin/index.js';

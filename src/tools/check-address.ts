@@ -1,6 +1,6 @@
 /** Keeping the web tools away from private addresses the project has not opened. */
 import type * as IpaddrPackage from 'ipaddr.js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import { NETWORK_POLICY_FILE, type NetworkPolicy } from './network-policy.js';
 

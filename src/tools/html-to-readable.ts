@@ -1,7 +1,7 @@
 /** A web page as a person (or a model) reads it: Markdown or plain text, without its code. */
 import type * as NodeHtmlMarkdownPackage from 'node-html-markdown';
 import type * as NodeHtmlParserPackage from 'node-html-parser';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 const nhm = lazyPackage<typeof NodeHtmlMarkdownPackage>('node-html-markdown');
 const parser = lazyPackage<typeof NodeHtmlParserPackage>('node-html-parser');

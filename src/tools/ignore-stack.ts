@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type ignoreFactory from 'ignore';
 import type { Ignore } from 'ignore';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 
 const ignorePackage = lazyPackage<typeof ignoreFactory>('ignore');
 

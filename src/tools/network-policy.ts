@@ -19,7 +19,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as IpaddrPackage from 'ipaddr.js';
 import type * as Yaml from 'yaml';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 
 const yaml = lazyPackage<typeof Yaml>('yaml');

@@ -1,6 +1,6 @@
 /** Glob patterns over project paths, for the search tools' `pattern`, `include` and `exclude`. */
 import type picomatchFn from 'picomatch';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 
 const picomatch = lazyPackage<typeof picomatchFn>('picomatch');

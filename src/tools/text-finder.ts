@@ -4,7 +4,7 @@
  * time; a plain string (`literal`) is found with `indexOf`.
  */
 import type * as Re2jsPackage from 're2js';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 
 const re2js = lazyPackage<typeof Re2jsPackage>('re2js');

@@ -4,7 +4,7 @@
  */
 import type * as AjvPackage from 'ajv';
 import type { Ajv, ValidateFunction } from 'ajv';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 

@@ -1,7 +1,7 @@
 /** Listing the files under a folder of the project, as the search tools see them. */
 import { join, sep } from 'node:path';
 import type * as FdirPackage from 'fdir';
-import { lazyPackage } from '../directive/lazy-package.js';
+import { lazyPackage } from '../lazy-package.js';
 import { abortError } from './abort-error.js';
 import { IgnoreStack } from './ignore-stack.js';
 

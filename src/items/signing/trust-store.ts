@@ -6,7 +6,7 @@ import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type * as SmolToml from 'smol-toml';
-import { lazyPackage } from '../../directive/lazy-package.js';
+import { lazyPackage } from '../../lazy-package.js';
 import type { Space, SpaceName } from '../space.js';
 
 /** The TOML reader, loaded by the first key file read (a run with no key to check loads none). */

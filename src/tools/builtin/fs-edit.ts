@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import type * as DiffPackage from 'diff';
-import { lazyPackage } from '../../directive/lazy-package.js';
+import { lazyPackage } from '../../lazy-package.js';
 import { DirigentError, ErrorCode } from '../../errors/index.js';
 import { applyLineChanges, type LineChange } from '../apply-line-changes.js';
 import { capText } from '../cap-text.js';

@@ -1,41 +1,12 @@
-import type { ToolDefinition } from '../tool-definition.js';
-import { bashTool } from './bash.js';
-import { echoTool } from './echo.js';
-import { fsEditTool } from './fs-edit.js';
-import { fsGlobTool } from './fs-glob.js';
-import { fsGrepTool } from './fs-grep.js';
-import { fsLsTool } from './fs-ls.js';
-import { fsReadTool } from './fs-read.js';
-import { fsWriteTool } from './fs-write.js';
-import { httpFetchTool } from './http-fetch.js';
-import { sleepTool } from './sleep.js';
-import { webFetchTool } from './web-fetch.js';
-
-export {
-  bashTool,
-  echoTool,
-  fsEditTool,
-  fsGlobTool,
-  fsGrepTool,
-  fsLsTool,
-  fsReadTool,
-  fsWriteTool,
-  httpFetchTool,
-  sleepTool,
-  webFetchTool,
-};
-
-/** Every built-in system tool; the default tool set of a {@link BuiltinDispatcher}. */
-export const BUILTIN_TOOLS: ToolDefinition[] = [
-  echoTool,
-  sleepTool,
-  bashTool,
-  fsReadTool,
-  fsWriteTool,
-  fsLsTool,
-  fsGlobTool,
-  fsGrepTool,
-  fsEditTool,
-  httpFetchTool,
-  webFetchTool,
-];
+export { bashTool } from './bash.js';
+export { echoTool } from './echo.js';
+export { fsEditTool } from './fs-edit.js';
+export { fsGlobTool } from './fs-glob.js';
+export { fsGrepTool } from './fs-grep.js';
+export { fsLsTool } from './fs-ls.js';
+export { fsReadTool } from './fs-read.js';
+export { fsWriteTool } from './fs-write.js';
+export { httpFetchTool } from './http-fetch.js';
+export { sleepTool } from './sleep.js';
+export { webFetchTool } from './web-fetch.js';
+export { BUILTIN_TOOLS } from './builtin-tools.js';

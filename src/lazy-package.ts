@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../package-info.js';
+import { PACKAGE_ROOT } from './package-info.js';
 
 const require = createRequire(import.meta.url);
 
