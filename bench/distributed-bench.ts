@@ -893,7 +893,7 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         `${(1 / ratio(f.runsJobs, f.noop)).toFixed(2)}× the no-op job rate`,
       ),
       benchRow(
-        `… the run jobs alone: the same starts (in batches, as the client sends them), taken by a worker that returns at once (no engine, no call, no store write), per run`,
+        `… the run jobs alone: the same starts (in groups, as the client sends them), taken by a worker that returns at once (no engine, no call, no store write), per run`,
         us(f.runJob),
         'runs/s',
         `${ratio(f.runJob, f.noop).toFixed(2)}× the no-op job's time: the floor under a run's own work`,
@@ -977,11 +977,11 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         `${describeCommands(profiled.chain, SIZE.steps)}. Per one-step run (${PROFILED_BATCH} at ` +
         `once): ${describeCommands(profiled.runs, PROFILED_BATCH)}; per no-op job: ` +
         `${describeCommands(profiled.noop, PROFILED_BATCH)}.`,
-      'What sets the sequence and one-step rows (see docs/one-step-runs.md): with its call in ' +
+      'What sets the sequence and one-step rows (see docs/redis.md, "What a step and a run cost"): with its call in ' +
         'process a step costs no job at all, only the engine and the call, and the run is stored ' +
         'promptly after each call (writes gathered while one is under way), so a fast sequence ' +
         'is written a few times and a one-step run once. Runs started together share jobs ' +
-        `(batches of up to ${DEFAULT_START_GROUP} starts, driven by the worker that takes the ` +
+        `(groups of up to ${DEFAULT_START_GROUP} starts, driven by the worker that takes the ` +
         'batch), so a one-step run is its share of a job, the engine, its call and one write ' +
         `(the batches' jobs alone take ${ratio(f.runJob, f.noop).toFixed(2)}× a no-op job's ` +
         'time per run); each start a job of its own, it is a whole job more. As tool jobs, a ' +
@@ -990,7 +990,7 @@ function section(f: Figures, profiled: Profiles): BenchSection {
         'script that reads it (no per-run mutex). What is left above the no-op job is Node CPU ' +
         'per run (the comparison above): the engine (inputs validated, an xstate actor started ' +
         'and stepped), the call, and the run record written with its indexes; ' +
-        'docs/one-step-runs.md takes these apart.',
+        'docs/redis.md takes these apart.',
       `Memory: the growth of \`MEMORY USAGE … SAMPLES 0\` summed over every key under the ` +
         `prefix, per run (or job), is the figure judged; the server's \`used_memory\` (other ` +
         "clients' activity shows in it) is given beside it. Per waiting run, by key: " +
