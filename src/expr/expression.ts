@@ -9,6 +9,7 @@ import type jsonata from 'jsonata';
 import { DirigentError, ErrorCode } from '../errors/index.js';
 import { scopeData, type Scope } from './scope.js';
 import { lazyPackage } from '../lazy-package.js';
+import { parseJson } from './parse-json.js';
 import { compileRe2, Re2RegExp } from './re2-regexp.js';
 
 /** JSONata, loaded by the first expression compiled (required: its CommonJS text is not scanned for ES exports). */
@@ -155,6 +156,7 @@ function build(source: string): CompiledExpression {
   expression.assign('__evaluate_entry', onEntry);
   expression.assign('__evaluate_exit', onExit);
   expression.assign('pad', boundedPad);
+  expression.assign('parse', parseJson);
   // `$eval` would read a value as an expression: shadowed, so that even `$f := $eval` cannot reach it.
   expression.assign('eval', () => {
     throw evalRefused(source);
@@ -251,6 +253,16 @@ function evalRefused(source: string): DirigentError {
 function failure(source: string, err: unknown, timeoutMs: number, maxDepth: number): DirigentError {
   // `$eval` wraps errors from the inner expression in `{ code: "D3121", error }`.
   for (let inner: unknown = err; inner !== null && typeof inner === 'object'; ) {
+    // A function of ours ($parse) that refused its argument says why, under its own code.
+    if (inner instanceof DirigentError)
+      return DirigentError.fatal(
+        inner.code,
+        `expression ${quote(source)} failed: ${inner.message}`,
+        {
+          ...(inner.hint !== undefined && { hint: inner.hint }),
+          ...(inner.details !== undefined && { details: inner.details }),
+        },
+      );
     if (inner instanceof Runaway) {
       const [what, hint] = {
         time: [`ran longer than ${timeoutMs} ms`, LOOP_HINT],

@@ -12,23 +12,12 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { lazyPackage } from '../lazy-package.js';
 import { ALWAYS_ALLOWED_ENV } from './always-allowed-env.js';
+import { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
+
+export { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
 
 /** The YAML reader, loaded by the first YAML text read. */
 const yaml = lazyPackage<typeof Yaml>('yaml');
-
-/** Size limits on what comes in, in bytes (nesting depth in levels). */
-export interface InputLimits {
-  /** A directive file. */
-  directiveBytes: number;
-  /** A run's inputs, as JSON. */
-  inputsBytes: number;
-  /** A signal's payload, as JSON. */
-  payloadBytes: number;
-  /** A tool's result, as JSON. */
-  resultBytes: number;
-  /** How deep inputs, payloads and results may nest. */
-  jsonDepth: number;
-}
 
 /** A project's rules for its directives and their inputs. */
 export interface ProjectPolicy {
@@ -44,17 +33,6 @@ export interface ProjectPolicy {
   requireSignatures: boolean;
   limits: InputLimits;
 }
-
-const MIB = 1024 * 1024;
-
-/** The limits when the project sets none. */
-export const DEFAULT_LIMITS: InputLimits = Object.freeze({
-  directiveBytes: MIB,
-  inputsBytes: MIB,
-  payloadBytes: MIB,
-  resultBytes: 8 * MIB,
-  jsonDepth: 64,
-});
 
 /** The policy of a project without configuration: nothing beyond {@link ALWAYS_ALLOWED_ENV}. */
 export const DEFAULT_POLICY: ProjectPolicy = Object.freeze({
