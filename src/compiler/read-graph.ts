@@ -2,6 +2,7 @@
  * Reads a RYE state graph (YAML, `tool_type: graph`, reference §2) into the same AST that
  * directives produce, so graphs compile into the same machine and run with the same semantics.
  */
+import { noRunSettings } from '../directive/run-settings.js';
 import { basename, extname } from 'node:path';
 import type * as Yaml from 'yaml';
 import { locateYamlKey } from '../directive/yaml-location.js';
@@ -126,6 +127,7 @@ export function readGraph(
     secrets: [],
     schedules: [],
     events: [],
+    runSettings: noRunSettings(),
     valueChecks: [],
     successCriteria: [],
     signature: /^# rye:signed:/.test(text) ? text.split('\n')[0] : undefined,

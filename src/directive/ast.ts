@@ -13,6 +13,7 @@ import type { SourceLocation } from '../errors/source-location.js';
 import type { ShellNeed } from '../values/value-shape.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { ProcessNode } from './process-node.js';
+import type { RunSettings } from './run-settings.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
 import type { ValueSpec } from './value-spec.js';
 
@@ -20,6 +21,7 @@ export type * from './action.js';
 export type { Diagnostic } from './diagnostic.js';
 export type * from './process-node.js';
 export type { EventDecl, ScheduleDecl } from './trigger-decl.js';
+export type { ConcurrencyDecl, RunSettings, TagDecl } from './run-settings.js';
 export { COMPARE_OPS, type CompareOp, type Condition, type ValueSpec } from './value-spec.js';
 
 /** Declared input types. */
@@ -113,6 +115,8 @@ export interface Directive {
   schedules: ScheduleDecl[];
   /** `<on event>`s of its `<metadata>`: a run per event of each name, its payload as input `event`. */
   events: EventDecl[];
+  /** `<tag>`, `<priority>` and `<concurrency>` of its `<metadata>` (see `run-settings.ts`). */
+  runSettings: RunSettings;
   /** Graphs without a return output return their final state instead of declared outputs. */
   returnsState: boolean;
   process: ProcessNode[];

@@ -13,6 +13,7 @@ import { splitMarkdown } from './split-markdown.js';
 import { DEFAULT_CHECKS, validateDirective, type DirectiveChecks } from './validate-directive.js';
 import { elementsOf, type XmlElement } from './xml-element.js';
 import { parseXmlFragment } from './xml-tree.js';
+import { checkRunSettings } from './run-settings.js';
 
 /** SHA-256 of a file's text, hex: the key of the compile cache and of stored runs. */
 export function contentHash(text: string): string {
@@ -179,6 +180,7 @@ function parse(text: string, file: string, checks: DirectiveChecks): Directive {
     secrets: d.secrets,
     schedules: d.schedules,
     events: d.events,
+    runSettings: d.runSettings,
     returnsState: false,
     process: process ?? ([] as ProcessNode[]),
     initialState: {},
@@ -190,6 +192,7 @@ function parse(text: string, file: string, checks: DirectiveChecks): Directive {
     warnings: diag.warnings,
   };
   validateDirective(directive, diag, checks);
+  checkRunSettings(directive.runSettings, directive.inputs, diag);
   diag.throwIfErrors();
   return directive;
 }

@@ -4,6 +4,7 @@
  * them as a directive with one instruction step holding the Markdown, so they run as RYE meant:
  * whoever answers the instruction does the work.
  */
+import { noRunSettings } from './run-settings.js';
 import { basename, extname } from 'node:path';
 import type * as Yaml from 'yaml';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -84,6 +85,7 @@ export function readFrontMatterDirective(text: string, file: string, hash: strin
     outputs: outputsOf(meta.outputs, loc),
     schedules: [],
     events: [],
+    runSettings: noRunSettings(),
     returnsState: false,
     process:
       body === ''

@@ -5,6 +5,12 @@ import type { Diagnostics } from './diagnostics.js';
 import { ElementReader } from './element-reader.js';
 import { readOn, readSchedule } from './read-triggers.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
+import {
+  noRunSettings,
+  readRunSetting,
+  RUN_SETTING_TAGS,
+  type RunSettings,
+} from './run-settings.js';
 import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-element.js';
 
 /** What `<metadata>` yields. */
@@ -22,6 +28,8 @@ export interface MetadataParts {
   schedules: ScheduleDecl[];
   /** `<on event>`s: runs per event. */
   events: EventDecl[];
+  /** `<tag>`, `<priority>`, `<concurrency>`. */
+  runSettings: RunSettings;
 }
 
 const ENFORCED_LIMITS = ['duration_seconds', 'depth', 'spawns', 'max_steps'];
@@ -50,6 +58,7 @@ const KNOWN_METADATA = [
   'version',
   'schedule',
   'on',
+  ...RUN_SETTING_TAGS,
 ];
 const PRIMARIES = ['execute', 'search', 'load', 'sign'];
 
@@ -65,6 +74,7 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
     extra: {},
     schedules: [],
     events: [],
+    runSettings: noRunSettings(),
   };
   if (el === undefined) return out;
   for (const kid of elementsOf(el)) {
@@ -93,6 +103,11 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
         if (e !== undefined) out.events.push(e);
         break;
       }
+      case 'tag':
+      case 'priority':
+      case 'concurrency':
+        readRunSetting(kid, out.runSettings, diag);
+        break;
       case 'model':
       case 'model_class':
         out.extra[kid.tag] = { ...kid.attrs };

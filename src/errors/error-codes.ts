@@ -17,6 +17,8 @@ export const ErrorCode = {
   INVALID_VERSION: 'INVALID_VERSION',
   DUPLICATE_STEP: 'DUPLICATE_STEP',
   DUPLICATE_INPUT: 'DUPLICATE_INPUT',
+  /** A run setting of `<metadata>` (a tag's name, `<priority>`, `<concurrency>`) set twice. */
+  DUPLICATE_SETTING: 'DUPLICATE_SETTING',
   UNKNOWN_STEP: 'UNKNOWN_STEP',
   NEXT_OUTSIDE_BRANCH: 'NEXT_OUTSIDE_BRANCH',
   STEP_ACTION: 'STEP_ACTION',

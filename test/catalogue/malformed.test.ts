@@ -34,6 +34,7 @@ import { EDGES_AND_CONTROL } from './cases/edges-and-control.js';
 import { FILE_AND_XML } from './cases/file-and-xml.js';
 import { directive, FILE, locate, md, type Malformed } from './cases/markup.js';
 import { BAD_INPUTS, INPUTS_DIRECTIVE, RUN_FAILURES } from './cases/runtime.js';
+import { RUN_SETTINGS } from './cases/run-settings.js';
 import { STEPS } from './cases/steps.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -45,6 +46,7 @@ const MALFORMED: Malformed[] = [
   ...STEPS,
   ...EDGES_AND_CONTROL,
   ...DATA_AND_PERMISSIONS,
+  ...RUN_SETTINGS,
 ];
 
 function parseError(source: string): DirigentError {
