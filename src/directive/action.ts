@@ -47,13 +47,41 @@ export interface RenderAction {
   loc: SourceLocation;
 }
 
+/**
+ * The type of an answer: one of the types an `<input>` may have (`INPUT_TYPES` in `ast.ts`, which
+ * this file may not import: `ast.ts` re-exports it). The parser reads answer types with
+ * `INPUT_TYPES`, so a type added there and not here does not compile.
+ */
+export type AnswerType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+
+/** `<answer name type required>description</answer>`: one field of an answer object. */
+export interface AnswerField {
+  name: string;
+  type: AnswerType;
+  required: boolean;
+  description: string | undefined;
+  loc: SourceLocation;
+}
+
+/**
+ * What an `<instruction>` or `<wait>` must be answered with, from its `<answer>` children: an
+ * object with named fields (`fields`), or a payload of one type (`whole`: a single `<answer>`
+ * without a name). A signal whose payload does not match is refused (`INVALID_PAYLOAD`).
+ */
+export type AnswerDecl =
+  | { kind: 'fields'; fields: AnswerField[] }
+  | { kind: 'whole'; type: AnswerType; description: string | undefined; loc: SourceLocation };
+
 /** `<instruction>` (or a RYE step with no executable action): waits for a person or an agent. */
 export interface InstructionAction {
   type: 'instruction';
+  /** The text without its `<answer>` children. */
   text: string;
   /** The signal that answers it: the step's name. */
   signal: string;
   timeoutMs: number | undefined;
+  /** What the answer must hold; any payload when undefined. */
+  answer?: AnswerDecl;
   loc: SourceLocation;
 }
 
@@ -62,6 +90,8 @@ export interface WaitAction {
   type: 'wait';
   signal: string;
   timeoutMs: number | undefined;
+  /** What the signal's payload must hold; any payload when undefined. */
+  answer?: AnswerDecl;
   loc: SourceLocation;
 }
 

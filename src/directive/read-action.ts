@@ -4,6 +4,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { Action, ExecuteAction, ParamSpec } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { ElementReader } from './element-reader.js';
+import { misplacedAnswer, readAnswers, textChildren } from './read-answers.js';
 import { readValue, templateOrLiteral } from './read-value.js';
 import { elementsOf, serializeChildren, type XmlElement } from './xml-element.js';
 
@@ -36,7 +37,8 @@ export function readAction(el: XmlElement, step: string, diag: Diagnostics): Act
       const inner = elementsOf(el);
       const exec = inner.filter((k) => k.tag === 'execute');
       for (const k of inner) {
-        if (k.tag !== 'execute')
+        if (k.tag === 'answer') misplacedAnswer(el, k, diag);
+        else if (k.tag !== 'execute')
           diag.error(
             ErrorCode.UNKNOWN_ELEMENT,
             `<foreach> holds one <execute>, not <${k.tag}>.${didYouMean(k.tag, ['execute'])}`,
@@ -67,18 +69,29 @@ export function readAction(el: XmlElement, step: string, diag: Diagnostics): Act
     }
     case 'render':
       new ElementReader(el, diag, []);
+      for (const kid of elementsOf(el)) if (kid.tag === 'answer') misplacedAnswer(el, kid, diag);
       return { type: 'render', template: serializeChildren(el.children).trim(), loc: el.loc };
     case 'instruction': {
       const seconds = new ElementReader(el, diag, ['timeout_seconds']).num('timeout_seconds');
-      const text = serializeChildren(el.children).trim();
-      return { type: 'instruction', text, signal: step, timeoutMs: toMs(seconds), loc: el.loc };
+      const answer = readAnswers(el, diag);
+      const text = serializeChildren(textChildren(el.children)).trim();
+      return {
+        type: 'instruction',
+        text,
+        signal: step,
+        timeoutMs: toMs(seconds),
+        ...(answer && { answer }),
+        loc: el.loc,
+      };
     }
     case 'wait': {
       const r = new ElementReader(el, diag, ['signal', 'timeout_seconds']);
+      const answer = readAnswers(el, diag);
       return {
         type: 'wait',
         signal: r.str('signal') ?? step,
         timeoutMs: toMs(r.num('timeout_seconds')),
+        ...(answer && { answer }),
         loc: el.loc,
       };
     }
@@ -97,6 +110,10 @@ export function readExecute(el: XmlElement, diag: Diagnostics): ExecuteAction | 
   const itemType = r.oneOf('item_type', ['tool', 'directive'] as const, 'tool');
   const params: ParamSpec[] = [];
   for (const kid of elementsOf(el)) {
+    if (kid.tag === 'answer') {
+      misplacedAnswer(el, kid, diag);
+      continue;
+    }
     if (kid.tag !== 'param') {
       diag.error(
         ErrorCode.UNKNOWN_ELEMENT,

@@ -13,6 +13,7 @@ import { attrLoc, ElementReader } from './element-reader.js';
 import { readMetadata, readPermissions, type MetadataParts } from './read-metadata.js';
 import { readNodes } from './read-process.js';
 import { readValue } from './read-value.js';
+import { TYPE_ALIASES } from './type-aliases.js';
 import { elementsOf, textOf, type XmlElement } from './xml-element.js';
 
 /** What the `<directive>` element yields. */
@@ -105,23 +106,6 @@ export function readDirective(root: XmlElement, diag: Diagnostics): DirectivePar
     successCriteria: criteria ? readCriteria(criteria) : [],
   };
 }
-
-/** Type names people write for the declared input types. */
-const TYPE_ALIASES: Record<string, InputType> = {
-  int: 'integer',
-  long: 'integer',
-  str: 'string',
-  text: 'string',
-  bool: 'boolean',
-  float: 'number',
-  double: 'number',
-  decimal: 'number',
-  num: 'number',
-  list: 'array',
-  dict: 'object',
-  map: 'object',
-  json: 'object',
-};
 
 const DEFAULT_HINTS: Record<InputType, string> = {
   string: 'Any text is a string.',

@@ -7,6 +7,7 @@
 import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { RunContext } from '../compiler/run-context.js';
 import { scopeOf, settle, type RunData } from '../compiler/settle.js';
+import { answerSpecOf } from '../directive/answer-spec.js';
 import type { StepNode } from '../directive/ast.js';
 import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
@@ -79,6 +80,7 @@ export function dispatchStep(
     case 'wait': {
       const w: WaitingStep = { step: cn.name, signal: action.signal };
       if (action.type === 'instruction') w.text = instructionText(action.text, scope);
+      if (action.answer !== undefined) w.answer = answerSpecOf(action.answer);
       if (action.timeoutMs !== undefined) w.deadline = Date.now() + action.timeoutMs;
       run.waiting.add(w);
       return;

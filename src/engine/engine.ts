@@ -15,6 +15,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import { ActiveRun } from './active-run.js';
+import { checkRunAnswer } from './check-answer.js';
 import { childOutcome } from './child-outcome.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
 import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
@@ -93,7 +94,11 @@ export class Engine implements RunHost {
     return this.start(loaded, inputs, options).settled();
   }
 
-  /** Sends a signal to a waiting run (restoring it from the store if needed), then waits for it to settle. */
+  /**
+   * Sends a signal to a waiting run (restoring it from the store if needed), then waits for it to
+   * settle. A payload that does not match the waiting step's `<answer>`s is refused
+   * (`INVALID_PAYLOAD`) and the run waits on as it was.
+   */
   async signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
     return (await this.deliverSignal(runId, name, payload)).settled();
   }
@@ -109,7 +114,10 @@ export class Engine implements RunHost {
       const record = await run.settled();
       throw runNotWaiting(runId, record.status, 'signal', record.error);
     }
-    signalWaiter(run, name, this.live).deliver(name, payload);
+    const waiter = signalWaiter(run, name, this.live);
+    // Refused before it reaches the run, which waits on as it was.
+    checkRunAnswer(waiter, name, payload);
+    waiter.deliver(name, payload);
     return run;
   }
 

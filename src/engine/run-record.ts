@@ -4,6 +4,7 @@
  */
 
 import type { RunError } from '../compiler/run-context.js';
+import type { AnswerSpec } from '../directive/answer-spec.js';
 import type { SourceLocation } from '../errors/source-location.js';
 
 /**
@@ -44,6 +45,11 @@ export interface WaitingStep {
   signal: string;
   /** The instruction's interpolated text, for instruction steps. */
   text?: string;
+  /**
+   * What the answer must hold, when the step declares it (`<answer>`): the faces build their
+   * answer forms from it, and a signal whose payload does not match is refused.
+   */
+  answer?: AnswerSpec;
   /** When the wait times out (epoch ms), if it has a timeout. */
   deadline?: number;
 }

@@ -19,6 +19,13 @@ export const ErrorCode = {
   DUPLICATE_INPUT: 'DUPLICATE_INPUT',
   /** A run setting of `<metadata>` (a tag's name, `<priority>`, `<concurrency>`) set twice. */
   DUPLICATE_SETTING: 'DUPLICATE_SETTING',
+  /** Two `<answer>`s of one `<instruction>` or `<wait>` with the same name (or both unnamed). */
+  DUPLICATE_ANSWER: 'DUPLICATE_ANSWER',
+  /**
+   * `<answer>` declarations that cannot stand together or where they are: a named answer beside an
+   * unnamed one, or an `<answer>` of an element that waits for no answer.
+   */
+  INVALID_ANSWER: 'INVALID_ANSWER',
   UNKNOWN_STEP: 'UNKNOWN_STEP',
   NEXT_OUTSIDE_BRANCH: 'NEXT_OUTSIDE_BRANCH',
   STEP_ACTION: 'STEP_ACTION',
@@ -138,6 +145,11 @@ export const ErrorCode = {
   /** The worker running a tool call died (or lost its lease) before the call ended. */
   WORKER_LOST: 'WORKER_LOST',
   UNKNOWN_SIGNAL: 'UNKNOWN_SIGNAL',
+  /**
+   * A signal whose payload does not match the `<answer>` declarations of the step waiting for it:
+   * refused, and the run keeps waiting as it was.
+   */
+  INVALID_PAYLOAD: 'INVALID_PAYLOAD',
   DIRECTIVE_CHANGED: 'DIRECTIVE_CHANGED',
   /** A worker's copy of the run's directive differs from the one the run was started with. */
   DIRECTIVE_MISMATCH: 'DIRECTIVE_MISMATCH',

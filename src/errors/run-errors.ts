@@ -80,3 +80,32 @@ export function runNotWaiting(
     },
   );
 }
+
+/** The signal a payload was refused for: the run the step waits in, the step and its signal. */
+export interface RefusedSignal {
+  runId: string;
+  step: string;
+  signal: string;
+}
+
+/**
+ * `INVALID_PAYLOAD`: the payload of a signal does not match the `<answer>` declarations of the
+ * step that waits for it, so it was refused and the run waits on as it was. `problems` lists every
+ * mismatch (also in `details.problems`); `expected` says what the answer is (`an object with
+ * approved (boolean, required)`) and `example` shows one.
+ */
+export function invalidPayload(
+  at: RefusedSignal,
+  problems: string[],
+  expected: string,
+  example: unknown,
+): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.INVALID_PAYLOAD,
+    `Signal "${at.signal}" to run ${at.runId} was refused: ${problems.join('; ')}. The run still waits for it.`,
+    {
+      hint: `Step "${at.step}" is answered with ${expected}, e.g. ${JSON.stringify(example)}.`,
+      details: { runId: at.runId, step: at.step, signal: at.signal, problems },
+    },
+  );
+}

@@ -13,6 +13,7 @@
 import { resolve } from 'node:path';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import type { EngineObserver } from '../engine/engine-options.js';
+import { checkRecordAnswer } from '../engine/check-answer.js';
 import { hasEnded, type RunRecord } from '../engine/run-record.js';
 import { validateInputs } from '../engine/validate-inputs.js';
 import { checkSignalPayload } from '../policy/check-json-size.js';
@@ -209,7 +210,9 @@ export class Dirigent {
   /**
    * Sends signal `name` with `payload` (the waiting step's result) to a waiting run; resolves once
    * the run ends or waits again. `UNKNOWN_SIGNAL` when nothing waits for it, `RUN_NOT_WAITING`
-   * when the run no longer waits, `INPUT_TOO_LARGE` for an oversized payload.
+   * when the run no longer waits, `INPUT_TOO_LARGE` for an oversized payload, `INVALID_PAYLOAD`
+   * (every problem listed; the run waits on as it was) for a payload that does not match the
+   * waiting step's `<answer>`s.
    */
   async signal(
     runId: string,
@@ -219,6 +222,10 @@ export class Dirigent {
   ): Promise<RunRecord> {
     checkRunId(runId);
     checkSignalPayload(name, payload, this.loader.policy.limits);
+    // Checked before anything is sent (on Redis, before a signal job); whoever delivers it checks
+    // again against the run's directive.
+    const waited = await this.backend.get(runId);
+    if (waited !== undefined) checkRecordAnswer(waited, name, payload);
     const { observer } = options;
     if (observer === undefined) return this.backend.signal(runId, name, payload);
     // Followed from the state it waits in: what the signal sets going is told, and only that.

@@ -28,6 +28,7 @@ import {
   type SourceLocation,
 } from '../../src/errors/index.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
+import { ANSWERS } from './cases/answers.js';
 import { DATA_AND_PERMISSIONS } from './cases/data-and-permissions.js';
 import { DIRECTIVE_AND_INPUTS } from './cases/directive-and-inputs.js';
 import { EDGES_AND_CONTROL } from './cases/edges-and-control.js';
@@ -47,6 +48,7 @@ const MALFORMED: Malformed[] = [
   ...EDGES_AND_CONTROL,
   ...DATA_AND_PERMISSIONS,
   ...RUN_SETTINGS,
+  ...ANSWERS,
 ];
 
 function parseError(source: string): DirigentError {

@@ -12,14 +12,22 @@ import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import { DEFAULT_POLICY } from '../../src/policy/project-policy.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { RunRecord } from '../../src/engine/run-record.js';
+import type { DirigentError } from '../../src/errors/dirigent-error.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 
 interface GoldenCase {
   /** What the case shows, as a sentence. */
   spec: string;
   inputs?: Record<string, unknown>;
-  /** Sent in order, each once the run waits. */
-  signals?: { name: string; payload: unknown }[];
+  /**
+   * Sent in order, each once the run waits. A signal `refused` must be refused with that code (and
+   * these problems, when given), leaving the run waiting with its record unchanged.
+   */
+  signals?: {
+    name: string;
+    payload: unknown;
+    refused?: { code: string; problems?: string[] };
+  }[];
   /** Cancel the run after this many milliseconds. */
   cancelAfterMs?: number;
   /** Expected record: status, outputs, error code and step, and steps as "name:status:attempts". */
@@ -71,7 +79,19 @@ describe('golden runs', () => {
     let record = await (golden.awaitEnd ? run.finished() : run.settled());
     for (const s of golden.signals ?? []) {
       expect(record.status, `${golden.spec}: waits before signal ${s.name}`).toBe('waiting');
-      record = await engine.signal(run.runId, s.name, s.payload);
+      if (s.refused === undefined) {
+        record = await engine.signal(run.runId, s.name, s.payload);
+        continue;
+      }
+      const before = structuredClone(record);
+      const refusal = await engine.signal(run.runId, s.name, s.payload).then(
+        () => expect.fail(`${golden.spec}: signal ${s.name} was not refused`),
+        (err: unknown) => err as DirigentError,
+      );
+      expect(refusal.code, `${golden.spec}: ${refusal.message}`).toBe(s.refused.code);
+      if (s.refused.problems !== undefined)
+        expect(refusal.details?.problems, golden.spec).toEqual(s.refused.problems);
+      expect(run.record, `${golden.spec}: the refused signal changed nothing`).toEqual(before);
     }
     const elapsed = Date.now() - started;
     engine.release();

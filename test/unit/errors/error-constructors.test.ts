@@ -33,7 +33,12 @@ import {
   unknownTool,
 } from '../../../src/errors/item-errors.js';
 import { badOptionValue, noRoute, unauthorized } from '../../../src/errors/request-errors.js';
-import { runEnded, runNotFound, runNotWaiting } from '../../../src/errors/run-errors.js';
+import {
+  invalidPayload,
+  runEnded,
+  runNotFound,
+  runNotWaiting,
+} from '../../../src/errors/run-errors.js';
 import {
   cannotStart,
   hostCrashed,
@@ -86,6 +91,24 @@ describe('run errors', () => {
     expect(runNotWaiting('r-3', 'completed', 'resume-interrupted').message).toContain(
       'only a running or waiting run can be resumed',
     );
+  });
+
+  it('invalidPayload lists every problem, says the run still waits, and shows an answer that fits', () => {
+    const problems = ['missing required field "approved"', 'field "note" must be a string, got 3'];
+    const err = invalidPayload(
+      { runId: 'r-4', step: 'review', signal: 'review' },
+      problems,
+      'an object with approved (boolean, required) and note (string)',
+      { approved: true, note: '…' },
+    );
+    expectActionable(err, ErrorCode.INVALID_PAYLOAD);
+    expect(err.message).toBe(
+      'Signal "review" to run r-4 was refused: missing required field "approved"; field "note" must be a string, got 3. The run still waits for it.',
+    );
+    expect(err.hint).toBe(
+      'Step "review" is answered with an object with approved (boolean, required) and note (string), e.g. {"approved":true,"note":"…"}.',
+    );
+    expect(err.details).toEqual({ runId: 'r-4', step: 'review', signal: 'review', problems });
   });
 });
 
