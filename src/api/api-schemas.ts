@@ -4,6 +4,10 @@
  * `{ $ref: 'RunRecord#' }`. Objects of the engine (run records, diagnostics) allow properties
  * beyond those listed, so a field the engine adds reaches clients before this file names it.
  */
+import { INPUT_TYPES } from '../directive/ast.js';
+
+/** The types an answer may have (those of inputs). */
+const ANSWER_TYPES = INPUT_TYPES;
 
 const LOCATION = {
   type: 'object',
@@ -68,6 +72,36 @@ export const SHARED_SCHEMAS = [
       signal: { type: 'string' },
       text: { type: 'string', description: "An instruction step's text." },
       deadline: { type: 'number', description: 'When the wait times out (epoch ms).' },
+      answer: {
+        type: 'object',
+        description:
+          'What the answer must hold (the step\'s <answer>s): an object of `fields`, or one value of `type` (`kind` "whole"). A payload that does not match is refused with 422 INVALID_PAYLOAD.',
+        required: ['kind'],
+        properties: {
+          kind: { type: 'string', enum: ['fields', 'whole'] },
+          type: {
+            type: 'string',
+            enum: [...ANSWER_TYPES],
+            description: 'The type of a whole answer.',
+          },
+          description: { type: 'string' },
+          fields: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['name', 'type', 'required'],
+              properties: {
+                name: { type: 'string' },
+                type: { type: 'string', enum: [...ANSWER_TYPES] },
+                required: { type: 'boolean' },
+                description: { type: 'string' },
+              },
+              additionalProperties: true,
+            },
+          },
+        },
+        additionalProperties: true,
+      },
     },
     additionalProperties: true,
   },
@@ -197,7 +231,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflicts with the state of the run or key (IDEMPOTENCY_CONFLICT, RUN_NOT_WAITING, UNKNOWN_SIGNAL, RUN_CONFLICT).',
   413: 'Too large (PAYLOAD_TOO_LARGE, INPUT_TOO_LARGE).',
   415: 'Not JSON (UNSUPPORTED_MEDIA_TYPE).',
-  422: 'Cannot be carried out as it stands (INVALID_INPUTS, a directive that does not parse or validate, DIRECTIVE_MISMATCH).',
+  422: 'Cannot be carried out as it stands (INVALID_INPUTS, INVALID_PAYLOAD, a directive that does not parse or validate, DIRECTIVE_MISMATCH).',
   429: 'Over the rate limit (RATE_LIMITED); see Retry-After.',
   500: 'An internal error (INTERNAL).',
   503: 'Cannot serve now (REDIS_UNAVAILABLE, NOT_READY).',

@@ -43,8 +43,8 @@ const STATUS: Readonly<Record<string, number>> = {
 
 /**
  * The HTTP status of an error code. Codes not listed above are the directive's or the inputs'
- * own problems (`INVALID_INPUTS`, a directive that does not parse or validate, a signature that
- * does not verify, `DIRECTIVE_MISMATCH`…): the request was understood but cannot be carried
+ * own problems (`INVALID_INPUTS`, a signal's `INVALID_PAYLOAD`, a directive that does not parse
+ * or validate, a signature that does not verify, `DIRECTIVE_MISMATCH`…): the request was understood but cannot be carried
  * out as it stands, so 422. Only `INTERNAL` is a 500.
  */
 export function httpStatusOf(code: string): number {

@@ -228,7 +228,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         tags: ['runs'],
         summary: 'Send a signal to a waiting run',
         description:
-          "The payload is the waiting step's result. The answer comes when the run ends or waits again (its record); with `?wait=<seconds>` at most that late, else 202.",
+          "The payload is the waiting step's result. When the step declares its answer (`waiting[].answer` of the run's record), a payload that does not match is refused with 422 INVALID_PAYLOAD, every problem in `details.problems`, and the run waits on unchanged. The answer comes when the run ends or waits again (its record); with `?wait=<seconds>` at most that late, else 202.",
         params: {
           type: 'object',
           required: ['runId', 'name'],
@@ -251,7 +251,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         response: {
           200: ref('RunRecord'),
           202: { description: 'Still running when the wait was over.', ...ref('RunAccepted') },
-          ...errorResponses(400, 404, 409, 413, 415),
+          ...errorResponses(400, 404, 409, 413, 415, 422),
         },
       },
     },
