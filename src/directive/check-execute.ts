@@ -8,19 +8,22 @@ import { compileTemplate, type TemplateSlot } from '../expr/template.js';
 import type { ParamSpec } from './action.js';
 import { isGranted, requiredCapability } from './capabilities.js';
 import { checkCodeValues } from './check-code-values.js';
-import { checkValue, type ValidationContext } from './check-value.js';
+import { checkTemplate, checkValue, type ValidationContext, type Where } from './check-value.js';
 
-/** Checks an execution of `itemType` `itemId` with `params`, written at `loc`; `vars` are foreach variables. */
+/**
+ * Checks an execution of `itemType` `itemId` with `params`, written at `loc`, as seen from
+ * `where` (a foreach's variables, the result of the step a compensation undoes).
+ */
 export function checkExecute(
   itemType: 'tool' | 'directive',
   itemId: string,
   params: readonly ParamSpec[],
   loc: SourceLocation,
   ctx: ValidationContext,
-  vars: string[],
+  where: Where,
 ): void {
-  checkValue({ kind: 'template', source: itemId }, loc, ctx, vars);
-  for (const p of params) checkValue(p.value, p.loc, ctx, vars);
+  checkTemplate(itemId, loc, ctx, where);
+  for (const p of params) checkValue(p.value, p.loc, ctx, where);
   const literal = !itemId.includes('{');
   if (!literal && slotsOf(itemId)?.some((slot) => slot.envName === undefined)) {
     const message = `The ${itemType} this step runs is chosen by a value ("${itemId}"): whoever supplies it chooses what runs`;

@@ -1,74 +1,159 @@
 /**
- * Checks of the values a directive writes (templates, expressions, conditions): each reference
- * names an input that is declared, a step that exists, state that something assigns, or an
- * environment variable the project allows.
+ * Checks of the values a directive writes (templates, expressions, conditions): each path they
+ * read names an input that is declared, a step that exists (and a field its record has), state
+ * that something assigns, a field of a declared answer, or a loop variable in scope
+ * (`check-path.ts`); an expression names only functions and variables that exist; an environment
+ * variable is one the project allows.
  */
-import { closest, didYouMean } from '../errors/did-you-mean.js';
+import { closest } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { compareValues } from '../expr/compare.js';
-import { compileExpression } from '../expr/expression.js';
-import { CLOCK_ROOTS } from '../expr/scope.js';
-import { compileTemplate } from '../expr/template.js';
-import type { Condition, Directive, ValueSpec } from './ast.js';
+import { compileExpression, type CompiledExpression } from '../expr/expression.js';
+import { EXPRESSION_FUNCTIONS, type ExpressionName } from '../expr/expression-reads.js';
+import { compileTemplate, type TemplateRef } from '../expr/template.js';
+import type { Condition, Directive, StepNode, ValueSpec } from './ast.js';
+import { checkPath, NOWHERE, type Where } from './check-path.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { DirectiveChecks } from './directive-checks.js';
 
-const FIXED_ROOTS = ['inputs', 'state', 'steps', 'result', 'error', 'env', 'input', ...CLOCK_ROOTS];
+export { NOWHERE, type Where } from './check-path.js';
 
 /** What the checks of one directive share. */
 export interface ValidationContext {
   d: Directive;
   diag: Diagnostics;
+  /** Every step, parallel block and branch, by name, where it is written. */
   names: Map<string, SourceLocation>;
+  /** The steps, by name: what their records and answers hold. */
+  steps: Map<string, StepNode>;
   stateKeys: Set<string>;
   checkInputs: boolean;
   checks: DirectiveChecks;
   secrets: ReadonlySet<string>;
 }
 
+/**
+ * Checks the value `v`, written at `loc` (or at the attribute that holds it, when the value knows
+ * where that is), as seen from `where`.
+ */
 export function checkValue(
   v: ValueSpec,
   loc: SourceLocation,
   ctx: ValidationContext,
-  vars: string[],
+  where: Where = NOWHERE,
 ): void {
+  if (v.kind === 'expr') checkExpression(v.source, v.loc ?? loc, ctx, where);
+  else if (v.kind === 'template') checkTemplate(v.source, v.loc ?? loc, ctx, where);
+}
+
+/** Checks the template `source` written at `loc`. */
+export function checkTemplate(
+  source: string,
+  loc: SourceLocation,
+  ctx: ValidationContext,
+  where: Where = NOWHERE,
+): void {
+  let refs: readonly TemplateRef[];
   try {
-    if (v.kind === 'expr') compileExpression(v.source);
-    if (v.kind !== 'template') return;
-    for (const ref of compileTemplate(v.source).refs) {
-      if (ref.root === 'env') checkEnv(ref.path[0] ?? '', ref.raw, loc, ctx);
-      else if (!ref.optional) checkPath(ref.root, ref.path, ref.raw, loc, ctx, vars);
-    }
+    refs = compileTemplate(source).refs;
   } catch (err) {
-    if (!(err instanceof DirigentError)) throw err;
-    ctx.diag.error(err.code, err.message, loc, err.hint);
+    report(err, loc, ctx);
+    return;
+  }
+  for (const ref of refs) {
+    if (ref.root === 'env') checkEnv(ref.path[0] ?? '', ref.raw, loc, ctx);
+    else if (!ref.optional)
+      checkPath(
+        { root: ref.root, path: ref.path, raw: ref.raw, syntax: 'template' },
+        loc,
+        ctx,
+        where,
+      );
   }
 }
 
+/** Checks the JSONata expression `source` written at `loc`. */
+function checkExpression(
+  source: string,
+  loc: SourceLocation,
+  ctx: ValidationContext,
+  where: Where,
+): void {
+  let compiled: CompiledExpression;
+  try {
+    compiled = compileExpression(source);
+  } catch (err) {
+    report(err, loc, ctx);
+    return;
+  }
+  for (const p of compiled.reads.paths)
+    checkPath({ ...p, syntax: 'expression', expression: source }, loc, ctx, where);
+  for (const n of compiled.reads.unbound)
+    if (!where.vars.includes(n.name)) unknownName(n, source, loc, ctx, where);
+}
+
+/** Reports a `$name` an expression neither binds nor has (`UNKNOWN_FUNCTION`, `UNKNOWN_VARIABLE`). */
+function unknownName(
+  n: ExpressionName,
+  source: string,
+  loc: SourceLocation,
+  ctx: ValidationContext,
+  where: Where,
+): void {
+  const vars = where.vars;
+  if (n.called) {
+    const near = closest(n.name, [...EXPRESSION_FUNCTIONS, ...vars]);
+    ctx.diag.error(
+      ErrorCode.UNKNOWN_FUNCTION,
+      `expr "${clip(source)}" calls $${n.name}, which is no function of JSONata's or Dirigent's, nor one the expression binds.${near ? ` Did you mean "$${near}"?` : ''}`,
+      loc,
+      'See https://docs.jsonata.org for the functions; a function of your own is bound first, e.g. ($twice := function($x) { $x * 2 }; $twice(state.n)).',
+    );
+  } else {
+    const near = closest(n.name, [...vars, ...EXPRESSION_FUNCTIONS]);
+    ctx.diag.error(
+      ErrorCode.UNKNOWN_VARIABLE,
+      `expr "${clip(source)}" reads $${n.name}, which nothing binds.${near ? ` Did you mean "$${near}"?` : ''}`,
+      loc,
+      vars.length > 0
+        ? `Here $${vars.join(' and $')} are bound (the foreach's variables); bind others first with $name := ….`
+        : "Variables are bound in the expression ($x := …), or by a foreach around it ($item); read the run's data by path (inputs.x, state.y).",
+    );
+  }
+}
+
+/** Checks the condition `c`, written at `loc` (or at its attribute), as seen from `where`. */
 export function checkCondition(
   c: Condition,
   loc: SourceLocation,
   ctx: ValidationContext,
-  vars: string[],
+  where: Where = NOWHERE,
 ): void {
-  if (c.kind === 'any' || c.kind === 'all') for (const p of c.of) checkCondition(p, loc, ctx, vars);
-  else if (c.kind === 'not') checkCondition(c.of, loc, ctx, vars);
-  else if (c.kind === 'expr') checkValue({ kind: 'expr', source: c.source }, loc, ctx, vars);
+  if (c.kind === 'any' || c.kind === 'all')
+    for (const p of c.of) checkCondition(p, loc, ctx, where);
+  else if (c.kind === 'not') checkCondition(c.of, loc, ctx, where);
+  else if (c.kind === 'expr') checkExpression(c.source, c.loc ?? loc, ctx, where);
   else {
     const [root = '', ...path] = c.path.split('.');
-    checkPath(root, path, c.path, loc, ctx, vars, true);
+    const at = c.loc ?? loc;
+    checkPath({ root, path, raw: c.path, syntax: 'condition' }, at, ctx, where, true);
     if (c.op === 'regex' && typeof c.value === 'string' && !c.value.includes('{')) {
       // A pattern written in the directive is compiled now, so that a bad one fails validation.
       try {
         compareValues('', 'regex', c.value);
       } catch (err) {
-        if (!(err instanceof DirigentError)) throw err;
-        ctx.diag.error(err.code, err.message, loc, err.hint);
+        report(err, at, ctx);
       }
     }
   }
+}
+
+/** Records a DirigentError thrown by compiling a value at `loc`; rethrows anything else. */
+function report(err: unknown, loc: SourceLocation, ctx: ValidationContext): void {
+  if (!(err instanceof DirigentError)) throw err;
+  ctx.diag.error(err.code, err.message, loc, err.hint);
 }
 
 /** Reports an environment variable the project does not allow and the directive does not declare. */
@@ -82,45 +167,6 @@ function checkEnv(name: string, raw: string, loc: SourceLocation, ctx: Validatio
   );
 }
 
-/** Reports a reference to an input, step or state key that nothing declares or writes. */
-function checkPath(
-  root: string,
-  path: readonly string[],
-  raw: string,
-  loc: SourceLocation,
-  ctx: ValidationContext,
-  vars: string[],
-  lenientState = false,
-): void {
-  const head = path[0] ?? '';
-  const fail = (message: string, hint: string) =>
-    ctx.diag.error(ErrorCode.UNKNOWN_TEMPLATE_PATH, `${raw}: ${message}`, loc, hint);
-  if (root === 'inputs' || root === 'input') {
-    if (ctx.checkInputs && head !== '' && !ctx.d.inputs.some((i) => i.name === head)) {
-      const declared = ctx.d.inputs.map((i) => i.name);
-      fail(
-        `no input named "${head}" is declared.${didYouMean(head, declared)}`,
-        `Declare it with <input name="${head}" …> or fix the name; declared: ${declared.join(', ') || 'none'}.`,
-      );
-    }
-  } else if (root === 'steps') {
-    if (head !== '' && !ctx.names.has(head))
-      fail(
-        `no step is named "${head}".${didYouMean(head, ctx.names.keys())}`,
-        'Name an existing step.',
-      );
-  } else if (root === 'state') {
-    if (!lenientState && head !== '' && !ctx.stateKeys.has(head)) {
-      fail(
-        `nothing assigns "${head}" to state.${didYouMean(head, ctx.stateKeys)}`,
-        `Assign it first with <assign name="${head}" …/>, or write \${state.${head}?} when it may be missing.`,
-      );
-    }
-  } else if (!FIXED_ROOTS.includes(root) && !vars.includes(root)) {
-    const near = closest(root, [...FIXED_ROOTS, ...vars]);
-    fail(
-      `"${root}" is not something a template can read.${near ? ` Did you mean "${near}"?` : ''}`,
-      `Templates read ${[...FIXED_ROOTS.filter((r) => r !== 'input'), ...vars].join(', ')}.`,
-    );
-  }
+function clip(source: string): string {
+  return source.length > 60 ? `${source.slice(0, 57)}...` : source;
 }

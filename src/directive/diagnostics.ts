@@ -46,6 +46,42 @@ export class Diagnostics {
   }
 }
 
+/**
+ * A {@link Diagnostics} whose errors are recorded in `target` as warnings, each message followed
+ * by `note` (what happens instead of a failure): for what is checked but not executed, such as
+ * RYE's prose.
+ */
+export function asWarnings(target: Diagnostics, note = ''): Diagnostics {
+  return new WarningsOf(target, note);
+}
+
+class WarningsOf extends Diagnostics {
+  constructor(
+    private readonly target: Diagnostics,
+    private readonly note: string,
+  ) {
+    super();
+  }
+
+  override error(
+    code: ErrorCode,
+    message: string,
+    loc: SourceLocation | undefined,
+    hint?: string,
+  ): void {
+    this.target.warn(code, message + this.note, loc, hint);
+  }
+
+  override warn(
+    code: string,
+    message: string,
+    loc: SourceLocation | undefined,
+    hint?: string,
+  ): void {
+    this.target.warn(code, message, loc, hint);
+  }
+}
+
 /** `file:line:col: message [CODE]` followed by the hint, as printed by the CLI. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.loc ? `${formatLocation(d.loc)}: ` : '';

@@ -42,7 +42,7 @@ export function readConditionHost(
         attrLoc(el, 'path'),
         'Write either expr="…" or path="…" op="…" value="…".',
       );
-    return { kind: 'expr', source: expr };
+    return { kind: 'expr', source: expr, loc: attrLoc(el, 'expr') };
   }
   if (path !== undefined) return compare(el, diag, path, op, value);
   if (nested.length === 1 && (CONDITION_TAGS as readonly string[]).includes(nested[0]!.tag))
@@ -128,5 +128,6 @@ function compare(
     path,
     op: theOp,
     value: value === undefined ? true : readJsonish(value),
+    loc: attrLoc(el, 'path'),
   };
 }

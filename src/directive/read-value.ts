@@ -28,8 +28,9 @@ export function readValue(
       'value="…" is text with templates; expr="…" is a JSONata expression.',
     );
   }
-  if (expr !== undefined) return { kind: 'expr', source: expr };
-  const text = value !== undefined && value !== '' ? value : textAllowed ? textOf(el) : undefined;
+  if (expr !== undefined) return { kind: 'expr', source: expr, loc: attrLoc(el, 'expr') };
+  const inAttribute = value !== undefined && value !== '';
+  const text = inAttribute ? value : textAllowed ? textOf(el) : undefined;
   if (text === undefined) return undefined;
   if (type === 'json') {
     try {
@@ -52,5 +53,7 @@ export function readValue(
       'Use type="json" to parse the value as JSON; tool parameters are coerced to the tool\'s own types.',
     );
   }
-  return templateOrLiteral(text);
+  const spec = templateOrLiteral(text);
+  if (spec.kind === 'template' && inAttribute) spec.loc = attrLoc(el, 'value');
+  return spec;
 }

@@ -1,11 +1,18 @@
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
-import type { Directive, ProcessNode } from './ast.js';
+import type { Directive, ProcessNode, StepNode } from './ast.js';
 import { checkExecute } from './check-execute.js';
 import { checkTriggers } from './check-triggers.js';
-import { checkCondition, checkValue, type ValidationContext } from './check-value.js';
-import type { Diagnostics } from './diagnostics.js';
+import {
+  checkCondition,
+  checkTemplate,
+  checkValue,
+  NOWHERE,
+  type ValidationContext,
+  type Where,
+} from './check-value.js';
+import { asWarnings, type Diagnostics } from './diagnostics.js';
 import { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
 
 export { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
@@ -13,7 +20,10 @@ export { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
 /**
  * Checks what a directive means rather than how it is written: unique step names, edges to
  * steps that exist (and stay inside their branch), templates and expressions that name known
- * data, foreach over arrays, and executions its `<permissions>` grant.
+ * data (inputs, state, steps and their records, answers, loop variables), instruction texts that
+ * render, foreach over arrays, and executions its `<permissions>` grant. What needs the project
+ * (the tools and child directives a step runs) is checked where the project is known
+ * (`engine/project-checks.ts`).
  */
 export function validateDirective(
   d: Directive,
@@ -21,19 +31,21 @@ export function validateDirective(
   checks: DirectiveChecks = DEFAULT_CHECKS,
 ): void {
   const names = new Map<string, SourceLocation>();
+  const steps = new Map<string, StepNode>();
   const stateKeys = new Set(Object.keys(d.initialState));
-  collect(d.process, names, stateKeys, diag);
+  collect(d.process, names, steps, stateKeys, diag);
   const ctx: ValidationContext = {
     d,
     diag,
     names,
+    steps,
     stateKeys,
     checkInputs: d.source.format === 'directive' || d.inputs.length > 0,
     checks,
     secrets: new Set(d.secrets),
   };
   checkNodes(d.process, ctx);
-  for (const o of d.outputs) if (o.value) checkValue(o.value, o.loc, ctx, []);
+  for (const o of d.outputs) if (o.value) checkValue(o.value, o.loc, ctx);
   checkTriggers(d, diag);
 }
 
@@ -58,18 +70,20 @@ function claim(
 function collect(
   nodes: ProcessNode[],
   names: Map<string, SourceLocation>,
+  steps: Map<string, StepNode>,
   stateKeys: Set<string>,
   diag: Diagnostics,
 ): void {
   for (const n of nodes) {
     claim(n.name, n.loc, names, diag);
+    if (n.kind === 'step') steps.set(n.name, n);
     for (const a of n.assigns) stateKeys.add(a.name);
     if (n.kind === 'step' && n.action.type === 'foreach' && n.action.collect)
       stateKeys.add(n.action.collect);
     if (n.kind === 'parallel') {
       for (const b of n.branches) {
         claim(b.name, b.loc, names, diag);
-        collect(b.nodes, names, stateKeys, diag);
+        collect(b.nodes, names, steps, stateKeys, diag);
       }
     }
   }
@@ -82,20 +96,21 @@ function checkNodes(nodes: ProcessNode[], ctx: ValidationContext): void {
       checkTarget(e.to, e.loc, local, ctx, e.when === undefined ? '<next>' : '<when>');
     if (n.onError !== undefined)
       checkTarget(n.onError, n.onErrorLoc ?? n.loc, local, ctx, 'on_error');
-    if (n.condition) checkCondition(n.condition, n.loc, ctx, []);
-    for (const e of n.next ?? []) if (e.when) checkCondition(e.when, e.loc, ctx, []);
-    for (const a of n.assigns) checkValue(a.value, a.loc, ctx, []);
+    if (n.condition) checkCondition(n.condition, n.loc, ctx);
+    // A step's assigns and edges read its result (and, for an answer it declares, its fields).
+    const after: Where = n.kind === 'step' ? { vars: [], step: n } : NOWHERE;
+    for (const e of n.next ?? []) if (e.when) checkCondition(e.when, e.loc, ctx, after);
+    for (const a of n.assigns) checkValue(a.value, a.loc, ctx, after);
     if (n.kind === 'parallel') {
       for (const b of n.branches) checkNodes(b.nodes, ctx);
       continue;
     }
-    for (const g of [n.lock, n.rateLimit])
-      if (g) checkValue({ kind: 'template', source: g.key }, g.loc, ctx, []);
+    for (const g of [n.lock, n.rateLimit]) if (g) checkTemplate(g.key, g.loc, ctx);
     const act = n.action;
     if (act.type === 'execute')
-      checkExecute(act.itemType, act.itemId, act.params, act.loc, ctx, []);
+      checkExecute(act.itemType, act.itemId, act.params, act.loc, ctx, NOWHERE);
     else if (act.type === 'foreach') {
-      checkValue(act.over, act.loc, ctx, []);
+      checkValue(act.over, act.loc, ctx);
       if (act.over.kind === 'literal' && !Array.isArray(act.over.value)) {
         ctx.diag.error(
           ErrorCode.FOREACH_NOT_ARRAY,
@@ -104,20 +119,33 @@ function checkNodes(nodes: ProcessNode[], ctx: ValidationContext): void {
           'Point "over" at an array with a template, e.g. over="${inputs.files}", or build one with expr="…", e.g. expr=\'["a", "b"]\'.',
         );
       }
-      const vars = [act.as, `${act.as}_index`];
-      checkExecute(
-        act.execute.itemType,
-        act.execute.itemId,
-        act.execute.params,
-        act.execute.loc,
-        ctx,
-        vars,
-      );
-    } else if (act.type === 'render')
-      checkValue({ kind: 'template', source: act.template }, act.loc, ctx, []);
+      const vars = { vars: [act.as, `${act.as}_index`] };
+      const ex = act.execute;
+      checkExecute(ex.itemType, ex.itemId, ex.params, ex.loc, ctx, vars);
+    } else if (act.type === 'render') checkTemplate(act.template, act.loc, ctx);
+    else if (act.type === 'instruction') checkInstruction(n, act.text, act.loc, ctx);
     else if (act.type === 'return' && act.output)
-      for (const v of Object.values(act.output)) checkValue(v, act.loc, ctx, []);
+      for (const v of Object.values(act.output)) checkValue(v, act.loc, ctx);
   }
+}
+
+/**
+ * An instruction's text must render: its templates name known data. A RYE step whose prose
+ * became the instruction (it is placed at the step itself) only warns: RYE's prose mentions
+ * templates it does not mean, and is shown as written where they do not render.
+ */
+function checkInstruction(
+  step: StepNode,
+  text: string,
+  loc: SourceLocation,
+  ctx: ValidationContext,
+): void {
+  const prose = loc.line === step.loc.line && loc.column === step.loc.column;
+  if (!prose) return checkTemplate(text, loc, ctx);
+  checkTemplate(text, loc, {
+    ...ctx,
+    diag: asWarnings(ctx.diag, " The step's text is shown as written where it does not render."),
+  });
 }
 
 function checkTarget(

@@ -33,6 +33,10 @@ export const ErrorCode = {
   INVALID_TEMPLATE: 'INVALID_TEMPLATE',
   UNKNOWN_TEMPLATE_PATH: 'UNKNOWN_TEMPLATE_PATH',
   INVALID_EXPRESSION: 'INVALID_EXPRESSION',
+  /** An expression calls a `$function` that is neither JSONata's or Dirigent's nor bound by it. */
+  UNKNOWN_FUNCTION: 'UNKNOWN_FUNCTION',
+  /** An expression reads a `$variable` that nothing binds (neither the expression nor a foreach). */
+  UNKNOWN_VARIABLE: 'UNKNOWN_VARIABLE',
   INVALID_CONDITION: 'INVALID_CONDITION',
   INVALID_GRAPH: 'INVALID_GRAPH',
   XML_TOO_DEEP: 'XML_TOO_DEEP',

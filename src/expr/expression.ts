@@ -11,6 +11,9 @@ import { scopeData, type Scope } from './scope.js';
 import { lazyPackage } from '../lazy-package.js';
 import { parseJson } from './parse-json.js';
 import { compileRe2, Re2RegExp } from './re2-regexp.js';
+import { ReadsCollector, type ExpressionReads, type ReadFrame } from './expression-reads.js';
+
+export type { ExpressionName, ExpressionPath, ExpressionReads } from './expression-reads.js';
 
 /** JSONata, loaded by the first expression compiled (required: its CommonJS text is not scanned for ES exports). */
 const jsonataPackage = lazyPackage<typeof jsonata>('jsonata');
@@ -37,6 +40,11 @@ export interface ExpressionOptions {
 export interface CompiledExpression {
   /** The expression's text. */
   readonly source: string;
+  /**
+   * What it reads of the data and which variables and functions it names unbound, for
+   * validation (see `expression-reads.ts`).
+   */
+  readonly reads: ExpressionReads;
   /**
    * Evaluates synchronously. The result is plain JSON data (JSONata sequences become arrays,
    * functions become undefined), or undefined when the expression selects nothing. Throws
@@ -152,7 +160,7 @@ function build(source: string): CompiledExpression {
       },
     );
   }
-  inspect(expression.ast(), source);
+  const reads = inspect(expression.ast(), source);
   expression.assign('__evaluate_entry', onEntry);
   expression.assign('__evaluate_exit', onExit);
   expression.assign('pad', boundedPad);
@@ -163,6 +171,7 @@ function build(source: string): CompiledExpression {
   });
   return {
     source,
+    reads,
     evaluate(scope, options) {
       const timeoutMs = options?.timeoutMs ?? DEFAULT_EXPRESSION_TIMEOUT_MS;
       const maxDepth = options?.maxDepth ?? DEFAULT_EXPRESSION_MAX_DEPTH;
@@ -185,23 +194,26 @@ function build(source: string): CompiledExpression {
 
 /**
  * Walks the parsed expression once (without recursion): refuses `$eval` and regex literals RE2
- * cannot run (`INVALID_EXPRESSION`, at their position), and notes the operands of every range
- * (`a..b`) so that {@link onExit} can bound its size.
+ * cannot run (`INVALID_EXPRESSION`, at their position), notes the operands of every range
+ * (`a..b`) so that {@link onExit} can bound its size, and collects what the expression reads
+ * (see `expression-reads.ts`).
  */
-function inspect(ast: unknown, source: string): void {
-  const stack: unknown[] = [ast];
+function inspect(ast: object, source: string): ExpressionReads {
+  const reads = new ReadsCollector();
+  const stack: ReadFrame[] = [{ node: ast, atRoot: true }];
   while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || typeof node !== 'object' || node instanceof RegExp) continue;
+    const frame = stack.pop()!;
+    const node = frame.node;
     const { type, value, lhs, rhs } = node as Record<string, unknown>;
-    if (type === 'variable' && value === 'eval') throw evalRefused(source);
     if (type === 'regex' && value instanceof RegExp) checkRegex(value, node, source);
     if (type === 'binary' && value === '..' && isObject(lhs) && isObject(rhs)) {
       rangeOperands.set(lhs, null);
       rangeOperands.set(rhs, lhs);
     }
-    for (const child of Object.values(node)) if (typeof child === 'object') stack.push(child);
+    reads.visit(frame, stack);
   }
+  if (reads.mentions('eval')) throw evalRefused(source);
+  return reads.result();
 }
 
 /** Refuses, with `INVALID_EXPRESSION` at its position, a regex literal RE2 cannot run. */

@@ -36,6 +36,7 @@ import { FILE_AND_XML } from './cases/file-and-xml.js';
 import { directive, FILE, locate, md, type Malformed } from './cases/markup.js';
 import { BAD_INPUTS, INPUTS_DIRECTIVE, RUN_FAILURES } from './cases/runtime.js';
 import { RUN_SETTINGS } from './cases/run-settings.js';
+import { STATIC_CHECKS, STATIC_CHECKS_ALLOW } from './cases/static-checks.js';
 import { STEPS } from './cases/steps.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -49,6 +50,7 @@ const MALFORMED: Malformed[] = [
   ...DATA_AND_PERMISSIONS,
   ...RUN_SETTINGS,
   ...ANSWERS,
+  ...STATIC_CHECKS,
 ];
 
 function parseError(source: string): DirigentError {
@@ -89,6 +91,14 @@ describe('malformed directives are rejected at parse time, at the line of the mi
         expect(d.hint, `hint of ${d.code}: ${d.message}`).toMatch(/\S/);
         expect(formatDiagnostic(d)).toContain(`${formatLocation(d.loc!)}: error: `);
       }
+    });
+});
+
+describe('what expressions read in ways that cannot be followed is left alone', () => {
+  for (const { spec, text } of STATIC_CHECKS_ALLOW)
+    it(spec, () => {
+      const d = parseDirective(text, FILE);
+      expect(d.warnings).toEqual([]);
     });
 });
 
@@ -143,6 +153,34 @@ describe('RYE leniency is kept: these are warnings, not errors', () => {
       { code: 'PERMISSION_DENIED', loc: marks[0] },
     ]);
     expect(d.warnings[0]!.message).toContain('rye.execute.tool.dirigent.shell.bash');
+  });
+
+  it('a RYE prose step whose text names data the directive does not declare warns at the step, and is shown as written', () => {
+    const { source, marks } = locate(
+      md(`
+        # Case
+
+        '''xml
+        <directive name="case" version="1.0.0">
+          <inputs><input name="topic" required="true"/></inputs>
+        </directive>
+        '''
+
+        <process>
+          ‸<step name="think">
+            Read {input:topik} and \${state.notes}, then decide.
+          </step>
+        </process>
+      `),
+      FILE,
+    );
+    const d = parseDirective(source, FILE);
+    expect(d.warnings.map((w) => ({ code: w.code, loc: w.loc }))).toEqual([
+      { code: 'UNKNOWN_TEMPLATE_PATH', loc: marks[0] },
+      { code: 'UNKNOWN_TEMPLATE_PATH', loc: marks[0] },
+    ]);
+    expect(d.warnings[0]!.message).toContain('Did you mean "topic"?');
+    expect(d.warnings[0]!.message).toContain('shown as written');
   });
 
   it('a name that differs from the file name is a NAME_MISMATCH warning only', () => {

@@ -22,7 +22,7 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
     says: ['${inputs.nmae}', 'Did you mean "name"?'],
   },
   {
-    spec: 'a RYE {input:…} template naming an undeclared input is UNKNOWN_TEMPLATE_PATH at the param',
+    spec: 'a RYE {input:…} template naming an undeclared input is UNKNOWN_TEMPLATE_PATH at the value attribute of the param',
     text: directive(`
       <inputs>
         <input name="name"/>
@@ -30,7 +30,7 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
       <process>
         <step name="greet">
           <execute item_type="tool" item_id="dirigent/util/echo">
-            ‸<param name="text" value="Hello {input:nmae}"/>
+            <param name="text" ‸value="Hello {input:nmae}"/>
           </execute>
         </step>
       </process>
@@ -70,7 +70,7 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
     says: ['${state.totla}', 'Did you mean "total"?'],
   },
   {
-    spec: 'a template with an unclosed ${ is INVALID_TEMPLATE at its element',
+    spec: 'a template with an unclosed ${ is INVALID_TEMPLATE at the attribute that holds it',
     text: directive(`
       <inputs>
         <input name="name"/>
@@ -78,7 +78,7 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
       <process>
         <step name="greet">
           <execute item_type="tool" item_id="dirigent/util/echo">
-            ‸<param name="text" value="Hello \${inputs.name"/>
+            <param name="text" ‸value="Hello \${inputs.name"/>
           </execute>
         </step>
       </process>
@@ -87,12 +87,12 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
     says: ['${inputs.name', 'never closed with "}"'],
   },
   {
-    spec: 'invalid JSONata in expr is INVALID_EXPRESSION at its element',
+    spec: 'invalid JSONata in expr is INVALID_EXPRESSION at its expr attribute',
     text: directive(`
       <process>
         <step name="count">
           <render>3</render>
-          ‸<assign name="next" expr="state.i +"/>
+          <assign name="next" ‸expr="state.i +"/>
         </step>
       </process>
     `),
@@ -158,7 +158,7 @@ export const DATA_AND_PERMISSIONS: Malformed[] = [
       <process>
         <step name="leak">
           <execute item_type="tool" item_id="dirigent/util/echo">
-            ‸<param name="message" value="{env:REDIS_URL:none}"/>
+            <param name="message" ‸value="{env:REDIS_URL:none}"/>
           </execute>
         </step>
       </process>
