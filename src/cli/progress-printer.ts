@@ -1,3 +1,4 @@
+import { describeAnswer, exampleAnswer } from '../directive/answer-spec.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
 
@@ -33,8 +34,10 @@ export function printOutcome(record: RunRecord, write: (line: string) => void): 
     );
   for (const w of record.waiting ?? []) {
     if (w.text) write(`\nstep "${w.step}" asks:\n${indent(w.text)}`);
+    if (w.answer) write(`its answer: ${describeAnswer(w.answer)}`);
+    const payload = w.answer ? JSON.stringify(exampleAnswer(w.answer)) : '<json>';
     write(
-      `waiting for signal "${w.signal}": dirigent signal ${record.runId} ${w.signal} --payload '<json>'`,
+      `waiting for signal "${w.signal}": dirigent signal ${record.runId} ${w.signal} --payload '${payload}'`,
     );
   }
 }

@@ -6,11 +6,13 @@
 import { createInterface } from 'node:readline/promises';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { exitCodeOf, type RunRecord, type RunStatus } from '../engine/run-record.js';
-import { DirigentError } from '../errors/dirigent-error.js';
+import { describeAnswer } from '../directive/answer-spec.js';
+import { DirigentError, isDirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { processTelemetry } from '../telemetry/process-telemetry.js';
+import { askAnswer } from './answer-prompt.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
@@ -285,7 +287,11 @@ async function withOpened(
   }
 }
 
-/** Asks the person at the terminal to answer instruction and wait steps, one after another. */
+/**
+ * Asks the person at the terminal to answer instruction and wait steps, one after another, each
+ * as its `<answer>`s declare it (see `answer-prompt.ts`); an answer the run refuses
+ * (`INVALID_PAYLOAD`) is said and asked again.
+ */
 async function promptWhileWaiting(
   dirigent: Dirigent,
   record: RunRecord,
@@ -300,12 +306,22 @@ async function promptWhileWaiting(
         ? `\nstep "${w.step}":\n${w.text}`
         : `\nstep "${w.step}" waits for signal "${w.signal}".`,
     );
+    if (w.answer !== undefined) out(`answer: ${describeAnswer(w.answer)}`);
     const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await rl.question('answer (JSON or text) > ');
-    rl.close();
-    current = await dirigent.signal(current.runId, w.signal, parsePayload(answer), {
-      observer: progressPrinter(out),
-    });
+    let payload: unknown;
+    try {
+      payload = await askAnswer(w.answer, (q) => rl.question(q), out);
+    } finally {
+      rl.close();
+    }
+    try {
+      current = await dirigent.signal(current.runId, w.signal, payload, {
+        observer: progressPrinter(out),
+      });
+    } catch (err) {
+      if (!isDirigentError(err, ErrorCode.INVALID_PAYLOAD)) throw err;
+      out(`${err.message}\n  hint: ${err.hint ?? ''}`);
+    }
   }
   return current;
 }

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { answerSchema, describeAnswer, exampleAnswer } from '../directive/answer-spec.js';
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -270,8 +271,16 @@ function directiveRun(itemId: string, run: RunRecord): Args {
     step: w.step,
     signal: w.signal,
     ...(w.text !== undefined && { instruction: w.text }),
+    ...(w.answer !== undefined && { answer_schema: answerSchema(w.answer) }),
     ...(w.deadline !== undefined && { deadline: new Date(w.deadline).toISOString() }),
   }));
+  const typed = (run.waiting ?? []).flatMap((w) =>
+    w.answer === undefined
+      ? []
+      : [
+          `${waiting.length > 1 ? `"${w.signal}" ` : ''}answer is ${describeAnswer(w.answer)}, e.g. ${JSON.stringify(exampleAnswer(w.answer))}`,
+        ],
+  );
   return {
     status: run.status,
     type: 'directive',
@@ -286,7 +295,7 @@ function directiveRun(itemId: string, run: RunRecord): Args {
     })),
     ...(waiting.length > 0 && {
       waiting,
-      next: `Do what ${waiting.length === 1 ? 'the instruction asks' : 'the instructions ask'}, then call execute with item_type "directive", item_id "${itemId}", run_id "${run.runId}" and your answer${waiting.length > 1 ? ' (and signal, to say which step it answers)' : ''}.`,
+      next: `Do what ${waiting.length === 1 ? 'the instruction asks' : 'the instructions ask'}, then call execute with item_type "directive", item_id "${itemId}", run_id "${run.runId}" and your answer${waiting.length > 1 ? ' (and signal, to say which step it answers)' : ''}.${typed.length > 0 ? ` The ${typed.join('; the ')} (answer_schema is its JSON Schema; an answer that does not match is refused with INVALID_PAYLOAD and the run waits on).` : ''}`,
     }),
   };
 }

@@ -61,11 +61,14 @@ async function toolResult(call: () => Promise<Record<string, unknown>>): Promise
     };
   } catch (err) {
     const e = DirigentError.from(err);
+    const problems = e.details?.problems;
     const error = {
       code: e.code,
       message: e.message,
       ...(e.hint !== undefined && { hint: e.hint }),
       ...(e.location !== undefined && { location: e.location }),
+      // Every problem of an answer or of inputs that were refused, one by one.
+      ...(Array.isArray(problems) && { problems }),
     };
     return {
       isError: true,

@@ -129,7 +129,10 @@ export const ITEM_TOOLS: readonly ItemToolSchema[] = [
           type: 'string',
           description: 'Answer this waiting run of the directive instead of starting a new one.',
         },
-        answer: { description: "With run_id: the waiting step's answer (any JSON value)." },
+        answer: {
+          description:
+            "With run_id: the waiting step's answer, a JSON value matching the step's answer_schema when the run gave one (else any JSON value).",
+        },
         signal: {
           type: 'string',
           description:

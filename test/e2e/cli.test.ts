@@ -34,7 +34,7 @@ interface Record_ {
     error?: { code: string; message: string };
   }[];
   error: { code: string; message: string; step: string | null } | null;
-  waiting?: { step: string; signal: string; text?: string }[];
+  waiting?: { step: string; signal: string; text?: string; answer?: unknown }[];
   startedAt?: number;
   endedAt?: number | null;
 }
@@ -452,6 +452,70 @@ describe('dirigent signal and cancel: a waiting run resumed from other processes
     expect((await json(['signal', runId, 'review', '--payload', '{"approved": false}'])).code).toBe(
       0,
     );
+  });
+
+  it("a payload that does not match the step's <answer>s is refused (INVALID_PAYLOAD, exit 2), every problem said, and the run waits on unchanged", async () => {
+    const file = await directive(
+      'typed_review',
+      `    <step name="review">
+      <instruction>Approve the release?
+        <answer name="approved" type="boolean" required="true">Whether it ships</answer>
+        <answer name="reason" type="string"/>
+      </instruction>
+    </step>`,
+      { outputs: '<output name="approved" value="${steps.review.result.approved}"/>' },
+    );
+    const human = await cli(['run', file, '--project', project]);
+    expect(human.code).toBe(3);
+    expect(human.stdout).toContain(
+      'its answer: an object with approved (boolean, required) and reason (string)',
+    );
+    expect(human.stdout).toMatch(
+      /dirigent signal \S+ review --payload '\{"approved":true,"reason":"…"\}'/,
+    );
+    const started = await json(['run', file]);
+    expect(started.code).toBe(3);
+    const runId = started.record.runId!;
+    expect(started.record.waiting).toEqual([
+      {
+        step: 'review',
+        signal: 'review',
+        text: 'Approve the release?',
+        answer: {
+          kind: 'fields',
+          fields: [
+            { name: 'approved', type: 'boolean', required: true, description: 'Whether it ships' },
+            { name: 'reason', type: 'string', required: false },
+          ],
+        },
+      },
+    ]);
+
+    const refused = await json([
+      'signal',
+      runId,
+      'review',
+      '--payload',
+      '{"approved": "yes", "reason": 7}',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.record.error?.code).toBe('INVALID_PAYLOAD');
+    expect(refused.record.error?.message).toContain(
+      'field "approved" must be a boolean, got "yes"',
+    );
+    expect(refused.record.error?.message).toContain('field "reason" must be a string, got 7');
+    const plain = await cli(['signal', runId, 'review', '--payload', 'yes', '--project', project]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain(
+      'the answer must be an object with fields approved, reason, got "yes"',
+    );
+    expect(plain.stderr).toContain('[INVALID_PAYLOAD]');
+    expect(plain.stderr).toContain('e.g. {"approved":true,"reason":"…"}');
+    expect(await storedRecord(runId)).toEqual(started.record);
+
+    const done = await json(['signal', runId, 'review', '--payload', '{"approved": true}']);
+    expect(done.code).toBe(0);
+    expect(done.record.outputs).toEqual({ approved: true });
   });
 
   it('cancel ends a waiting run (exit 1), and the cancelled run stays cancelled', async () => {

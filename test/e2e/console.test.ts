@@ -171,6 +171,42 @@ describe('the console', { timeout: 60_000 }, () => {
     await page.close();
   });
 
+  it('asks for a typed answer as the step declares it: an object as a form of its fields, a yes-or-no as two buttons', async () => {
+    const { runId, status: waiting } = await start('release');
+    expect(waiting).toBe('waiting');
+    const page = await browser.open(`${url}/runs/${runId}`, { token: TOKEN });
+    // What the page asks, apart from the directive's text shown beside it.
+    const steer = page.getByRole('region', { name: 'Steer the run' });
+    await steer.getByText('Ship release 3.0?').waitFor();
+    const approved = steer.getByLabel(/^approved/);
+    expect(await approved.evaluate((el) => el.tagName)).toBe('SELECT');
+    expect(await approved.locator('option').allTextContents()).toEqual(['(not set)', 'yes', 'no']);
+    await steer.getByText('Whether it ships').waitFor();
+    // Checked in the page: nothing is sent while a field is wrong.
+    await steer.getByLabel(/^days/).fill('soon');
+    await steer.getByRole('button', { name: 'Answer' }).click();
+    await steer.getByText('approved is required').waitFor();
+    await steer.getByText('days must be a whole number').waitFor();
+    expect((await client.get(`/v1/runs/${runId}`)).body).toMatchObject({
+      status: 'waiting',
+      waiting: [{ signal: 'approve' }],
+    });
+    await approved.selectOption('true');
+    await steer.getByLabel(/^days/).fill('3');
+    await steer.getByRole('button', { name: 'Answer' }).click();
+    // The next wait declares a whole boolean: two buttons.
+    const yesNo = steer.getByRole('group', { name: 'Answer: go' });
+    await yesNo.waitFor({ timeout: 15_000 });
+    await steer.getByText('Is the window open?').waitFor();
+    await yesNo.getByRole('button', { name: 'Yes' }).click();
+    await expect.poll(() => status(page), { timeout: 15_000 }).toBe('completed');
+    expect((await client.get(`/v1/runs/${runId}`)).body).toMatchObject({
+      status: 'completed',
+      outputs: { review: { approved: true, days: 3 }, open: true },
+    });
+    await page.close();
+  });
+
   it('cancels a run and stops its running shell tool', async () => {
     const { runId } = await start('hold', {}, 0);
     const pidFile = join(project, 'hold.pid');

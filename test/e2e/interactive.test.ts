@@ -24,10 +24,33 @@ const ASK = `# Ask
 \`\`\`
 `;
 
+const TYPED = `# Typed
+
+\`\`\`xml
+<directive name="typed" version="1.0.0">
+  <process>
+    <step name="review">
+      <instruction>Ship the release?
+        <answer name="approved" type="boolean" required="true">Whether it ships</answer>
+        <answer name="days" type="integer">Days to wait</answer>
+        <answer name="note" type="string"/>
+      </instruction>
+    </step>
+    <step name="window"><wait signal="window"><answer type="number">Hours until it opens</answer></wait></step>
+  </process>
+  <outputs>
+    <output name="review" value="\${steps.review.result}"/>
+    <output name="hours" value="\${steps.window.result}"/>
+  </outputs>
+</directive>
+\`\`\`
+`;
+
 let project: string;
 beforeEach(async () => {
   project = await mkdtemp(join(tmpdir(), 'dirigent-tty-'));
   await writeFile(join(project, 'ask.md'), ASK);
+  await writeFile(join(project, 'typed.md'), TYPED);
 });
 afterEach(() => rm(project, { recursive: true, force: true }));
 
@@ -46,6 +69,37 @@ function inTerminal(
       if (!answered && output.includes(prompt)) {
         answered = true;
         child.stdin.write(`${answer}\n`);
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, output: output.replaceAll('\r', '') });
+    });
+  });
+}
+
+/**
+ * Runs `command` in a pseudo-terminal, typing each answer once its prompt appears in what was
+ * printed since the answer before.
+ */
+function inTerminalTyping(
+  command: string,
+  script: { prompt: string; answer: string }[],
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: project });
+    let output = '';
+    let from = 0;
+    let next = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const step = script[next];
+      if (step !== undefined && output.indexOf(step.prompt, from) >= 0) {
+        next++;
+        from = output.length;
+        child.stdin.write(`${step.answer}\n`);
       }
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -90,6 +144,28 @@ describe('dirigent run in a terminal', () => {
     );
     expect(output).toContain('What should the release be called?');
     expect(output).toContain('text: Release: Aurora');
+    expect(code).toBe(0);
+  });
+
+  it('asks for each declared field of an answer as its type, again when it does not read, and continues the run with the typed answer', async () => {
+    const { code, output } = await inTerminalTyping(`node ${CLI_MAIN} run typed.md`, [
+      { prompt: 'approved (boolean, required) [y/n] > ', answer: 'maybe' },
+      { prompt: 'approved (boolean, required) [y/n] > ', answer: 'y' },
+      { prompt: 'days (integer, optional) > ', answer: '2.5' },
+      { prompt: 'days (integer, optional) > ', answer: '3' },
+      { prompt: 'note (string, optional) > ', answer: '' },
+      { prompt: 'answer (number) > ', answer: '1.5' },
+    ]);
+    expect(output).toContain('Ship the release?');
+    expect(output).toContain(
+      'answer: an object with approved (boolean, required), days (integer) and note (string)',
+    );
+    expect(output).toContain('approved: Whether it ships');
+    expect(output).toContain('"maybe" is not y or n.');
+    expect(output).toContain('"2.5" is not a whole number.');
+    expect(output).toContain('step "window" waits for signal "window".');
+    expect(output).toContain('review: {"approved":true,"days":3}');
+    expect(output).toContain('hours: 1.5');
     expect(code).toBe(0);
   });
 

@@ -62,6 +62,15 @@ beforeEach(async () => {
     <step name="say"><render>answer: \${steps.ask.result}</render></step></process>
     <outputs><output name="said" expr="steps.say.result"/></outputs>`,
   );
+  writeDirective(
+    join(project, '.ai', 'directives'),
+    'typed_approve',
+    `<process><step name="ask"><instruction>Ship it?
+      <answer name="approved" type="boolean" required="true">Whether it ships</answer>
+      <answer name="reason" type="string"/>
+    </instruction></step></process>
+    <outputs><output name="approved" value="\${steps.ask.result.approved}"/></outputs>`,
+  );
 });
 
 afterEach(async () => {
@@ -175,6 +184,50 @@ describe.each(Object.keys(transports))('dirigent mcp over %s', (via) => {
     const verified = await call('load', { item_type: 'knowledge', item_id: 'ops/deploys' });
     expect(verified.structuredContent).toMatchObject({
       signature: { status: 'verified', owner: 'tester' },
+    });
+  });
+
+  it("gives a typed instruction's answer schema, refuses an answer that does not match as a tool error, then takes one that does", async () => {
+    const waiting = await call('execute', { item_type: 'directive', item_id: 'typed_approve' });
+    const schema = {
+      type: 'object',
+      properties: {
+        approved: { type: 'boolean', description: 'Whether it ships' },
+        reason: { type: 'string' },
+      },
+      required: ['approved'],
+      additionalProperties: false,
+    };
+    expect(waiting.structuredContent).toMatchObject({
+      status: 'waiting',
+      waiting: [{ step: 'ask', instruction: 'Ship it?', answer_schema: schema }],
+      next: expect.stringContaining(
+        'The answer is an object with approved (boolean, required) and reason (string), e.g. {"approved":true,"reason":"…"}',
+      ),
+    });
+    const runId = waiting.structuredContent!.run_id as string;
+    const answer = (given: unknown) =>
+      call('execute', {
+        item_type: 'directive',
+        item_id: 'typed_approve',
+        run_id: runId,
+        answer: given,
+      });
+    const refused = await answer({ approved: 'sure', why: 1 });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toEqual({
+      error: expect.objectContaining({
+        code: 'INVALID_PAYLOAD',
+        problems: [
+          'unknown field "why" (declared: approved, reason)',
+          'field "approved" must be a boolean, got "sure"',
+        ],
+      }),
+    });
+    const done = await answer({ approved: true });
+    expect(done.structuredContent).toMatchObject({
+      status: 'completed',
+      outputs: { approved: true },
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * The project the console's browser tests run: directives that greet, fail a step, wait for an
- * instruction, hold a shell tool, show every shape of graph (parallel, foreach, a loop), and run
- * 200 steps; plus a seeder of many stored runs.
+ * instruction (one with typed answers), hold a shell tool, show every shape of graph (parallel,
+ * foreach, a loop), and run 200 steps; plus a seeder of many stored runs.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,19 @@ export function consoleProject(): string {
     <step name="record"><render>approved: \${steps.approve.result}</render></step>
   </process>
   <outputs><output name="answer" value="\${steps.approve.result}"/></outputs>`,
+  );
+  writeDirective(
+    d,
+    'release',
+    `<process>
+    <step name="approve"><instruction>Ship release 3.0?
+      <answer name="approved" type="boolean" required="true">Whether it ships</answer>
+      <answer name="days" type="integer">Days to wait</answer>
+      <answer name="note" type="string"/>
+    </instruction></step>
+    <step name="go"><wait signal="go"><answer type="boolean">Is the window open?</answer></wait></step>
+  </process>
+  <outputs><output name="review" value="\${steps.approve.result}"/><output name="open" value="\${steps.go.result}"/></outputs>`,
   );
   writeDirective(
     d,

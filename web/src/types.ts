@@ -1,5 +1,6 @@
 /** What the API answers, as the operations define it (types only: nothing of the server is bundled). */
 export type { RunRecord, RunStatus, StepEntry, WaitingStep } from '../../src/engine/run-record.js';
+export type { AnswerFieldSpec, AnswerSpec } from '../../src/directive/answer-spec.js';
 export type { StepRecord } from '../../src/compiler/run-context.js';
 export type { RunView } from '../../src/operations/run-view.js';
 export type { RunCounts } from '../../src/run-backend/run-counts.js';

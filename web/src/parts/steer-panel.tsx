@@ -1,7 +1,9 @@
 /**
- * Steering a run from its page: cancel it, answer what it waits for (an `<instruction>`'s text or
- * a signal's JSON payload, checked before it is sent), and run it again with the same inputs or
- * with changes.
+ * Steering a run from its page: cancel it, answer what it waits for, and run it again with the
+ * same inputs or with changes. An answer is asked for as the waiting step declares it (its
+ * `<answer>`s): an object as a form with a field per declared field, a yes-or-no as two buttons,
+ * another type as one field of it; undeclared, as text or JSON. Each is checked before it is sent,
+ * and what the server still refuses (`INVALID_PAYLOAD`) is shown with the form.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
@@ -77,6 +79,7 @@ export function payloadOf(
   }
 }
 
+/** One step that waits: its instruction, and a form for its answer as the step declares it. */
 function Answer({
   runId,
   waiting,
@@ -87,32 +90,18 @@ function Answer({
   onSent: () => void;
 }) {
   const instruction = waiting.text !== undefined;
-  const [as, setAs] = useState<'text' | 'json'>(instruction ? 'text' : 'json');
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
   const target = waiting.runId ?? runId;
   const id = `answer-${waiting.signal}`;
-  const send = async (e: Event) => {
-    e.preventDefault();
-    const read = payloadOf(text, as);
-    if ('problem' in read) return setError(read.problem);
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api('POST', `/v1/runs/${target}/signals/${encodeURIComponent(waiting.signal)}?wait=1`, {
-        payload: read.payload,
-      });
-      onSent();
-    } catch (err) {
-      const a = err as ApiError;
-      setError(`${a.message}${a.hint ? ` ${a.hint}` : ''}`);
-    } finally {
-      setBusy(false);
-    }
+  const send = async (payload: unknown) => {
+    await api('POST', `/v1/runs/${target}/signals/${encodeURIComponent(waiting.signal)}?wait=1`, {
+      payload,
+    });
+    onSent();
   };
+  const label = instruction ? 'Answer' : 'Send signal';
+  const spec = waiting.answer;
   return (
-    <form class="answer card" onSubmit={(e) => void send(e)} aria-labelledby={`${id}-title`}>
+    <section class="answer card" aria-labelledby={`${id}-title`} data-signal={waiting.signal}>
       <h3 id={`${id}-title`}>
         {instruction ? 'Instruction' : 'Waiting for signal'}{' '}
         <span class="mono">{waiting.signal}</span>
@@ -122,6 +111,61 @@ function Answer({
       {waiting.deadline !== undefined && (
         <p class="muted small">Times out at {new Date(waiting.deadline).toLocaleString()}.</p>
       )}
+      {spec === undefined ? (
+        <FreeAnswer id={id} instruction={instruction} submitLabel={label} send={send} />
+      ) : spec.kind === 'fields' ? (
+        <InputsForm inputs={spec.fields} submitLabel={label} onSubmit={send} idPrefix={id} />
+      ) : (
+        <>
+          {spec.description !== undefined && <p class="muted small">{spec.description}</p>}
+          {spec.type === 'boolean' ? (
+            <YesNo title={waiting.text ?? waiting.signal} send={send} />
+          ) : (
+            <InputsForm
+              inputs={[{ name: 'answer', type: spec.type, required: true }]}
+              submitLabel={label}
+              onSubmit={(values) => send(values.answer)}
+              idPrefix={id}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** An answer the step does not declare: text, or any JSON (checked before it is sent). */
+function FreeAnswer({
+  id,
+  instruction,
+  submitLabel,
+  send,
+}: {
+  id: string;
+  instruction: boolean;
+  submitLabel: string;
+  send: (payload: unknown) => Promise<void>;
+}) {
+  const [as, setAs] = useState<'text' | 'json'>(instruction ? 'text' : 'json');
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const read = payloadOf(text, as);
+    if ('problem' in read) return setError(read.problem);
+    setBusy(true);
+    setError(undefined);
+    try {
+      await send(read.payload);
+    } catch (err) {
+      setError(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(e) => void submit(e)}>
       <label for={id}>{instruction ? 'Answer' : 'Payload'}</label>
       <textarea
         id={id}
@@ -143,7 +187,7 @@ function Answer({
           </select>
         </label>
         <button type="submit" disabled={busy}>
-          {instruction ? 'Answer' : 'Send signal'}
+          {submitLabel}
         </button>
       </div>
       {error && (
@@ -153,6 +197,46 @@ function Answer({
       )}
     </form>
   );
+}
+
+/** A yes-or-no answer (an unnamed `<answer type="boolean">`): one button for each. */
+function YesNo({ title, send }: { title: string; send: (payload: unknown) => Promise<void> }) {
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const answer = async (value: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await send(value);
+    } catch (err) {
+      setError(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <div class="row yes-no" role="group" aria-label={`Answer: ${title}`}>
+        <button type="button" disabled={busy} onClick={() => void answer(true)}>
+          Yes
+        </button>
+        <button type="button" disabled={busy} onClick={() => void answer(false)}>
+          No
+        </button>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** What the server said when it refused an answer: its message and hint. */
+function problemOf(err: unknown): string {
+  const a = err as ApiError;
+  return `${a.message}${a.hint ? ` ${a.hint}` : ''}`;
 }
 
 function Rerun({ view }: { view: RunView }) {
