@@ -14,6 +14,7 @@ import {
 } from './check-value.js';
 import { asWarnings, type Diagnostics } from './diagnostics.js';
 import { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
+import { isProseStep } from './prose-step.js';
 
 export { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
 
@@ -140,8 +141,7 @@ function checkInstruction(
   loc: SourceLocation,
   ctx: ValidationContext,
 ): void {
-  const prose = loc.line === step.loc.line && loc.column === step.loc.column;
-  if (!prose) return checkTemplate(text, loc, ctx);
+  if (!isProseStep(step)) return checkTemplate(text, loc, ctx);
   checkTemplate(text, loc, {
     ...ctx,
     diag: asWarnings(ctx.diag, " The step's text is shown as written where it does not render."),

@@ -2,7 +2,9 @@ import type * as AjvPackage from 'ajv';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Directive, InputType } from '../directive/ast.js';
 import { coerceValue } from '../directive/coerce-value.js';
+import { inputUses, type InputUse } from '../directive/input-uses.js';
 import { DirigentError } from '../errors/dirigent-error.js';
+import { formatLocation, type SourceLocation } from '../errors/source-location.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
@@ -14,6 +16,23 @@ import { checkNeeds } from '../values/value-shape.js';
 const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
 let ajv: Ajv | undefined;
 const validators = new WeakMap<Directive, ValidateFunction>();
+const strictUses = new WeakMap<Directive, readonly InputUse[]>();
+
+/**
+ * The places the process of `d` reads an optional input without a default and without `?`
+ * (`directive/input-uses.ts`): such an input is required at start. Found once per directive.
+ */
+function usesOf(d: Directive): readonly InputUse[] {
+  let uses = strictUses.get(d);
+  if (uses === undefined) {
+    uses = inputUses(d).filter((u) => {
+      const decl = d.inputs.find((i) => i.name === u.input);
+      return decl !== undefined && !decl.required && !decl.hasDefault;
+    });
+    strictUses.set(d, uses);
+  }
+  return uses;
+}
 
 function validatorOf(d: Directive): ValidateFunction {
   let v = validators.get(d);
@@ -34,7 +53,10 @@ function validatorOf(d: Directive): ValidateFunction {
 /**
  * Coerces string values to their declared types, applies defaults and validates the inputs of a
  * run with ajv. Every problem (unknown input, missing required one, wrong type) is reported in
- * one `INVALID_INPUTS` error; inputs larger or deeper than `limits` are `INPUT_TOO_LARGE`.
+ * one `INVALID_INPUTS` error; inputs larger or deeper than `limits` are `INPUT_TOO_LARGE`. An
+ * input without a default that the process reads without `?` or a default is required even when
+ * it is not marked `required`: missing, it is reported with the place that reads it, so that a
+ * run that would fail there for want of it never starts.
  */
 export function validateInputs(
   d: Directive,
@@ -72,23 +94,45 @@ export function validateInputs(
     for (const e of validate.errors ?? [])
       if (!bad.has(e.instancePath.split('/')[1] ?? '')) problems.push(describe(e, d));
   }
+  const usedAt = missingUses(d, inputs);
+  for (const use of usedAt) problems.push(describeUse(use));
   if (problems.length > 0) {
     const declared =
       d.inputs.map((i) => `${i.name} (${i.type}${i.required ? ', required' : ''})`).join(', ') ||
       'none';
     const firstBad = d.inputs.find((i) => bad.has(i.name));
+    const location: SourceLocation | undefined = firstBad?.loc ?? usedAt[0]?.loc;
+    const orDefault =
+      usedAt.length > 0
+        ? ` An input the process reads without a default is required: give it, give it a default (<input name="${usedAt[0]!.input}" default="…">), or read it as {input:${usedAt[0]!.input}?} where it may be missing.`
+        : '';
     throw DirigentError.fatal(
       ErrorCode.INVALID_INPUTS,
       `Invalid inputs for directive "${d.name}": ${[...new Set(problems)].join('; ')}.`,
       {
-        hint: `Declared inputs: ${declared}. Give each by name, as its declared type (on the command line: --input name=value).`,
+        hint: `Declared inputs: ${declared}. Give each by name, as its declared type (on the command line: --input name=value).${orDefault}`,
         details: { problems },
-        ...(firstBad && { location: firstBad.loc }),
+        ...(location && { location }),
       },
     );
   }
   checkInputValues(d, inputs, given);
   return inputs;
+}
+
+/** The first place the process reads each input that `inputs` lack and it reads with no fallback. */
+function missingUses(d: Directive, inputs: Record<string, unknown>): InputUse[] {
+  const uses = usesOf(d);
+  if (uses.length === 0) return [];
+  const first = new Map<string, InputUse>();
+  for (const use of uses)
+    if (inputs[use.input] === undefined && !first.has(use.input)) first.set(use.input, use);
+  return [...first.values()];
+}
+
+function describeUse(use: InputUse): string {
+  const where = use.step === undefined ? 'an output' : `step "${use.step}"`;
+  return `missing input "${use.input}", which ${where} reads as ${use.raw} at ${formatLocation(use.loc)} with no default`;
 }
 
 /**

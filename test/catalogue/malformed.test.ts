@@ -34,7 +34,12 @@ import { DIRECTIVE_AND_INPUTS } from './cases/directive-and-inputs.js';
 import { EDGES_AND_CONTROL } from './cases/edges-and-control.js';
 import { FILE_AND_XML } from './cases/file-and-xml.js';
 import { directive, FILE, locate, md, type Malformed } from './cases/markup.js';
-import { BAD_INPUTS, INPUTS_DIRECTIVE, RUN_FAILURES } from './cases/runtime.js';
+import {
+  BAD_INPUTS,
+  INPUTS_DIRECTIVE,
+  RUN_FAILURES,
+  USED_INPUT_DIRECTIVE,
+} from './cases/runtime.js';
 import { RUN_SETTINGS } from './cases/run-settings.js';
 import { STATIC_CHECKS, STATIC_CHECKS_ALLOW } from './cases/static-checks.js';
 import { STEPS } from './cases/steps.js';
@@ -279,6 +284,36 @@ describe('bad inputs are refused before the run starts', () => {
       expect(err.hint).toContain('count (integer, required)');
       expect(existsSync(join(project, 'ran.txt')), 'nothing ran').toBe(false);
     });
+});
+
+describe('an input the process reads without a default is required at start, even when not marked required', () => {
+  let marks: SourceLocation[];
+  beforeAll(async () => {
+    ({ marks } = await install('used_input', USED_INPUT_DIRECTIVE));
+  });
+
+  it('a run without it is refused with INVALID_INPUTS naming the input and where it is read, and nothing runs', async () => {
+    const err = await runError('used_input', {});
+    expect(err.code).toBe(ErrorCode.INVALID_INPUTS);
+    expect(err.message).toContain(
+      `missing input "customer", which step "report" reads as {input:customer} at ${formatLocation(marks[0]!)}`,
+    );
+    expect(err.location).toEqual(marks[0]);
+    expect(err.hint).toContain('{input:customer?}');
+    // `note` is read with `?`, `region` only by a step whose condition tests it: neither is asked for.
+    expect(err.details?.problems).toHaveLength(1);
+    expect(existsSync(join(project, 'ran.txt')), 'nothing ran').toBe(false);
+  });
+
+  it('given, the run starts and completes', async () => {
+    const record = await engine.run(
+      await engine.loader.loadFile(join(project, '.ai', 'directives', 'used_input.md')),
+      { customer: 'Ada' },
+    );
+    expect(record.status).toBe('completed');
+    expect(record.steps.find((s) => s.name === 'regional')?.status).toBe('skipped');
+    await rm(join(project, 'ran.txt'), { force: true });
+  });
 });
 
 describe('failures at run time end the run with the code, the step, and where in the directive', () => {

@@ -278,18 +278,19 @@ export const RUN_FAILURES: RunFailure[] = [
     says: ['"../outside.txt" is outside the project'],
   },
   {
-    spec: 'an optional input left out but read without ? fails with TEMPLATE_PATH_MISSING at its step',
+    spec: 'state read before any step assigned it fails with TEMPLATE_PATH_MISSING at its step',
     name: 'missing_value',
     text: directive(
       `
-      <inputs>
-        <input name="who"/>
-      </inputs>
       <process>
         ‸<step name="greet">
           <execute item_type="tool" item_id="dirigent/util/echo">
-            <param name="text" value="Hello \${inputs.who}"/>
+            <param name="text" value="Hello \${state.who}"/>
           </execute>
+        </step>
+        <step name="name">
+          <render>Ada</render>
+          <assign name="who" value="\${result}"/>
         </step>
       </process>
     `,
@@ -297,6 +298,38 @@ export const RUN_FAILURES: RunFailure[] = [
     ),
     code: ErrorCode.TEMPLATE_PATH_MISSING,
     step: 'greet',
-    says: ['${inputs.who}'],
+    says: ['${state.who}'],
   },
 ];
+
+/**
+ * A directive whose second step reads an input that is not marked required and has no default:
+ * its first step writes `ran.txt`, so a run that started would leave it behind.
+ */
+export const USED_INPUT_DIRECTIVE = directive(
+  `
+  <inputs>
+    <input name="customer" type="string">Who the report is for</input>
+    <input name="note" type="string">Read only where it may be missing</input>
+    <input name="region" type="string">Read only by a step that tests it first</input>
+  </inputs>
+  <process>
+    <step name="mark">
+      <execute item_type="tool" item_id="dirigent/fs/write">
+        <param name="path" value="ran.txt"/>
+        <param name="content" value="note: {input:note?}"/>
+      </execute>
+    </step>
+    <step name="regional">
+      <condition path="inputs.region" op="exists"/>
+      <render>for {input:region}</render>
+    </step>
+    <step name="report">
+      <execute item_type="tool" item_id="dirigent/util/echo">
+        <param name="text" ‸value="Report for {input:customer}"/>
+      </execute>
+    </step>
+  </process>
+`,
+  'used_input',
+);
