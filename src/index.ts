@@ -5,7 +5,7 @@ export { compileDirective } from './compiler/compile-directive.js';
 export type { CompiledDirective, CompiledNode } from './compiler/compiled-directive.js';
 export { toMermaid } from './compiler/to-mermaid.js';
 export { readGraph } from './compiler/read-graph.js';
-export { Engine, type StartOptions } from './engine/engine.js';
+export { Engine, type CancelOptions, type StartOptions } from './engine/engine.js';
 export type { ActiveRun } from './engine/active-run.js';
 export type { EngineObserver, EngineOptions } from './engine/engine-options.js';
 export { DirectiveLoader, type LoadedDirective } from './engine/directive-loader.js';

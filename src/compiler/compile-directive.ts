@@ -6,6 +6,13 @@
  * each step (result, assignments, chosen route) and sends `done:NAME` with the route's index, or
  * `fail:NAME`, which goes to `on_error` or fails the enclosing block or the run.
  *
+ * A directive whose steps declare `<compensate>` gets a `compensating` state besides: a run that
+ * fails or is cancelled after such a step completed goes there instead of ending, and the engine,
+ * told by its `compensate` entry, runs the compensations and sends `compensated`; the run then
+ * ends `failed` or `cancelled` (or `failed` when a compensation failed for good). Each such step
+ * notes its completion in the context (`recordUndo`), so what to undo is stored with the snapshot.
+ * Other directives' machines are as they were: compensation costs nothing where none is declared.
+ *
  * The machine routes; it does not time. Retries with backoff, step and wait timeouts and the run
  * timeout belong to whoever runs the work (the engine in process, BullMQ attempts and delayed jobs
  * on a queue), which reports the final outcome as one event. That keeps one state and at most two
@@ -25,8 +32,8 @@ interface Transition {
 }
 type StateConfig = Record<string, unknown>;
 
-/** Where a node's failure goes when it has no `on_error`. */
-type FailSink = (node: string) => Transition;
+/** Where a node's failure goes when it has no `on_error`: the first transition whose guard holds. */
+type FailSink = (node: string) => Transition | Transition[];
 
 interface Seq {
   endId: string;
@@ -37,10 +44,9 @@ interface Seq {
 /** Compiles `directive` (see the module comment). */
 export function compileDirective(directive: Directive): CompiledDirective {
   const nodes = new Map<string, CompiledNode>();
-  const topSink: FailSink = (node) => ({
-    target: '#run.failed',
-    actions: [{ type: 'setRunError', params: { node } }],
-  });
+  const undoable = declaresCompensation(directive.process);
+  const topSink: FailSink = (node) =>
+    undoing(undoable, 'failed', [{ type: 'setRunError', params: { node } }], '#run.');
   const states = compileSequence(
     directive.process,
     { endId: 'end:', sink: topSink, parallel: null },
@@ -63,10 +69,11 @@ export function compileDirective(directive: Directive): CompiledDirective {
         states: { ...states, __end: { id: 'end:', type: 'final' } },
         onDone: 'completed',
         on: {
-          'run.cancel': { target: 'cancelled', actions: ['cancelRun'] },
-          'run.fail': { target: 'failed', actions: ['failRun'] },
+          'run.cancel': undoing(undoable, 'cancelled', [{ type: 'cancelRun' }]),
+          'run.fail': undoing(undoable, 'failed', [{ type: 'failRun' }]),
         },
       },
+      ...(undoable && { compensating: COMPENSATING }),
       completed: { type: 'final' },
       failed: { type: 'final' },
       cancelled: { type: 'final' },
@@ -95,6 +102,9 @@ function compileSequence(
           (node.action.type === 'foreach' && node.action.collect !== undefined)));
     const doneActions: Action[] = [
       ...(records ? [{ type: 'recordDone' }] : []),
+      ...(node.kind === 'step' && node.compensate !== undefined
+        ? [{ type: 'recordUndo', params: { node: node.name } }]
+        : []),
       { type: 'stepEnded', params: { node: node.name } },
     ];
     const done = routes.map((r, index) => ({
@@ -118,11 +128,67 @@ function failure(
   onError: string | undefined,
   ctx: Seq,
   target: (to: string) => string,
-): Transition {
+): Transition | Transition[] {
   const failed: Action[] = [{ type: 'recordFailed' }, { type: 'stepEnded', params: { node } }];
   if (onError !== undefined) return { target: target(onError), reenter: true, actions: failed };
   const sink = ctx.sink(node);
+  if (Array.isArray(sink)) return sink.map((t) => ({ ...t, actions: [...failed, ...t.actions] }));
   return { ...sink, actions: [...failed, ...sink.actions] };
+}
+
+/**
+ * How the run ends `failed` or `cancelled` (with `actions`): straight to that final state, or, in
+ * a directive that declares compensations (`undoable`), through `compensating` while a completed
+ * step has one to run. `from` is how a target is written where the transition stands (`#run.`
+ * from deep inside `main`; nothing from `main` itself, whose siblings these states are).
+ */
+function undoing(
+  undoable: boolean,
+  end: 'failed' | 'cancelled',
+  actions: Action[],
+  from = '',
+): Transition | Transition[] {
+  const ends: Transition = { target: from + end, actions };
+  if (!undoable) return ends;
+  return [
+    { guard: { type: 'undoPending', params: {} }, target: `${from}compensating.${end}`, actions },
+    ends,
+  ];
+}
+
+/**
+ * Where a failed or cancelled run with steps to undo waits while the engine runs their
+ * compensations (told by `compensate`); `compensated` ends it as it was heading, or `failed` when
+ * a compensation failed for good. Run events (`run.cancel`, `run.fail`) are not heard here:
+ * compensations run to their end.
+ */
+const COMPENSATING = {
+  entry: [{ type: 'compensate' }],
+  initial: 'failed',
+  states: {
+    failed: { on: { compensated: { target: '#run.failed', actions: [{ type: 'compensated' }] } } },
+    cancelled: {
+      on: {
+        compensated: [
+          {
+            guard: { type: 'compensationFailed', params: {} },
+            target: '#run.failed',
+            actions: [{ type: 'compensated' }],
+          },
+          { target: '#run.cancelled' },
+        ],
+      },
+    },
+  },
+};
+
+/** Whether a step of `nodes` (or of their branches) declares `<compensate>`. */
+function declaresCompensation(nodes: ProcessNode[]): boolean {
+  return nodes.some((n) =>
+    n.kind === 'step'
+      ? n.compensate !== undefined
+      : n.branches.some((b) => declaresCompensation(b.nodes)),
+  );
 }
 
 function compileStep(

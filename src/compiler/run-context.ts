@@ -45,6 +45,31 @@ export interface RunError {
   step: string | null;
   /** Where in the directive the failure is, when it is about the directive itself. */
   location?: SourceLocation;
+  /**
+   * With `COMPENSATION_FAILED`: why the run failed or was cancelled in the first place, before
+   * its compensations ran.
+   */
+  cause?: RunError;
+  /** With `COMPENSATION_FAILED`: each compensation that failed for good, in the order they ran. */
+  compensations?: { step: string; code: string; message: string }[];
+}
+
+/** One item of a foreach step that completed: its index, and the element it went over. */
+export interface UndoItem {
+  index: number;
+  item: unknown;
+}
+
+/**
+ * A completed step that declares `<compensate>`, as the machine noted it when the step completed:
+ * what its compensation undoes, should the run fail or be cancelled later.
+ */
+export interface UndoEntry {
+  step: string;
+  /** The step's result (a foreach step's: the array of its items' results). */
+  result: unknown;
+  /** A foreach step's items that completed (a failed item of `on_failure="continue"` is left out). */
+  items?: UndoItem[];
 }
 
 /** The context of a run machine. */
@@ -56,6 +81,11 @@ export interface RunContext {
   runError: RunError | null;
   /** Outputs set by a RYE graph's return node. */
   returned: Record<string, unknown> | null;
+  /**
+   * The completed steps that declare `<compensate>`, in the order they completed (absent until
+   * one has): what the run undoes, in reverse, when it fails or is cancelled.
+   */
+  undo?: UndoEntry[];
 }
 
 /** What a run machine is created with. */
@@ -75,6 +105,8 @@ export interface StepDoneEvent {
   skipped?: boolean;
   /** Outputs of a RYE graph's return node. */
   returned?: Record<string, unknown>;
+  /** A foreach step that declares `<compensate>`: the items that completed, for their undoing. */
+  items?: UndoItem[];
 }
 
 /** A step failed for good: its retries, if any, are spent. */
@@ -87,5 +119,20 @@ export interface StepFailedEvent {
 export type RunEvent =
   | StepDoneEvent
   | StepFailedEvent
-  | { type: 'run.cancel'; reason?: string }
-  | { type: 'run.fail'; error: RunError };
+  | {
+      type: 'run.cancel';
+      reason?: string;
+      /** `false`: the run ends `cancelled` at once, its completed steps left as they are. */
+      compensate?: false;
+    }
+  | { type: 'run.fail'; error: RunError }
+  | CompensatedEvent;
+
+/**
+ * The engine ran the compensations of a failed or cancelled run: the run ends. `error`, when some
+ * failed for good, is the run's error from then on (`COMPENSATION_FAILED`).
+ */
+export interface CompensatedEvent {
+  type: 'compensated';
+  error?: RunError;
+}

@@ -1,6 +1,6 @@
 /** The nodes of a process: steps and parallel blocks, with their edges (part of the AST, see `ast.ts`). */
 import type { SourceLocation } from '../errors/source-location.js';
-import type { Action, FailurePolicy } from './action.js';
+import type { Action, ExecuteAction, FailurePolicy } from './action.js';
 import type { Condition, ValueSpec } from './value-spec.js';
 
 /** `<retry>`: `attempts` counts every try, the first included. */
@@ -52,6 +52,37 @@ export interface StepNode extends NodeBase {
   rateLimit?: StepRateLimit;
   /** `<description>` of the step, kept as documentation. */
   description: string | undefined;
+  /**
+   * `<compensate>`: what undoes the step once it completed, should the run fail or be cancelled
+   * later (a saga). Only a step whose action is an `<execute>` or a `<foreach>` has one.
+   */
+  compensate?: Compensation;
+}
+
+/**
+ * `<compensate>` around one `<execute>`: run in reverse order of completion when the run fails or
+ * is cancelled, with `${result}` the result of the step it undoes (of each item, for a foreach
+ * step, with the foreach's `as` variables in scope), and recorded as a step `compensate:NAME`.
+ */
+export interface Compensation {
+  /** The tool or child directive that undoes the step. */
+  execute: ExecuteAction;
+  /** `<retry>` inside `<compensate>`; without it a tool's own policy applies. */
+  retry: RetryPolicy | undefined;
+  /** `<timeout seconds>` inside `<compensate>`: bounds each attempt. */
+  timeoutMs: number | undefined;
+  loc: SourceLocation;
+}
+
+/**
+ * What the name of a compensation's record begins with: `compensate:NAME` undoes step NAME. No
+ * step is named so (a step name holds no `:`), so the two never meet in `steps`.
+ */
+export const COMPENSATE_PREFIX = 'compensate:';
+
+/** The name a compensation is recorded under: `compensate:NAME` for step NAME. */
+export function compensationName(step: string): string {
+  return COMPENSATE_PREFIX + step;
 }
 
 /** A step's concurrency lock; `key` is a template over the run (`repo:${inputs.repo}`). */

@@ -1,9 +1,19 @@
 /** The control elements of a step or parallel block: conditions, assigns, retry, timeout, edges. */
 import { didYouMean } from '../errors/did-you-mean.js';
 import { ErrorCode } from '../errors/error-codes.js';
-import type { Assign, Condition, Edge, RetryPolicy, StepLock, StepRateLimit } from './ast.js';
+import type {
+  Action,
+  Assign,
+  Compensation,
+  Condition,
+  Edge,
+  RetryPolicy,
+  StepLock,
+  StepRateLimit,
+} from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
+import { readExecute } from './read-action.js';
 import { CONDITION_TAGS, readCondition, readConditionHost } from './read-condition.js';
 import { readValue } from './read-value.js';
 import { elementsOf, type XmlElement } from './xml-element.js';
@@ -53,21 +63,9 @@ export function readControl(el: XmlElement, name: string, diag: Diagnostics): Co
         );
       else out.assigns.push({ name: kid.attrs.name ?? '', value, loc: kid.loc });
     } else if (kid.tag === 'retry') {
-      const r = new ElementReader(
-        kid,
-        diag,
-        ['attempts', 'backoff', 'delay_ms', 'max_delay_ms'],
-        ['attempts'],
-      );
-      out.retry = {
-        attempts: r.int('attempts', 1) ?? 1,
-        backoff: r.oneOf('backoff', ['fixed', 'exponential'] as const, 'exponential'),
-        delayMs: r.int('delay_ms', 0) ?? 1000,
-        maxDelayMs: r.int('max_delay_ms', 0) ?? 30_000,
-      };
+      out.retry = readRetry(kid, diag);
     } else if (kid.tag === 'timeout') {
-      const seconds = new ElementReader(kid, diag, ['seconds'], ['seconds']).num('seconds');
-      if (seconds !== undefined) out.timeoutMs = Math.round(seconds * 1000);
+      out.timeoutMs = readTimeout(kid, diag) ?? out.timeoutMs;
     } else if (kid.tag === 'next') {
       out.next = readNext(kid, diag);
     } else if (kid.tag === 'lock') {
@@ -104,6 +102,112 @@ export function readControl(el: XmlElement, name: string, diag: Diagnostics): Co
     }
   }
   return out;
+}
+
+/** `<retry attempts backoff delay_ms max_delay_ms>`. */
+function readRetry(el: XmlElement, diag: Diagnostics): RetryPolicy {
+  const r = new ElementReader(
+    el,
+    diag,
+    ['attempts', 'backoff', 'delay_ms', 'max_delay_ms'],
+    ['attempts'],
+  );
+  return {
+    attempts: r.int('attempts', 1) ?? 1,
+    backoff: r.oneOf('backoff', ['fixed', 'exponential'] as const, 'exponential'),
+    delayMs: r.int('delay_ms', 0) ?? 1000,
+    maxDelayMs: r.int('max_delay_ms', 0) ?? 30_000,
+  };
+}
+
+/** `<timeout seconds>`, in ms (undefined when it is not valid, which is reported). */
+function readTimeout(el: XmlElement, diag: Diagnostics): number | undefined {
+  const seconds = new ElementReader(el, diag, ['seconds'], ['seconds']).num('seconds');
+  return seconds === undefined ? undefined : Math.round(seconds * 1000);
+}
+
+/** What a `<compensate>` may hold. */
+const COMPENSATE_TAGS = ['execute', 'retry', 'timeout'];
+/** Actions a step may hold, none of which undoes anything but an `<execute>`. */
+const OTHER_ACTIONS = ['foreach', 'render', 'instruction', 'wait'];
+
+/**
+ * Reads the `<compensate>` of step `name`, whose action is `action` (undefined when the step holds
+ * none that could be read): one `<execute>`, with its own `<retry>` and `<timeout>`. Only a step
+ * that runs an `<execute>` or a `<foreach>` has something to undo. Undefined when there is none,
+ * or when it is malformed (reported).
+ */
+export function readCompensate(
+  step: XmlElement,
+  name: string,
+  action: Action | undefined,
+  diag: Diagnostics,
+): Compensation | undefined {
+  const all = elementsOf(step).filter((k) => k.tag === 'compensate');
+  if (all.length === 0) return undefined;
+  const el = all[0]!;
+  for (const extra of all.slice(1))
+    diag.error(
+      ErrorCode.STEP_ACTION,
+      `Step "${name}" holds more than one <compensate>; a step is undone by one.`,
+      extra.loc,
+      'Keep one <compensate> around the <execute> that undoes the step; a child directive can do several things.',
+    );
+  new ElementReader(el, diag, []);
+  const executes: XmlElement[] = [];
+  let retry: RetryPolicy | undefined;
+  let timeoutMs: number | undefined;
+  let broken = false;
+  for (const kid of elementsOf(el)) {
+    if (kid.tag === 'execute') executes.push(kid);
+    else if (kid.tag === 'retry') retry = readRetry(kid, diag);
+    else if (kid.tag === 'timeout') timeoutMs = readTimeout(kid, diag);
+    else if (OTHER_ACTIONS.includes(kid.tag)) {
+      broken = true;
+      diag.error(
+        ErrorCode.STEP_ACTION,
+        `<compensate> in step "${name}" holds <${kid.tag}>; a compensation is one <execute>: the tool or child directive that undoes the step.`,
+        kid.loc,
+        'Write <compensate><execute item_type="tool" item_id="…">…</execute></compensate>; for a foreach step it runs once per item, with the item in scope.',
+      );
+    } else {
+      broken = true;
+      diag.error(
+        ErrorCode.UNKNOWN_ELEMENT,
+        `<compensate> in step "${name}" has an unknown element <${kid.tag}>.${didYouMean(kid.tag, COMPENSATE_TAGS)}`,
+        kid.loc,
+        `A <compensate> holds one <execute> and optionally <retry> and <timeout>.`,
+      );
+    }
+  }
+  if (executes.length !== 1) {
+    diag.error(
+      ErrorCode.STEP_ACTION,
+      `<compensate> in step "${name}" holds ${executes.length === 0 ? 'no' : executes.length} <execute> elements; it must hold exactly one: the work that undoes the step.`,
+      executes.length === 0 ? el.loc : executes[1]!.loc,
+      'Example: <compensate><execute item_type="tool" item_id="orders/cancel"><param name="id" value="${result.id}"/></execute></compensate>.',
+    );
+    return undefined;
+  }
+  if (action !== undefined && action.type !== 'execute' && action.type !== 'foreach') {
+    diag.error(
+      ErrorCode.STEP_ACTION,
+      `Step "${name}" ${whatItDoes(step, action)}, which leaves nothing to undo: <compensate> undoes a step that runs an <execute> or a <foreach>.`,
+      el.loc,
+      'Move the <compensate> into the step whose tool or child directive it undoes, or remove it.',
+    );
+    return undefined;
+  }
+  const execute = readExecute(executes[0]!, diag);
+  if (execute === undefined || broken) return undefined;
+  return { execute, retry, timeoutMs, loc: el.loc };
+}
+
+/** What a step does, as a compensation's error says it. */
+function whatItDoes(step: XmlElement, action: Action): string {
+  // A step without an action element becomes an instruction standing where the step does.
+  if (action.type === 'instruction' && action.loc === step.loc) return 'holds no action';
+  return action.type === 'instruction' ? 'is an <instruction>' : `runs <${action.type}>`;
 }
 
 function readNext(el: XmlElement, diag: Diagnostics): Edge[] {

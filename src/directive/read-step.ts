@@ -4,7 +4,7 @@ import type { Action, StepNode } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import { readAction } from './read-action.js';
-import { readControl } from './read-control.js';
+import { readCompensate, readControl } from './read-control.js';
 import { elementsOf, serializeChildren, textOf, type XmlElement } from './xml-element.js';
 
 const ACTION_TAGS = ['execute', 'foreach', 'render', 'instruction', 'wait'] as const;
@@ -19,6 +19,7 @@ const CONTROL_TAGS = [
   'next',
   'lock',
   'rate_limit',
+  'compensate',
 ] as const;
 /** RYE's documentary elements inside steps: kept, never executed. */
 const DOC_TAGS = [
@@ -103,6 +104,7 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
       'Split it into several steps.',
     );
   }
+  const compensate = readCompensate(el, name, action, diag);
   if (action === undefined) return undefined;
   const onError = attrs.str('on_error');
   return {
@@ -114,6 +116,7 @@ export function readStep(el: XmlElement, diag: Diagnostics): StepNode | undefine
     ...(onError !== undefined && { onErrorLoc: attrLoc(el, 'on_error') }),
     description: descriptionOf(el),
     ...control,
+    ...(compensate !== undefined && { compensate }),
   };
 }
 

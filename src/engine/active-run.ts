@@ -10,6 +10,8 @@
  *   then settled (choosing the edge) or failed; stopped when the machine leaves the step.
  * - {@link StepWaits} (`waiting`): the steps waiting for a signal, with their deadlines.
  * - {@link MachineEffects} (`effects`): what each effect the machine names does with those parts.
+ * - {@link Compensations} (`compensations`): a failed or cancelled run's compensations, run in
+ *   reverse order of the steps they undo before the run ends.
  *
  * The path of a step: the machine enters it and calls `effects.startStep`, which checks its limits
  * and condition and dispatches it ({@link dispatchStep}: a tool call, a child directive, a foreach,
@@ -21,15 +23,17 @@ import type * as Xstate from 'xstate';
 import type { Actor } from 'xstate';
 import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
-import type { RunContext, RunEvent, StepRecord } from '../compiler/run-context.js';
+import type { RunContext, RunEvent, StepRecord, UndoItem } from '../compiler/run-context.js';
 import type { RunData } from '../compiler/settle.js';
 import type { StepNode } from '../directive/ast.js';
+import { COMPENSATE_PREFIX } from '../directive/process-node.js';
 import { lazyPackage } from '../lazy-package.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { withSecretMarks } from '../policy/run-environment.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import { childOutcome } from './child-outcome.js';
+import { Compensations } from './compensations.js';
 import type { LoadedDirective } from './directive-loader.js';
 import type { LinkedRun } from './linked-run.js';
 import { MachineEffects } from './machine-effects.js';
@@ -68,6 +72,8 @@ export class ActiveRun {
   readonly waiting: StepWaits;
   /** What the machine's effects do (the host provides them to the machine through this). */
   readonly effects: MachineEffects;
+  /** The compensations of the run, should it fail or be cancelled. */
+  readonly compensations: Compensations;
   /** What the run's templates, conditions and expressions read, apart from the machine context. */
   readonly data: RunData;
   /** The run's spans and metrics, when the engine records telemetry. */
@@ -134,6 +140,7 @@ export class ActiveRun {
       ),
     );
     this.effects = new MachineEffects(this);
+    this.compensations = new Compensations(this);
     const machine = host.providedMachine(loaded.compiled.machine);
     this.actor = stored
       ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })
@@ -187,6 +194,8 @@ export class ActiveRun {
     this.actor.start();
     // After start: a restored wait whose deadline passed while stored fails right here.
     for (const w of this.record.waiting ?? []) if (w.runId === undefined) this.waiting.add(w);
+    // Restored while compensating: what is left to undo goes on (entry actions do not run again).
+    if (this.actor.getSnapshot().matches('compensating' as never)) this.compensations.begin();
     this.lifecycle.queueIdleCheck();
   }
 
@@ -204,9 +213,16 @@ export class ActiveRun {
     return true;
   }
 
-  /** Cancels the run: the machine stops its steps and ends `cancelled`. */
-  cancel(reason?: string): void {
-    this.send({ type: 'run.cancel', ...(reason !== undefined && { reason }) });
+  /**
+   * Cancels the run: the machine stops its steps and ends `cancelled`, after the compensations of
+   * its completed steps unless `compensate` is false. A run compensating already goes on.
+   */
+  cancel(reason?: string, compensate = true): void {
+    this.send({
+      type: 'run.cancel',
+      ...(reason !== undefined && { reason }),
+      ...(!compensate && { compensate: false as const }),
+    });
   }
 
   /** The compiled node of a step or block. */
@@ -247,6 +263,10 @@ export class ActiveRun {
 
   /** Links a restored child run (or the record of one that ended) to the step that started it. */
   adoptChild(node: string, child: LinkedRun | RunRecord): void {
+    if (node.startsWith(COMPENSATE_PREFIX)) {
+      this.compensations.adopt(node, child);
+      return;
+    }
     const cn = this.node(node);
     if (cn.node.kind === 'step')
       this.work.workStep(cn, cn.node, () => childOutcome(child), undefined, undefined);
@@ -333,8 +353,9 @@ export class ActiveRun {
     work: StepTry,
     policy: StepNode['retry'],
     collect: string | undefined,
+    items?: () => UndoItem[],
   ): void {
-    this.work.workStep(cn, step, work, policy, collect);
+    this.work.workStep(cn, step, work, policy, collect, items);
   }
 
   /** See {@link StepWork.settleStep}. */

@@ -5,7 +5,7 @@
  * `<instruction>` waits for its signal.
  */
 import type { CompiledNode } from '../compiler/compiled-directive.js';
-import type { RunContext } from '../compiler/run-context.js';
+import type { RunContext, UndoItem } from '../compiler/run-context.js';
 import { scopeOf, settle, type RunData } from '../compiler/settle.js';
 import { answerSpecOf } from '../directive/answer-spec.js';
 import type { StepNode } from '../directive/ast.js';
@@ -52,8 +52,11 @@ export function dispatchStep(
     case 'foreach': {
       // Items retry one by one under the tool's policy; the step itself only under its <retry>.
       const itemPolicy = step.retry ?? toolPolicy(run, action.execute.itemId);
-      const work: StepTry = (_attempt, signal) =>
-        runForeach(action, scope, signal, async (exec, vars, itemSignal) => {
+      // A step that declares <compensate> keeps the items its last try completed, to undo each.
+      let completed: UndoItem[] | undefined;
+      const work: StepTry = (_attempt, signal) => {
+        if (step.compensate !== undefined) completed = [];
+        return runForeach(action, scope, signal, async (exec, vars, itemSignal) => {
           const outcome = await runAttempts(
             (n, s) =>
               executeAction(
@@ -68,9 +71,12 @@ export function dispatchStep(
             { policy: itemPolicy, signal: itemSignal },
           );
           if (!outcome.ok) throw outcome.error;
+          completed?.push({ index: vars[`${action.as}_index`] as number, item: vars[action.as] });
           return outcome.value;
         });
-      run.workStep(cn, step, work, step.retry, action.collect);
+      };
+      const items = step.compensate && (() => (completed ?? []).sort((a, b) => a.index - b.index));
+      run.workStep(cn, step, work, step.retry, action.collect, items);
       return;
     }
     case 'render':

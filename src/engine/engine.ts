@@ -17,6 +17,7 @@ import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import { ActiveRun } from './active-run.js';
 import { checkRunAnswer } from './check-answer.js';
 import { childOutcome } from './child-outcome.js';
+import type { CancelOptions } from './cancel-options.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
 import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
 import { MemoryRunStore } from './memory-run-store.js';
@@ -35,6 +36,7 @@ import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
 import { runNotFound, runNotWaiting } from '../errors/run-errors.js';
 
 export type { StartOptions } from './start-options.js';
+export type { CancelOptions } from './cancel-options.js';
 
 /** Runs directives in this process; the host of their runs (see `run-host.ts`). */
 export class Engine implements RunHost {
@@ -121,17 +123,33 @@ export class Engine implements RunHost {
     return run;
   }
 
-  /** Cancels a run and the work it has running (restoring it first if it waits in the store). */
-  async cancelRun(runId: string, reason?: string): Promise<RunRecord> {
-    const run = await this.attach(runId);
-    run.resumeRunning();
-    run.cancel(reason);
-    return run.settled();
+  /**
+   * Cancels a run and the work it has running (restoring it first if it waits in the store), after
+   * the compensations of its completed steps unless `options.compensate` is false; resolves once
+   * it has ended (or waits, should a compensation's child directive wait).
+   */
+  async cancelRun(runId: string, reason?: string, options: CancelOptions = {}): Promise<RunRecord> {
+    return (await this.cancelling(runId, reason, options)).settled();
   }
 
-  /** Fire-and-forget cancel of an active run (used for child runs). */
-  cancel(runId: string, reason?: string): void {
-    this.active.get(runId)?.cancel(reason);
+  /**
+   * {@link cancelRun}, resolving with the run as soon as it is told (its compensations, if any,
+   * still to run: its `settled()` says when it has ended).
+   */
+  async cancelling(
+    runId: string,
+    reason?: string,
+    options: CancelOptions = {},
+  ): Promise<ActiveRun> {
+    const run = await this.attach(runId);
+    run.resumeRunning();
+    run.cancel(reason, options.compensate ?? true);
+    return run;
+  }
+
+  /** Fire-and-forget cancel of an active run (used for child runs, and by a run's driver). */
+  cancel(runId: string, reason?: string, options: CancelOptions = {}): void {
+    this.active.get(runId)?.cancel(reason, options.compensate ?? true);
   }
 
   /**

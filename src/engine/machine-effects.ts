@@ -1,9 +1,11 @@
 /**
  * What a run does for each effect its machine names (`startStep`, `stopStep`, `stepEnded`,
- * `nodeEntered`, `branchEnded`; `run-effects.ts` provides them to the machine), performed on the
- * parts of the run: a step entered is checked against the run's limits and its condition and
- * dispatched ({@link dispatchStep}: a tool call, a child directive, a foreach, a wait…); a step
- * left has its work or its wait stopped; an outcome taken goes into the step book.
+ * `nodeEntered`, `branchEnded`, `compensate`; `run-effects.ts` provides them to the machine),
+ * performed on the parts of the run: a step entered is checked against the run's limits and its
+ * condition and dispatched ({@link dispatchStep}: a tool call, a child directive, a foreach, a
+ * wait…); a step left has its work or its wait stopped; an outcome taken goes into the step book;
+ * a run that fails or is cancelled with steps to undo runs their compensations ({@link
+ * Compensations}).
  */
 import type { Actor } from 'xstate';
 import type { CompiledNode } from '../compiler/compiled-directive.js';
@@ -18,6 +20,7 @@ import type { RunEffects } from './run-effects.js';
 import type { RunRecord } from './run-record.js';
 import type { StepBook } from './step-book.js';
 import type { StepWork } from './step-work.js';
+import type { Compensations } from './compensations.js';
 
 /** What the effects act on: the run (an {@link ActiveRun}) and its parts. */
 export interface EffectedRun extends DispatchingRun {
@@ -26,6 +29,7 @@ export interface EffectedRun extends DispatchingRun {
   readonly work: StepWork;
   /** Child runs started by this run, by the step that started them. */
   readonly children: Record<string, string>;
+  readonly compensations: Pick<Compensations, 'begin'>;
   readonly actor: Pick<Actor<RunMachine>, 'getSnapshot'>;
   /** The compiled node of a step or block. */
   node(name: string): CompiledNode;
@@ -92,6 +96,11 @@ export class MachineEffects implements RunEffects {
   /** `branchEnded`: a branch of a parallel block reached its end or failed. */
   branchEnded(node: string, status: 'completed' | 'failed'): void {
     this.run.book.branchEnded(node, status);
+  }
+
+  /** `compensate`: the run failed or was cancelled with completed steps to undo. */
+  compensate(): void {
+    this.run.compensations.begin();
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * The effects a compiled machine names (`startStep`, `stopStep`, `stepEnded`, `nodeEntered`,
- * `branchEnded`; see `compiler/machine-logic.ts`), provided as calls on the effects of the run
- * whose actor performs them. The compiler only names them: this is where each name meets its
- * method.
+ * `branchEnded`, `compensate`; see `compiler/machine-logic.ts`), provided as calls on the effects
+ * of the run whose actor performs them. The compiler only names them: this is where each name
+ * meets its method.
  */
 import type { RunMachine } from '../compiler/machine-logic.js';
 import type { RunContext, RunEvent } from '../compiler/run-context.js';
@@ -19,6 +19,8 @@ export interface RunEffects {
   nodeEntered(node: string): void;
   /** A branch of a parallel block reached its end or failed. */
   branchEnded(node: string, status: 'completed' | 'failed'): void;
+  /** The run failed or was cancelled with completed steps to undo: run their compensations. */
+  compensate(): void;
 }
 
 /** A run as the provided machine finds it: by its actor, for its effects. */
@@ -45,6 +47,7 @@ export function provideRunEffects(
       nodeEntered: ({ self }: Args, p: P) => runOf(self).effects.nodeEntered(p.node),
       branchEnded: ({ self }: Args, p: P & { status: 'completed' | 'failed' }) =>
         runOf(self).effects.branchEnded(p.node, p.status),
+      compensate: ({ self }: Args) => runOf(self).effects.compensate(),
     } as never,
   }) as RunMachine;
 }

@@ -8,6 +8,7 @@ import type { Attributes } from '@opentelemetry/api';
 import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { StepRecord } from '../compiler/run-context.js';
 import type { Directive } from '../directive/ast.js';
+import { COMPENSATE_PREFIX } from '../directive/process-node.js';
 import type { SerializedError } from '../errors/dirigent-error.js';
 import { Attr } from '../telemetry/attributes.js';
 import { DirigentMetrics } from '../telemetry/dirigent-metrics.js';
@@ -95,8 +96,12 @@ export class RunSpans {
     this.begun.delete(node);
     const resumed = begun === undefined && !(attempt === 1 && rec?.startedAt);
     const startTime = begun ?? (attempt === 1 && rec?.startedAt ? rec.startedAt : now);
-    const cn = this.run.node(node);
-    const kind = stepKind(cn);
+    // A compensation (`compensate:NAME`) is told like a step of kind `compensate`, under the run.
+    const undone = node.startsWith(COMPENSATE_PREFIX)
+      ? this.run.node(node.slice(COMPENSATE_PREFIX.length))
+      : undefined;
+    const cn = undone ?? this.run.node(node);
+    const kind = undone ? 'compensate' : stepKind(cn);
     const attributes: Attributes = {
       ...this.base,
       [Attr.STEP_NAME]: node,
@@ -104,7 +109,8 @@ export class RunSpans {
       [Attr.STEP_ATTEMPT]: attempt,
       [Attr.STEP_OUTCOME]: outcome,
     };
-    const action = cn.node.kind === 'step' ? cn.node.action : undefined;
+    const action =
+      cn.node.kind !== 'step' ? undefined : undone ? cn.node.compensate?.execute : cn.node.action;
     if (action?.type === 'execute' && action.itemType === 'tool')
       attributes[Attr.TOOL_ID] = action.itemId;
     if (action?.type === 'foreach') attributes[Attr.TOOL_ID] = action.execute.itemId;
@@ -117,7 +123,7 @@ export class RunSpans {
       name: `step ${node}`,
       traceId: own.traceId,
       spanId: own.spanId,
-      parent: this.parentOf(cn),
+      parent: undone ? this.runSpan : this.parentOf(cn),
       startTime,
       endTime: now,
       attributes,
@@ -190,7 +196,7 @@ export class RunSpans {
   }
 }
 
-/** The `dirigent.step.kind` of a node. */
+/** The `dirigent.step.kind` of a node (a compensation's is `compensate`). */
 export function stepKind(cn: CompiledNode): string {
   if (cn.node.kind === 'parallel') return 'parallel';
   const action = cn.node.action;

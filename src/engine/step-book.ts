@@ -91,7 +91,7 @@ export class StepBook {
       rec.status = event.skipped ? 'skipped' : 'completed';
       rec.result = event.result;
       rec.error = null;
-    } else if ('error' in event && 'retryable' in event.error) {
+    } else if ('error' in event && event.error !== undefined && 'retryable' in event.error) {
       rec.status = 'failed';
       rec.error = event.error;
     }

@@ -9,7 +9,7 @@ import type { Actor } from 'xstate';
 import type { StepNode } from '../directive/ast.js';
 import type { CompiledNode } from '../compiler/compiled-directive.js';
 import type { RunMachine } from '../compiler/machine-logic.js';
-import type { RunContext, RunEvent, StepRecord } from '../compiler/run-context.js';
+import type { RunContext, RunEvent, StepRecord, UndoItem } from '../compiler/run-context.js';
 import { settle, type RunData } from '../compiler/settle.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -64,7 +64,8 @@ export class StepWork {
 
   /**
    * Runs a step's work with retries (under `policy`) and its timeout, then settles the step with
-   * the result (under `collect` in the state, when given) or fails it.
+   * the result (under `collect` in the state, when given) or fails it. `items`: for a foreach step
+   * that declares `<compensate>`, its items that completed, which its done event carries.
    */
   workStep(
     cn: CompiledNode,
@@ -72,6 +73,7 @@ export class StepWork {
     work: StepTry,
     policy: StepNode['retry'],
     collect: string | undefined,
+    items?: () => UndoItem[],
   ): void {
     const node = cn.name;
     const controller = this.controllerFor(cn);
@@ -82,7 +84,13 @@ export class StepWork {
       this.inflight.delete(node);
       this.repeating.delete(node);
       if (outcome.ok)
-        this.settleStep(cn, this.run.actor.getSnapshot().context, outcome.value, collect);
+        this.settleStep(
+          cn,
+          this.run.actor.getSnapshot().context,
+          outcome.value,
+          collect,
+          items?.(),
+        );
       else this.failStep(cn, outcome.error);
     };
     if ((policy?.attempts ?? 1) <= 1 && step.timeoutMs === undefined) {
@@ -104,7 +112,7 @@ export class StepWork {
       );
       return;
     }
-    inflight.done = this.tryStep(cn, step, work, policy, controller.signal).then(settleWith);
+    inflight.done = this.tries(node, step, work, policy, controller.signal).then(settleWith);
   }
 
   /** Stops whatever still runs for the step; false when nothing did. */
@@ -126,16 +134,38 @@ export class StepWork {
     this.repeating.add(node);
   }
 
+  /** The step (or compensation) run again after a resume has ended: see {@link repeat}. */
+  endRepeat(node: string): void {
+    this.repeating.delete(node);
+  }
+
   /** Whether the step's calls may repeat calls made before the run was resumed. */
   isRepeating(node: string): boolean {
     return this.repeating.size > 0 && this.repeating.has(node);
   }
 
-  /** Settles `cn` with `result` against `context` (the context the step ran in, or the current one). */
-  settleStep(cn: CompiledNode, context: RunContext, result: unknown, collect?: string): void {
-    this.settleStepWith(cn, () =>
-      settle(cn, context, this.run.data, result, collect ? { [collect]: result } : undefined),
-    );
+  /**
+   * Settles `cn` with `result` against `context` (the context the step ran in, or the current one);
+   * `items`: see {@link workStep}.
+   */
+  settleStep(
+    cn: CompiledNode,
+    context: RunContext,
+    result: unknown,
+    collect?: string,
+    items?: UndoItem[],
+  ): void {
+    this.settleStepWith(cn, () => {
+      const event = settle(
+        cn,
+        context,
+        this.run.data,
+        result,
+        collect ? { [collect]: result } : undefined,
+      );
+      if (items !== undefined) event.items = items;
+      return event;
+    });
   }
 
   /** Sends the event `make` settles `cn` with; fails the step when making it throws. */
@@ -166,18 +196,24 @@ export class StepWork {
     this.released = true;
   }
 
+  /** Whether this process let the run go (see {@link release}). */
+  get isReleased(): boolean {
+    return this.released;
+  }
+
   /**
-   * The tries of a step that retries or has a timeout, going on where a resumed run left off;
-   * each try and retry is recorded in the step's record (and stored by a durable host).
+   * The tries of the work recorded as step `node` (a step that retries or has a timeout, or a
+   * compensation: `unit` is where its timeout and its place in the directive are written), going
+   * on where a resumed run left off; each try and retry is recorded in the step's record (and
+   * stored by a durable host).
    */
-  private tryStep(
-    cn: CompiledNode,
-    step: StepNode,
+  tries(
+    node: string,
+    unit: Pick<StepNode, 'timeoutMs' | 'loc'>,
     work: StepTry,
     policy: StepNode['retry'],
     stop: AbortSignal,
   ): Promise<AttemptOutcome<unknown>> {
-    const node = cn.name;
     const run = this.run;
     const rec = run.steps[node]!;
     const { firstAttempt, firstDelayMs, firstTimeoutMs } = resumedAttempts(rec, Date.now());
@@ -189,8 +225,8 @@ export class StepWork {
         let changed = attempt !== rec.attempts || rec.retryAt !== undefined;
         rec.attempts = attempt;
         delete rec.retryAt;
-        if (step.timeoutMs !== undefined && !resumedAttempt) {
-          rec.deadline = Date.now() + step.timeoutMs;
+        if (unit.timeoutMs !== undefined && !resumedAttempt) {
+          rec.deadline = Date.now() + unit.timeoutMs;
           changed = true;
         }
         if (changed && run.host.durable) run.lifecycle.checkpoint();
@@ -203,14 +239,14 @@ export class StepWork {
       },
       {
         policy,
-        timeoutMs: step.timeoutMs,
+        timeoutMs: unit.timeoutMs,
         firstAttempt,
         firstTimeoutMs,
         firstDelayMs,
         timeoutError: () =>
           stepTimedOut(node, {
-            ...(step.timeoutMs !== undefined && { timeoutMs: step.timeoutMs }),
-            ...(step.loc !== undefined && { location: step.loc }),
+            ...(unit.timeoutMs !== undefined && { timeoutMs: unit.timeoutMs }),
+            ...(unit.loc !== undefined && { location: unit.loc }),
           }),
         signal: stop,
         onRetry: (error, attempt, delayMs) => {

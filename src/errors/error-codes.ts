@@ -131,6 +131,11 @@ export const ErrorCode = {
   /** `$parse` was given a text that is not JSON, or too large or deep. */
   INVALID_JSON: 'INVALID_JSON',
   BRANCH_FAILED: 'BRANCH_FAILED',
+  /**
+   * A failed or cancelled run one of whose compensations failed for good: the run is `failed`, its
+   * error keeps why it ended first (`cause`) and each compensation that failed.
+   */
+  COMPENSATION_FAILED: 'COMPENSATION_FAILED',
   CHILD_FAILED: 'CHILD_FAILED',
   CANCELLED: 'CANCELLED',
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',

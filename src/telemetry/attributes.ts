@@ -22,7 +22,7 @@ export const Attr = {
   RUN_TAKEN_UP: 'dirigent.run.taken_up',
   // ---- steps ----
   STEP_NAME: 'dirigent.step.name',
-  /** tool, directive, foreach, render, instruction, wait, return, gate, parallel. */
+  /** tool, directive, foreach, render, instruction, wait, return, gate, parallel, compensate. */
   STEP_KIND: 'dirigent.step.kind',
   /** 1-based number of the attempt. */
   STEP_ATTEMPT: 'dirigent.step.attempt',

@@ -30,11 +30,16 @@ interface GoldenCase {
   }[];
   /** Cancel the run after this many milliseconds. */
   cancelAfterMs?: number;
+  /** `false`: the cancel skips the compensations of the run's completed steps. */
+  compensate?: false;
   /** Expected record: status, outputs, error code and step, and steps as "name:status:attempts". */
   status: RunRecord['status'];
   steps: string[];
   outputs?: Record<string, unknown>;
-  error?: { code: string; step: string | null };
+  /** With `cause` (a `COMPENSATION_FAILED` run): the code and step of the run's first error. */
+  error?: { code: string; step: string | null; cause?: { code: string; step: string | null } };
+  /** Expected results of step records by name (a compensation's: `compensate:NAME`), as subsets. */
+  results?: Record<string, unknown>;
   /** Wait for the run to end even when it waits (for a wait step's timeout). */
   awaitEnd?: boolean;
   /** Upper bound on the run's wall time: proves that timeouts and cancellation stop work. */
@@ -75,7 +80,13 @@ describe('golden runs', () => {
     const started = Date.now();
     const run = engine.start(loaded, golden.inputs ?? {});
     if (golden.cancelAfterMs !== undefined)
-      setTimeout(() => void engine.cancelRun(run.runId), golden.cancelAfterMs);
+      setTimeout(
+        () =>
+          void engine.cancelRun(run.runId, undefined, {
+            ...(golden.compensate === false && { compensate: false }),
+          }),
+        golden.cancelAfterMs,
+      );
     let record = await (golden.awaitEnd ? run.finished() : run.settled());
     for (const s of golden.signals ?? []) {
       expect(record.status, `${golden.spec}: waits before signal ${s.name}`).toBe('waiting');
@@ -101,11 +112,22 @@ describe('golden runs', () => {
     ).toEqual(golden.steps);
     expect(record.status, golden.spec).toBe(golden.status);
     if (golden.outputs !== undefined) expect(record.outputs, golden.spec).toEqual(golden.outputs);
-    if (golden.error !== undefined)
-      expect({ code: record.error?.code, step: record.error?.step ?? null }, golden.spec).toEqual(
-        golden.error,
+    if (golden.error !== undefined) {
+      const { cause } = golden.error;
+      const seen = record.error?.cause;
+      expect(
+        {
+          code: record.error?.code,
+          step: record.error?.step ?? null,
+          ...(cause && { cause: seen && { code: seen.code, step: seen.step } }),
+        },
+        golden.spec,
+      ).toEqual(golden.error);
+    } else expect(record.error, golden.spec).toBeNull();
+    for (const [step, result] of Object.entries(golden.results ?? {}))
+      expect(run.steps[step]?.result, `${golden.spec}: the result of ${step}`).toMatchObject(
+        result as object,
       );
-    else expect(record.error, golden.spec).toBeNull();
     if (golden.maxMs !== undefined)
       expect(elapsed, `${golden.spec}: took ${elapsed} ms`).toBeLessThan(golden.maxMs);
   });
