@@ -174,7 +174,28 @@ export function misplacedAnswer(holder: XmlElement, kid: XmlElement, diag: Diagn
   );
 }
 
-/** The children of an `<instruction>` that make its text: all but its `<answer>`s. */
+/**
+ * The children of an `<instruction>` that make its text: all but its `<answer>`s, each taken with
+ * the line it stood on alone (the text keeps no blank line where it was).
+ */
 export function textChildren(children: XmlChild[]): XmlChild[] {
-  return children.filter((c) => typeof c === 'string' || c.tag !== 'answer');
+  const out: XmlChild[] = [];
+  let dropLine = false;
+  for (const c of children) {
+    if (typeof c !== 'string') {
+      if (c.tag !== 'answer') out.push(c);
+      else {
+        const before = out.at(-1);
+        // Alone on its line: the indentation before it goes, and the line's end after it.
+        dropLine = before === undefined || (typeof before === 'string' && /\n[ \t]*$/.test(before));
+        if (typeof before === 'string' && dropLine)
+          out[out.length - 1] = before.replace(/[ \t]*$/, '');
+      }
+      continue;
+    }
+    const text = dropLine ? c.replace(/^[ \t]*\n/, '') : c;
+    if (text !== '') out.push(text);
+    dropLine = false;
+  }
+  return out;
 }
