@@ -1,6 +1,7 @@
 /** What a step does: its one action (part of the AST, see `ast.ts`). */
 import type { SourceLocation } from '../errors/source-location.js';
 import type { ValueSpec } from './value-spec.js';
+import type { InputType } from './input-types.js';
 
 /** Failure policy of `foreach` and `parallel`: cancel the rest at the first failure, or go on. */
 export type FailurePolicy = 'fail_fast' | 'continue';
@@ -47,12 +48,8 @@ export interface RenderAction {
   loc: SourceLocation;
 }
 
-/**
- * The type of an answer: one of the types an `<input>` may have (`INPUT_TYPES` in `ast.ts`, which
- * this file may not import: `ast.ts` re-exports it). The parser reads answer types with
- * `INPUT_TYPES`, so a type added there and not here does not compile.
- */
-export type AnswerType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+/** The type of an answer: one of the types an `<input>` may have. */
+export type AnswerType = InputType;
 
 /** `<answer name type required>description</answer>`: one field of an answer object. */
 export interface AnswerField {

@@ -12,6 +12,7 @@
 import type { SourceLocation } from '../errors/source-location.js';
 import type { ShellNeed } from '../values/value-shape.js';
 import type { Diagnostic } from './diagnostic.js';
+import type { InputType } from './input-types.js';
 import type { ProcessNode } from './process-node.js';
 import type { RunSettings } from './run-settings.js';
 import type { EventDecl, ScheduleDecl } from './trigger-decl.js';
@@ -24,10 +25,7 @@ export type { EventDecl, ScheduleDecl } from './trigger-decl.js';
 export type { ConcurrencyDecl, RunSettings, TagDecl } from './run-settings.js';
 export { COMPARE_OPS, type CompareOp, type Condition, type ValueSpec } from './value-spec.js';
 
-/** Declared input types. */
-export const INPUT_TYPES = ['string', 'integer', 'number', 'boolean', 'array', 'object'] as const;
-/** One of {@link INPUT_TYPES}. */
-export type InputType = (typeof INPUT_TYPES)[number];
+export { INPUT_TYPES, type InputType } from './input-types.js';
 
 /** `<input name type required default>description</input>`. */
 export interface InputDecl {

@@ -20,7 +20,6 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { compileTemplate } from '../expr/template.js';
-import type { InputDecl } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
 import { attrLoc, ElementReader } from './element-reader.js';
 import type { XmlElement } from './xml-element.js';
@@ -151,7 +150,7 @@ function twice(el: XmlElement, diag: Diagnostics, what: string): void {
  */
 export function checkRunSettings(
   settings: RunSettings,
-  inputs: readonly InputDecl[],
+  inputs: readonly { name: string }[],
   diag: Diagnostics,
 ): void {
   const templates: [string, string, SourceLocation][] = [
