@@ -43,6 +43,7 @@ export function readAction(el: XmlElement, step: string, diag: Diagnostics): Act
             ErrorCode.UNKNOWN_ELEMENT,
             `<foreach> holds one <execute>, not <${k.tag}>.${didYouMean(k.tag, ['execute'])}`,
             k.loc,
+            "A <foreach> holds only the <execute> run for each item; the step's <retry>, <compensate> and other elements stand beside the <foreach>, in the step.",
           );
       }
       if (exec.length !== 1) {
