@@ -194,7 +194,10 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.post<{ Params: { runId: string }; Body: { reason?: string } | null }>(
+  app.post<{
+    Params: { runId: string };
+    Body: { reason?: string; compensate?: boolean } | null;
+  }>(
     '/v1/runs/:runId/cancel',
     {
       bodyLimit: ctx.bodyLimits.small,
@@ -202,17 +205,31 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         operationId: 'cancelRun',
         tags: ['runs'],
         summary: 'Cancel a run, stopping its running work',
+        description:
+          'The answer comes when the run has ended: after the compensations of its completed steps (`<compensate>`), unless `compensate` is false.',
         params: RUN_PARAMS,
         body: {
           type: ['object', 'null'],
-          properties: { reason: { type: 'string', maxLength: 1000 } },
+          properties: {
+            reason: { type: 'string', maxLength: 1000 },
+            compensate: {
+              type: 'boolean',
+              default: true,
+              description:
+                "Whether the compensations of the run's completed steps run before it ends; false ends it at once, what its steps did left as it is.",
+            },
+          },
           additionalProperties: false,
         },
         response: { 200: ref('RunRecord'), ...errorResponses(400, 404, 409, 413, 415) },
       },
     },
     (request) =>
-      dirigent.cancel(request.params.runId, request.body?.reason ?? 'Cancelled through the API.'),
+      dirigent.cancel(
+        request.params.runId,
+        request.body?.reason ?? 'Cancelled through the API.',
+        request.body?.compensate === false ? { compensate: false } : {},
+      ),
   );
 
   app.post<{

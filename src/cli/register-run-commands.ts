@@ -38,10 +38,13 @@ export function registerRunCommands(program: Command): void {
   connectionOptions(
     program
       .command('cancel')
-      .description('Cancel a run (a waiting one, or with Redis any run, stopping its tools).')
+      .description(
+        'Cancel a run (a waiting one, or with Redis any run, stopping its tools), then run the compensations of its completed steps.',
+      )
       .argument('<runId>'),
     { embedded: true },
   )
+    .option('--no-compensate', "end the run at once, without running its steps' compensations")
     .option('--json', 'print the run record as JSON')
     .action(lazyAction(async () => (await import('./run-command.js')).cancelCommand));
 

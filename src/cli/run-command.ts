@@ -199,10 +199,21 @@ export function signalCommand(
   );
 }
 
-/** `dirigent cancel`: cancels a run (embedded: a waiting one) and prints its outcome. */
-export function cancelCommand(runId: string, opts: CommonOptions): Promise<number> {
+/**
+ * `dirigent cancel`: cancels a run (embedded: a waiting one) and prints its outcome, once the
+ * compensations of its completed steps have run (none with `--no-compensate`).
+ */
+export function cancelCommand(
+  runId: string,
+  opts: CommonOptions & { compensate?: boolean },
+): Promise<number> {
   return withDirigent(opts, async (dirigent) =>
-    printRecord(await dirigent.cancel(runId, 'Cancelled with `dirigent cancel`.'), opts),
+    printRecord(
+      await dirigent.cancel(runId, 'Cancelled with `dirigent cancel`.', {
+        ...(opts.compensate === false && { compensate: false }),
+      }),
+      opts,
+    ),
   );
 }
 

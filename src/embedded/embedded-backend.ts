@@ -19,6 +19,7 @@ import type { ChangeSource } from '../run-backend/run-changes.js';
 import type { RunBackend } from '../run-backend/run-backend.js';
 import { pollRecord } from '../run-backend/poll-record.js';
 import { RunFeed, type FollowOptions } from '../run-backend/run-feed.js';
+import type { CancelOptions } from '../engine/cancel-options.js';
 import { pageOf, type RunFilter, type RunPage } from '../run-backend/run-filter.js';
 import { runNotFound } from '../errors/run-errors.js';
 
@@ -106,8 +107,8 @@ export class EmbeddedBackend implements RunBackend {
     }
   }
 
-  cancel(runId: string, reason: string): Promise<RunRecord> {
-    return this.engine.cancelRun(runId, reason);
+  cancel(runId: string, reason: string, options?: CancelOptions): Promise<RunRecord> {
+    return this.engine.cancelRun(runId, reason, options);
   }
 
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {

@@ -1,19 +1,25 @@
 /**
  * A compiled directive as a graph to draw: one node per step, a fork and a join per parallel
  * block (its branches are clusters between them), a start and an end, and the edges the machine
- * can take (document order, `<next>` routes with their conditions, `on_error`). Pure: the console
- * lays it out and colours each node by the state of the step it stands for.
+ * can take (document order, `<next>` routes with their conditions, `on_error`). A step that
+ * declares `<compensate>` has a node beside it for its compensation (`compensate:NAME`), joined
+ * by an `undo` edge: it runs only when the run fails or is cancelled after the step completed.
+ * Pure: the console lays it out and colours each node by the state of the step it stands for.
  */
-import type { Action, ProcessNode } from '../directive/ast.js';
+import type { Action, ExecuteAction, ProcessNode } from '../directive/ast.js';
+import { compensationName } from '../directive/process-node.js';
 import type { CompiledDirective } from '../compiler/compiled-directive.js';
 import { condition } from '../compiler/to-mermaid.js';
 
 /** One node of a {@link DirectiveGraph}. */
 export interface GraphNode {
-  /** Unique in the graph: `start`, `end`, `s:<step>`, `fork:<block>`, `join:<block>`. */
+  /**
+   * Unique in the graph: `start`, `end`, `s:<step>`, `c:<step>` (the step's compensation),
+   * `fork:<block>`, `join:<block>`.
+   */
   id: string;
-  kind: 'start' | 'end' | 'step' | 'fork' | 'join';
-  /** The step (or parallel block) whose state the node shows. */
+  kind: 'start' | 'end' | 'step' | 'compensate' | 'fork' | 'join';
+  /** The step (or parallel block, or compensation: `compensate:<step>`) whose state the node shows. */
   step?: string;
   label: string;
   /** What the step does: `tool dirigent/shell/bash`, `instruction`, `foreach item → tool x`. */
@@ -37,11 +43,14 @@ export interface GraphCluster {
   step: string;
 }
 
-/** One edge: `next` (document order or an unconditional `<next>`), `when` (a condition), `error`. */
+/**
+ * One edge: `next` (document order or an unconditional `<next>`), `when` (a condition), `error`
+ * (`on_error`), `compensate` (from a step to its compensation).
+ */
 export interface GraphEdge {
   from: string;
   to: string;
-  kind: 'next' | 'when' | 'otherwise' | 'error';
+  kind: 'next' | 'when' | 'otherwise' | 'error' | 'compensate';
   label?: string;
 }
 
@@ -105,6 +114,26 @@ function declare(
         line,
         ...inside,
       });
+      if (n.compensate !== undefined) {
+        const name = compensationName(n.name);
+        graph.nodes.push({
+          id: `c:${n.name}`,
+          kind: 'compensate',
+          step: name,
+          label: name,
+          // A foreach step is undone item by item: drawn as a stack, as the step is.
+          detail: `${n.action.type === 'foreach' ? `each ${n.action.as} → ` : ''}${describe(n.compensate.execute)}`,
+          action: n.action.type === 'foreach' ? 'foreach' : 'execute',
+          line: n.compensate.loc.line,
+          ...inside,
+        });
+        graph.edges.push({
+          from: `s:${n.name}`,
+          to: `c:${n.name}`,
+          kind: 'compensate',
+          label: 'undo',
+        });
+      }
       continue;
     }
     const block = `p:${n.name}`;
@@ -131,8 +160,8 @@ function declare(
   }
 }
 
-/** What a step's action does, in a few words. */
-function describe(a: Action): string {
+/** What a step's action (or a compensation's `<execute>`) does, in a few words. */
+function describe(a: Action | ExecuteAction): string {
   switch (a.type) {
     case 'execute':
       return `${a.itemType} ${a.itemId}`;

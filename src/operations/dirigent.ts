@@ -12,6 +12,7 @@
  */
 import { resolve } from 'node:path';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
+import type { CancelOptions } from '../engine/cancel-options.js';
 import type { EngineObserver } from '../engine/engine-options.js';
 import { checkRecordAnswer } from '../engine/check-answer.js';
 import { hasEnded, type RunRecord } from '../engine/run-record.js';
@@ -195,16 +196,21 @@ export class Dirigent {
   }
 
   /**
-   * Cancels a run (stopping its running work) and resolves with its record. `RUN_ENDED` (with
-   * the run's status) when it has already completed, failed or been cancelled; `RUN_NOT_FOUND`
-   * when there is no such run.
+   * Cancels a run (stopping its running work) and resolves with its record once it has ended:
+   * after the compensations of its completed steps, unless `options.compensate` is false.
+   * `RUN_ENDED` (with the run's status) when it has already completed, failed or been cancelled;
+   * `RUN_NOT_FOUND` when there is no such run.
    */
-  async cancel(runId: string, reason = 'Cancelled.'): Promise<RunRecord> {
+  async cancel(
+    runId: string,
+    reason = 'Cancelled.',
+    options: CancelOptions = {},
+  ): Promise<RunRecord> {
     const record = await this.get(runId);
     if (hasEnded(record.status)) {
       throw runEnded(runId, record.status);
     }
-    return this.backend.cancel(runId, reason);
+    return this.backend.cancel(runId, reason, options);
   }
 
   /**

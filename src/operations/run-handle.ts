@@ -12,6 +12,7 @@
 import type { RunRecord } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import type { CancelOptions } from '../engine/cancel-options.js';
 import { ends } from '../run-backend/run-feed-event.js';
 import type { FollowOptions, RunFeed } from '../run-backend/run-feed.js';
 
@@ -20,7 +21,7 @@ export interface RunOperations {
   get(runId: string): Promise<RunRecord>;
   wait(runId: string, options?: { timeoutMs?: number }): Promise<RunRecord>;
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord>;
-  cancel(runId: string, reason?: string): Promise<RunRecord>;
+  cancel(runId: string, reason?: string, options?: CancelOptions): Promise<RunRecord>;
   watch(runId: string, options?: FollowOptions): Promise<RunFeed>;
 }
 
@@ -79,9 +80,12 @@ export class RunHandle {
     return this.operations.signal(this.runId, name, payload);
   }
 
-  /** Cancels the run (`RUN_ENDED` when it has ended already). */
-  cancel(reason?: string): Promise<RunRecord> {
-    return this.operations.cancel(this.runId, reason);
+  /**
+   * Cancels the run (`RUN_ENDED` when it has ended already), after the compensations of its
+   * completed steps unless `options.compensate` is false.
+   */
+  cancel(reason?: string, options?: CancelOptions): Promise<RunRecord> {
+    return this.operations.cancel(this.runId, reason, options);
   }
 
   /** The run's event feed: its record (`run.state`), then every event after it, to its end. */

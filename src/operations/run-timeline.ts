@@ -1,7 +1,8 @@
 /**
  * A run's waterfall: one row per pass of a step (in the order they started), with its attempts,
  * its outcome and when it started and ended; steps under way have no end yet, and say whether
- * they wait to try again (`retryAt`) or for a signal (`deadline`). Pure.
+ * they wait to try again (`retryAt`) or for a signal (`deadline`). A compensation is a row of its
+ * own (`compensate:NAME`), saying which step it undoes. Pure.
  *
  * Where the times come from: a step's record holds the start and end of its latest pass; the run
  * record lists every pass that ended, in the order they ended, with its duration. An earlier pass
@@ -10,6 +11,7 @@
  * steps of parallel branches.
  */
 import type { StepRecord } from '../compiler/run-context.js';
+import { COMPENSATE_PREFIX } from '../directive/process-node.js';
 import type { RunRecord, StepEntry } from '../engine/run-record.js';
 
 /** One pass of a step in a {@link runTimeline}. */
@@ -29,6 +31,8 @@ export interface TimelineRow {
   /** When the attempt or wait under way times out (epoch ms). */
   deadline?: number;
   error?: { code: string; message: string };
+  /** For a compensation (`compensate:NAME`): the step it undoes. */
+  compensates?: string;
 }
 
 const UNDER_WAY = new Set(['running', 'waiting']);
@@ -64,6 +68,7 @@ export function runTimeline(record: RunRecord, steps: Record<string, StepRecord>
     if (!UNDER_WAY.has(rec.status) || rec.startedAt === null) continue;
     rows.push({
       step: name,
+      ...compensates(name),
       status: rec.status as 'running' | 'waiting',
       attempts: rec.attempts,
       startedAt: rec.startedAt,
@@ -78,10 +83,18 @@ export function runTimeline(record: RunRecord, steps: Record<string, StepRecord>
 function base(e: StepEntry): Omit<TimelineRow, 'startedAt' | 'endedAt'> {
   return {
     step: e.name,
+    ...compensates(e.name),
     status: e.status,
     attempts: e.attempts,
     ...(e.error && { error: { code: e.error.code, message: e.error.message } }),
   };
+}
+
+/** `compensates` of a compensation's row, or nothing (a step's name holds no `:`). */
+function compensates(name: string): { compensates?: string } {
+  return name.startsWith(COMPENSATE_PREFIX)
+    ? { compensates: name.slice(COMPENSATE_PREFIX.length) }
+    : {};
 }
 
 function ends(steps: Record<string, StepRecord>): number[] {

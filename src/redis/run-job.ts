@@ -61,7 +61,13 @@ export type RunJobData =
       name: string;
       payload: unknown;
     }
-  | { kind: 'cancel'; runId: string; reason?: string }
+  | {
+      kind: 'cancel';
+      runId: string;
+      reason?: string;
+      /** `false`: the run ends cancelled without running the compensations of its steps. */
+      compensate?: false;
+    }
   /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */
   | { kind: 'wake'; runId: string };
 

@@ -4,6 +4,7 @@ import type { StoredRun } from '../engine/run-store.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { CountFilter, RunCounts } from './run-counts.js';
 import type { ChangeSource } from './run-changes.js';
+import type { CancelOptions } from '../engine/cancel-options.js';
 import type { RunFilter, RunPage } from './run-filter.js';
 import type { FollowOptions, RunFeed } from './run-feed.js';
 
@@ -37,7 +38,8 @@ export interface RunBackend {
    * when there is no such run.
    */
   wait(runId: string, timeoutMs?: number): Promise<RunRecord>;
-  cancel(runId: string, reason: string): Promise<RunRecord>;
+  /** Cancels a run, after its compensations unless `options.compensate` is false. */
+  cancel(runId: string, reason: string, options?: CancelOptions): Promise<RunRecord>;
   /** Delivers a signal, then resolves once the run ends or waits again. */
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord>;
   /**

@@ -29,6 +29,7 @@ import {
 } from '../../src/errors/index.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { ANSWERS } from './cases/answers.js';
+import { COMPENSATION } from './cases/compensation.js';
 import { DATA_AND_PERMISSIONS } from './cases/data-and-permissions.js';
 import { DIRECTIVE_AND_INPUTS } from './cases/directive-and-inputs.js';
 import { EDGES_AND_CONTROL } from './cases/edges-and-control.js';
@@ -56,6 +57,7 @@ const MALFORMED: Malformed[] = [
   ...RUN_SETTINGS,
   ...ANSWERS,
   ...STATIC_CHECKS,
+  ...COMPENSATION,
 ];
 
 function parseError(source: string): DirigentError {

@@ -19,6 +19,7 @@ import type { CountFilter, RunCounts } from '../../run-backend/run-counts.js';
 import type { ChangeSource } from '../../run-backend/run-changes.js';
 import type { RunBackend } from '../../run-backend/run-backend.js';
 import type { FollowOptions, RunFeed } from '../../run-backend/run-feed.js';
+import type { CancelOptions } from '../../engine/cancel-options.js';
 import { FeedReader } from './feed-reader.js';
 import {
   decodeCursor,
@@ -111,8 +112,8 @@ export class RedisBackend implements RunBackend {
     return this.client.wait(runId, timeoutMs);
   }
 
-  cancel(runId: string, reason: string): Promise<RunRecord> {
-    return this.client.cancel(runId, reason);
+  cancel(runId: string, reason: string, options?: CancelOptions): Promise<RunRecord> {
+    return this.client.cancel(runId, reason, options);
   }
 
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {

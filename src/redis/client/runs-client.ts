@@ -15,6 +15,7 @@ import { groupJobIdOf } from './start-group-ids.js';
 import { StartSender, type StartOptions } from './start-sender.js';
 import type { RunTrigger } from '../../telemetry/run-trace.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
+import type { CancelOptions } from '../../engine/cancel-options.js';
 import { runNotFound } from '../../errors/run-errors.js';
 
 /** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
@@ -116,13 +117,17 @@ export class RunsClient {
     });
   }
 
-  /** Cancels a run (stopping its tools on whichever worker runs them) and waits for the outcome. */
-  async cancel(runId: string, reason?: string): Promise<RunRecord> {
+  /**
+   * Cancels a run (stopping its tools on whichever worker runs them) and waits for the outcome:
+   * after its compensations, unless `options.compensate` is false.
+   */
+  async cancel(runId: string, reason?: string, options: CancelOptions = {}): Promise<RunRecord> {
     await this.status(runId);
     return this.submit('cancel', {
       kind: 'cancel',
       runId,
       ...(reason !== undefined && { reason }),
+      ...(options.compensate === false && { compensate: false as const }),
     });
   }
 

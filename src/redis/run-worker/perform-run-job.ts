@@ -147,7 +147,9 @@ async function performRunJob(
       // A run no worker drives (parked, or its worker died) may have tool jobs running: resumed,
       // its calls are made again, and cancelling stops their jobs wherever they run.
       if (stored?.record.status === 'running') await engine.resume(data.runId);
-      record = await engine.cancelRun(data.runId, data.reason);
+      record = await engine.cancelRun(data.runId, data.reason, {
+        compensate: data.compensate ?? true,
+      });
       break;
     case 'wake':
       if (over || stored === undefined) return stored?.record ?? notFound(data.runId);

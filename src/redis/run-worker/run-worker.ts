@@ -130,8 +130,12 @@ export class RunWorker {
     this.subscriber = this.own(redis);
     void this.subscriber.subscribe(runCancelChannel(prefix));
     this.subscriber.on('message', (_c: string, message: string) => {
-      const { runId, reason } = JSON.parse(message) as { runId: string; reason?: string };
-      this.engineOfProject?.cancel(runId, reason);
+      const { runId, reason, compensate } = JSON.parse(message) as {
+        runId: string;
+        reason?: string;
+        compensate?: false;
+      };
+      this.engineOfProject?.cancel(runId, reason, { compensate: compensate ?? true });
     });
     // An outcome no call waits for may be one a parked run waits for.
     this.inbox.onUnexpected = ({ runId }) => {
@@ -221,7 +225,7 @@ export class RunWorker {
       // no worker drives is cancelled here, once claimed.
       await this.options.redis.publish(
         runCancelChannel(this.options.prefix),
-        JSON.stringify({ runId: data.runId, reason: data.reason }),
+        JSON.stringify({ runId: data.runId, reason: data.reason, compensate: data.compensate }),
       );
     }
     // A signal for a run this worker drives reaches it here, whatever its steps are doing.

@@ -25,7 +25,7 @@ export interface Layout {
 }
 
 function sizeOf(n: GraphNode): { width: number; height: number } {
-  if (n.kind === 'step')
+  if (n.kind === 'step' || n.kind === 'compensate')
     return {
       width: Math.max(
         150,

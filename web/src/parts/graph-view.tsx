@@ -1,7 +1,9 @@
 /**
  * A run's directive drawn as its compiled machine: steps as boxes coloured by their state (and
  * named: the colour repeats the word), parallel blocks and branches as frames, edges with their
- * conditions, `on_error` edges dashed. Each step can be chosen with the mouse or the keyboard.
+ * conditions, `on_error` edges dashed. A step's compensation (`compensate:NAME`) is a box of its
+ * own beside it, its border and `undo` edge dotted, coloured once it runs. Each step can be
+ * chosen with the mouse or the keyboard.
  */
 import { useMemo } from 'preact/hooks';
 import type { DirectiveGraph, StepRecord } from '../types';
@@ -92,6 +94,8 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
           const step = n.step;
           const choose = step !== undefined && onSelect ? () => onSelect(step) : undefined;
           const attempts = step !== undefined ? (steps[step]?.attempts ?? 0) : 0;
+          // Steps and compensations are boxes with a detail line; the rest are small labels.
+          const boxed = n.kind === 'step' || n.kind === 'compensate';
           return (
             <g
               class={`node ${n.kind} st-${state}${step !== undefined && step === selected ? ' selected' : ''}`}
@@ -102,7 +106,7 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
                 // SVG's attribute is lower-case (setAttribute keeps the case on SVG elements).
                 tabindex: 0,
                 role: 'button',
-                'aria-label': `${n.kind === 'step' ? 'step' : n.kind} ${n.label}: ${state}`,
+                'aria-label': `${n.kind === 'step' ? 'step' : n.kind === 'compensate' ? 'compensation' : n.kind} ${n.label}: ${state}`,
                 'aria-pressed': step === selected,
                 onClick: choose,
                 onKeyDown: (e: KeyboardEvent) => {
@@ -117,16 +121,16 @@ export function GraphView({ graph, steps, runStatus, selected, onSelect }: Graph
               {n.action === 'foreach' && (
                 <rect class="stack" x={4} y={-4} width={n.width} height={n.height} rx={6} />
               )}
-              <rect width={n.width} height={n.height} rx={n.kind === 'step' ? 6 : 13} />
+              <rect width={n.width} height={n.height} rx={boxed ? 6 : 13} />
               <text
-                x={n.kind === 'step' ? 10 : n.width / 2}
-                y={n.kind === 'step' ? 19 : 17}
-                text-anchor={n.kind === 'step' ? 'start' : 'middle'}
+                x={boxed ? 10 : n.width / 2}
+                y={boxed ? 19 : 17}
+                text-anchor={boxed ? 'start' : 'middle'}
                 class="label"
               >
                 {clip(n.label, n.width)}
               </text>
-              {n.kind === 'step' && (
+              {boxed && (
                 <text x={10} y={36} class="detail">
                   {clip(`${n.detail ?? ''}${attempts > 1 ? ` · ${attempts} tries` : ''}`, n.width)}
                 </text>

@@ -1,7 +1,8 @@
 /**
  * The waterfall of a run: one row per pass of a step, a bar from its start to its end on the
  * run's time scale, its attempts, its wait to try again or for a signal (striped), and starts
- * inferred from the order steps ended drawn dashed.
+ * inferred from the order steps ended drawn dashed. A compensation's row (`compensate:NAME`) is
+ * marked as such.
  */
 import { duration } from '../format';
 import type { TimelineRow } from '../types';
@@ -31,9 +32,15 @@ export function TimelineView({ rows, startedAt, endedAt, selected, onSelect }: T
         const stop = r.endedAt ?? now;
         const took = stop - r.startedAt;
         const waiting = r.status === 'waiting' || r.retryAt !== undefined;
-        const what = `${r.step}: ${r.status}, ${duration(took)}${r.attempts > 1 ? `, ${r.attempts} attempts` : ''}${r.retryAt !== undefined ? `, next attempt in ${duration(Math.max(0, r.retryAt - now))}` : ''}${r.estimated ? ' (start inferred)' : ''}`;
+        const what = `${r.step}${r.compensates !== undefined ? ` (undoes ${r.compensates})` : ''}: ${r.status}, ${duration(took)}${r.attempts > 1 ? `, ${r.attempts} attempts` : ''}${r.retryAt !== undefined ? `, next attempt in ${duration(Math.max(0, r.retryAt - now))}` : ''}${r.estimated ? ' (start inferred)' : ''}`;
         return (
-          <li class={r.step === selected ? 'selected' : undefined}>
+          <li
+            class={
+              [r.step === selected && 'selected', r.compensates !== undefined && 'compensation']
+                .filter(Boolean)
+                .join(' ') || undefined
+            }
+          >
             <button
               type="button"
               class="tl-name"
