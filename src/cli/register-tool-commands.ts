@@ -14,6 +14,7 @@ export function registerToolCommands(program: Command): void {
       .argument('<targets...>', 'directive files or item ids'),
   )
     .option('--json', 'print the results as JSON')
+    .option('--strict', 'count warnings as errors (for CI): any makes the directive invalid')
     .action(lazyAction(async () => (await import('./validate-command.js')).validateCommand));
 
   const tool = program.command('tool').description('Work with tools directly.');

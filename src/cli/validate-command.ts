@@ -2,43 +2,34 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { toMermaid } from '../compiler/to-mermaid.js';
 import { formatDiagnostic } from '../directive/diagnostics.js';
-import type { Diagnostic } from '../directive/ast.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
 import { DirectiveLoader, type LoadedDirective } from '../engine/directive-loader.js';
 import { DirigentError } from '../errors/dirigent-error.js';
+import { validateLoaded } from '../operations/validate-directive.js';
 
 /** Options of `validate` and `graph`. */
 export interface ValidateOptions {
   json?: boolean;
   /** The project whose spaces item ids resolve in (and whose policy applies); default the cwd. */
   project?: string;
+  /** `validate`: warnings count as errors. */
+  strict?: boolean;
 }
 
 /**
- * `dirigent validate <file | item_id>…`: each target is a file or an item id, as `run` takes it;
- * exit 0 when every one is valid, 2 otherwise.
+ * `dirigent validate <file | item_id>…`: each target is a file or an item id, as `run` takes it,
+ * checked as a start would check it (its text, and its tools, child directives and parameters
+ * against the project); exit 0 when every one is valid, 2 otherwise. With `--strict`, warnings
+ * are errors. `--json` prints, per target, `errors` and `warnings` apart.
  */
 export async function validateCommand(targets: string[], opts: ValidateOptions): Promise<number> {
   const loader = new DirectiveLoader(opts.project ?? process.cwd());
   const results = [];
   for (const target of targets) {
-    try {
-      const loaded = await load(loader, target);
-      results.push({
-        file: target,
-        valid: true,
-        errors: [] as Diagnostic[],
-        warnings: loaded.compiled.directive.warnings,
-      });
-    } catch (err) {
-      const e = DirigentError.from(err);
-      results.push({
-        file: target,
-        valid: false,
-        errors: diagnosticsOf(e),
-        warnings: [] as Diagnostic[],
-      });
-    }
+    const { valid, errors, warnings } = await validateLoaded(loader, () => load(loader, target), {
+      strict: opts.strict === true,
+    });
+    results.push({ file: target, valid, errors, warnings });
   }
   if (opts.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
   else {

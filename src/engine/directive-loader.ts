@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
-import type { Directive } from '../directive/ast.js';
+import type { Directive, ProcessNode } from '../directive/ast.js';
 import {
   checkDirectiveSize,
   contentHash,
@@ -28,6 +28,9 @@ import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import { itemNotFound } from '../errors/item-errors.js';
 import { cannotRead } from '../errors/file-errors.js';
 import { ignoreMissing } from '../errors/ignore-expected.js';
+import type { ProjectFindings } from './project-checks.js';
+
+export type { ProjectFindings } from './project-checks.js';
 
 /** A directive ready to run, with the text it was compiled from. */
 export interface LoadedDirective {
@@ -45,12 +48,20 @@ export interface LoadedDirective {
 
 const CACHE_LIMIT = 500;
 
+/** What a directive that executes nothing is found to have against its project. */
+const NO_FINDINGS: ProjectFindings = Object.freeze({ errors: [], warnings: [] }) as ProjectFindings;
+
 /**
  * Reads, parses and compiles directives (Markdown) and RYE graphs (YAML). Compiled machines are
  * cached by file and content hash, so a file compiles once however often it runs.
  */
 export class DirectiveLoader {
   private readonly cache = new Map<string, CompiledDirective>();
+  /** Project checks by file and content hash, as of the spaces' generation they were made at. */
+  private readonly findings = new Map<
+    string,
+    { generation: number; findings: Promise<ProjectFindings> }
+  >();
 
   /** Where item ids resolve: the project's, the user's and the system space. */
   readonly items: ItemResolver;
@@ -112,6 +123,56 @@ export class DirectiveLoader {
       checks: this.checks,
       maxBytes: this.policy.limits.directiveBytes,
     });
+  }
+
+  /**
+   * What `loaded` is found to have against the project (`project-checks.ts`): tools and child
+   * directives that do not resolve, parameters they do not take. Checked once per file and
+   * content and kept while nothing in the spaces changes; never throws for the directive's own
+   * problems (they are the answer).
+   */
+  projectFindings(loaded: LoadedDirective): Promise<ProjectFindings> {
+    const d = loaded.compiled.directive;
+    if (!executesAny(d.process)) return Promise.resolve(NO_FINDINGS);
+    this.items.watchSpaces(); // from now on, a change in a space counts
+    const key = `${loaded.file}\0${d.source.hash}`;
+    const generation = this.items.generation;
+    const known = this.findings.get(key);
+    if (known !== undefined && known.generation === generation) return known.findings;
+    const findings = import('./project-checks.js').then(({ checkProject }) =>
+      checkProject(d, loaded.file, {
+        projectDir: this.projectDir,
+        items: this.items,
+        resolveDirective: (ref, from) => this.resolve(ref, from),
+        readDirective: async (file) => {
+          let text: string;
+          try {
+            text = await readFile(file, 'utf8');
+          } catch (err) {
+            throw cannotRead(file, err, { what: 'directive file' });
+          }
+          return this.fromText(file, text).compiled.directive;
+        },
+      }),
+    );
+    if (this.findings.size >= CACHE_LIMIT) this.findings.delete(this.findings.keys().next().value!);
+    this.findings.set(key, { generation, findings });
+    findings.catch(() => this.findings.delete(key));
+    return findings;
+  }
+
+  /**
+   * `loaded`, once {@link projectFindings} finds no error in it: what a run is started with, so
+   * that nothing runs for a directive whose tools, child directives or parameters are wrong.
+   * Throws one error carrying every finding (`details.diagnostics`), located, as a parse does.
+   */
+  async checked(loaded: LoadedDirective): Promise<LoadedDirective> {
+    const findings = await this.projectFindings(loaded);
+    if (findings.errors.length > 0) {
+      const { throwIfErrors } = await import('./project-checks.js');
+      throwIfErrors(findings);
+    }
+    return loaded;
   }
 
   /** Reads and compiles a file. */
@@ -199,6 +260,15 @@ const DIRECTIVES_DIR = /[\\/]\.ai[\\/]directives[\\/]/;
 const BUILTIN_SCHEMAS = new Map<string, object>(
   BUILTIN_TOOLS.map((t) => [t.itemId, t.paramsSchema]),
 );
+
+/** Whether `nodes` execute a tool or a child directive anywhere. */
+function executesAny(nodes: readonly ProcessNode[]): boolean {
+  return nodes.some((n) =>
+    n.kind === 'parallel'
+      ? n.branches.some((b) => executesAny(b.nodes))
+      : n.action.type === 'execute' || n.action.type === 'foreach',
+  );
+}
 
 function itemIdOf(file: string, d: Directive): string {
   const marker = `${sep}.ai${sep}directives${sep}`;

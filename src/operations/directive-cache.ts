@@ -6,7 +6,7 @@ import { ignoreMissing } from '../errors/ignore-expected.js';
 const LOADED_LIMIT = 500;
 
 /**
- * Directives read, verified and compiled once while their files stay as they were: by item id,
+ * Directives read, verified, compiled and checked once while their files stay as they were: by item id,
  * while the resolver (which watches the spaces) sees no change; by file, while its size and
  * modification time stay the same. A start then costs at most one stat.
  */
@@ -17,9 +17,10 @@ export class DirectiveCache {
   constructor(private readonly loader: DirectiveLoader) {}
 
   /**
-   * The directive `directive` names (an item id, or with `allowFile` a file too), read, verified
-   * and compiled: `UNKNOWN_DIRECTIVE`, `INVALID_ITEM_ID`, signature errors and the directive's
-   * own located errors otherwise.
+   * The directive `directive` names (an item id, or with `allowFile` a file too), read, verified,
+   * compiled and checked against the project (`DirectiveLoader.checked`: its tools and child
+   * directives resolve, its parameters fit them): `UNKNOWN_DIRECTIVE`, `INVALID_ITEM_ID`,
+   * signature errors and the directive's own located errors otherwise.
    */
   async load(directive: string, allowFile = false): Promise<LoadedDirective> {
     let file: string | undefined;
@@ -35,7 +36,7 @@ export class DirectiveCache {
     const known = this.loaded.get(key);
     if (known !== undefined && known.stamp === stamp) return known.loaded;
     file ??= (await this.loader.items.resolve('directive', directive)).file;
-    const loaded = await this.loader.loadFile(file);
+    const loaded = await this.loader.checked(await this.loader.loadFile(file));
     if (this.loaded.size >= LOADED_LIMIT) this.loaded.delete(this.loaded.keys().next().value!);
     this.loaded.set(key, { loaded, stamp });
     return loaded;

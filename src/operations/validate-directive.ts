@@ -8,38 +8,83 @@ import { infoOf, type DirectiveInfo } from './directive-catalog.js';
 /** What {@link Dirigent.validate} finds. */
 export interface Validation {
   valid: boolean;
+  /** What makes the directive fail before or while it runs: a run of it is refused. */
   errors: Diagnostic[];
+  /**
+   * What is worth knowing and does not stop it: RYE's prose and documentary elements, executions
+   * `<permissions>` do not grant, values that would become code, a tool of RYE's that is missing.
+   */
   warnings: Diagnostic[];
   /** What the directive offers, when it is valid. */
   directive?: DirectiveInfo;
 }
 
+/** How strictly a directive is validated. */
+export interface ValidateOptions {
+  /** Warnings count as errors (for CI): any makes the directive invalid. Default false. */
+  strict?: boolean;
+}
+
 /** What a directive is validated with: the project's loader, and how it loads directives by item id. */
 export interface ValidateTarget {
-  readonly loader: Pick<DirectiveLoader, 'fromText' | 'fileOf'>;
+  readonly loader: Pick<DirectiveLoader, 'fromText' | 'fileOf' | 'projectFindings'>;
   load(directive: string): Promise<LoadedDirective>;
 }
 
 /**
  * Checks a directive without running it: one of the project's by item id, or a text (read as the
- * content of a directive file, under the project's policy). Never throws for the directive's own
+ * content of a directive file, under the project's policy). The checks are those a start makes:
+ * its text (`directive/validate-directive.ts`) and its tools, child directives and parameters
+ * against the project (`DirectiveLoader.projectFindings`). Never throws for the directive's own
  * problems: they are the answer; `UNKNOWN_DIRECTIVE` for an item id the project does not hold.
  */
 export async function validateDirective(
   target: ValidateTarget,
-  request: { directive: string } | { source: string },
+  request: ({ directive: string } | { source: string }) & ValidateOptions,
 ): Promise<Validation> {
-  try {
-    const loaded =
+  return validateLoaded(
+    target.loader,
+    () =>
       'source' in request
         ? target.loader.fromText(target.loader.fileOf('_request', '.md'), request.source)
-        : await target.load(request.directive);
+        : target.load(request.directive),
+    { ...(request.strict !== undefined && { strict: request.strict }) },
+    // A directive the project does not hold is the request's problem, not a finding.
+    (e) => 'directive' in request && e.code === ErrorCode.UNKNOWN_DIRECTIVE,
+  );
+}
+
+/**
+ * Validates the directive `load` gives (see {@link validateDirective}); an error of loading it
+ * that `rethrow` picks is thrown rather than reported.
+ */
+export async function validateLoaded(
+  loader: Pick<DirectiveLoader, 'projectFindings'>,
+  load: () => LoadedDirective | Promise<LoadedDirective>,
+  options: ValidateOptions = {},
+  rethrow: (e: DirigentError) => boolean = () => false,
+): Promise<Validation> {
+  let loaded: LoadedDirective;
+  let found: Validation;
+  try {
+    loaded = await load();
+    const findings = await loader.projectFindings(loaded);
     const info = infoOf(loaded, 'project');
-    return { valid: true, errors: [], warnings: info.warnings, directive: info };
+    const warnings = [...info.warnings, ...findings.warnings];
+    found =
+      findings.errors.length > 0
+        ? { valid: false, errors: findings.errors, warnings }
+        : { valid: true, errors: [], warnings, directive: { ...info, warnings } };
   } catch (err) {
     const e = DirigentError.from(err);
-    // A directive the project does not hold is the request's problem, not a finding.
-    if ('directive' in request && e.code === ErrorCode.UNKNOWN_DIRECTIVE) throw e;
-    return { valid: false, errors: diagnosticsOf(e), warnings: [] };
+    if (rethrow(e)) throw e;
+    found = { valid: false, errors: diagnosticsOf(e), warnings: [] };
   }
+  if (options.strict !== true || found.warnings.length === 0) return found;
+  // The directive is no longer valid, so what it offers is not returned.
+  return {
+    valid: false,
+    errors: [...found.errors, ...found.warnings.map((w) => ({ ...w, severity: 'error' as const }))],
+    warnings: [],
+  };
 }

@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/directive/ast.js';
 import { formatDiagnostic } from '../../src/directive/diagnostics.js';
@@ -41,6 +41,7 @@ import {
   RUN_FAILURES,
   USED_INPUT_DIRECTIVE,
 } from './cases/runtime.js';
+import { PROJECT_CHECKS, PROJECT_CHECKS_ALLOW, PROJECT_ITEMS } from './cases/project-checks.js';
 import { RUN_SETTINGS } from './cases/run-settings.js';
 import { STATIC_CHECKS, STATIC_CHECKS_ALLOW } from './cases/static-checks.js';
 import { STEPS } from './cases/steps.js';
@@ -286,6 +287,45 @@ describe('bad inputs are refused before the run starts', () => {
       expect(err.hint).toContain('count (integer, required)');
       expect(existsSync(join(project, 'ran.txt')), 'nothing ran').toBe(false);
     });
+});
+
+describe("a directive's tools, child directives and parameters are checked against its project before it runs", () => {
+  beforeAll(async () => {
+    for (const [path, text] of Object.entries(PROJECT_ITEMS)) {
+      const file = join(project, '.ai', path);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, text);
+    }
+  });
+
+  PROJECT_CHECKS.forEach(({ spec, text, code, more = [], says = [] }, n) =>
+    it(spec, async () => {
+      const { file, marks } = await install(`project_case_${n}`, text);
+      const codes = [code, ...more];
+      expect(marks, 'one ‸ per expected diagnostic').toHaveLength(codes.length);
+      const loaded = await engine.loader.loadFile(file);
+      let err: unknown;
+      await engine.loader.checked(loaded).catch((e: unknown) => (err = e));
+      expect(err, 'the directive is refused').toBeInstanceOf(DirigentError);
+      const e = err as DirigentError;
+      expect(e.code).toBe(code);
+      expect(e.location).toEqual(marks[0]);
+      for (const part of says) expect(e.message).toContain(part);
+      const diagnostics = e.details?.diagnostics as Diagnostic[] | undefined;
+      expect(diagnostics?.map((d) => ({ code: d.code, loc: d.loc }))).toEqual(
+        codes.map((c, i) => ({ code: c, loc: marks[i] })),
+      );
+      for (const d of diagnostics ?? []) expect(d.hint, `hint of ${d.code}`).toMatch(/\S/);
+    }),
+  );
+
+  PROJECT_CHECKS_ALLOW.forEach(({ spec, text }, n) =>
+    it(spec, async () => {
+      const { file } = await install(`project_allowed_${n}`, text);
+      const findings = await engine.loader.projectFindings(await engine.loader.loadFile(file));
+      expect(findings).toEqual({ errors: [], warnings: [] });
+    }),
+  );
 });
 
 describe('an input the process reads without a default is required at start, even when not marked required', () => {
