@@ -1,8 +1,8 @@
 /**
  * Where a directive's process reads an input with no way out when it is missing: a template
  * (`${inputs.x}`, `{input:x}`) without `?` and without a default, in a tool's or a child's
- * parameters, an item id, a render, an explicit `<instruction>`, an assignment, a foreach's list,
- * a lock key or an output. A run without such an input would fail there, after the steps before
+ * parameters (a compensation's too), an item id, a render, an explicit `<instruction>`, an
+ * assignment, a foreach's list, a lock key or an output. A run without such an input would fail there, after the steps before
  * it ran; so an input that is read so, and has no default, is required at start
  * (`engine/validate-inputs.ts`). Expressions and conditions are not such places: a path they read
  * that is missing is simply nothing (`$exists(inputs.x)` is how one asks). A step whose condition
@@ -59,6 +59,8 @@ function walk(nodes: readonly ProcessNode[], guarded: Set<string>, uses: InputUs
       at({ kind: 'template', source: act.text }, act.loc);
     else if (act.type === 'return' && act.output)
       for (const v of Object.values(act.output)) at(v, act.loc);
+    const undo = n.compensate?.execute;
+    if (undo !== undefined) execute(undo.itemId, undo.params, undo.loc);
   }
 }
 

@@ -127,6 +127,12 @@ function checkNodes(nodes: ProcessNode[], ctx: ValidationContext): void {
     else if (act.type === 'instruction') checkInstruction(n, act.text, act.loc, ctx);
     else if (act.type === 'return' && act.output)
       for (const v of Object.values(act.output)) checkValue(v, act.loc, ctx);
+    if (n.compensate !== undefined) {
+      // It sees the result of the step it undoes (of each item, and the item, for a foreach).
+      const vars = act.type === 'foreach' ? [act.as, `${act.as}_index`] : [];
+      const ex = n.compensate.execute;
+      checkExecute(ex.itemType, ex.itemId, ex.params, ex.loc, ctx, { vars, step: n });
+    }
   }
 }
 

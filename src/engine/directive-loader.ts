@@ -266,7 +266,7 @@ function executesAny(nodes: readonly ProcessNode[]): boolean {
   return nodes.some((n) =>
     n.kind === 'parallel'
       ? n.branches.some((b) => executesAny(b.nodes))
-      : n.action.type === 'execute' || n.action.type === 'foreach',
+      : n.action.type === 'execute' || n.action.type === 'foreach' || n.compensate !== undefined,
   );
 }
 

@@ -127,7 +127,7 @@ export async function checkProject(
   return { errors: diag.errors, warnings: diag.warnings };
 }
 
-/** Every `<execute>` of `nodes`, a foreach's included. */
+/** Every `<execute>` of `nodes`, a foreach's and a compensation's included. */
 function executionsOf(nodes: readonly ProcessNode[], out: ExecuteAction[] = []): ExecuteAction[] {
   for (const n of nodes) {
     if (n.kind === 'parallel') {
@@ -137,6 +137,7 @@ function executionsOf(nodes: readonly ProcessNode[], out: ExecuteAction[] = []):
     const act = n.action;
     if (act.type === 'execute') out.push(act);
     else if (act.type === 'foreach') out.push(act.execute);
+    if (n.compensate !== undefined) out.push(n.compensate.execute);
   }
   return out;
 }

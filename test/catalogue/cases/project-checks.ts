@@ -117,6 +117,22 @@ export const PROJECT_CHECKS: Malformed[] = [
     says: ['is given an array (${inputs.names}), and the parameter takes string'],
   },
 
+  {
+    spec: 'the tool a <compensate> runs must resolve too',
+    text: directive(`
+      <process>
+        <step name="reserve">
+          <execute item_type="tool" item_id="dirigent/util/echo"/>
+          <compensate>
+            ‸<execute item_type="tool" item_id="dirigent/util/ecoh"/>
+          </compensate>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.UNKNOWN_TOOL,
+    says: ['Did you mean "dirigent/util/echo"?'],
+  },
+
   // --- child directives
   {
     spec: 'a child directive that does not exist is UNKNOWN_DIRECTIVE at its <execute>, with a did-you-mean',

@@ -238,6 +238,29 @@ export const STATIC_CHECKS: Malformed[] = [
     says: ['the answer of step "approve" is a boolean: it has no field "yes"'],
   },
 
+  // --- compensations
+  {
+    spec: "a compensation's parameters are checked: it sees the result of the step it undoes, the inputs and state, no foreach variable of another step",
+    text: directive(`
+      <inputs><input name="order" default="o-1"/></inputs>
+      <process>
+        <step name="reserve">
+          <execute item_type="tool" item_id="dirigent/util/echo">
+            <param name="order" value="{input:order}"/>
+          </execute>
+          <compensate>
+            <execute item_type="tool" item_id="dirigent/util/echo">
+              <param name="release" value="\${result.order} {input:order}"/>
+              <param name="why" ‸value="\${inputs.ordr}"/>
+            </execute>
+          </compensate>
+        </step>
+      </process>
+    `),
+    code: ErrorCode.UNKNOWN_TEMPLATE_PATH,
+    says: ['${inputs.ordr}', 'Did you mean "order"?'],
+  },
+
   // --- conditions and instructions
   {
     spec: 'a condition path naming an undeclared input is UNKNOWN_TEMPLATE_PATH at its path attribute',
