@@ -48,8 +48,8 @@ export class Diagnostics {
 
 /**
  * A {@link Diagnostics} whose errors are recorded in `target` as warnings, each message followed
- * by `note` (what happens instead of a failure): for what is checked but not executed, such as
- * RYE's prose.
+ * by `note` (a sentence: what happens instead of a failure): for what is checked but not
+ * executed, such as RYE's prose.
  */
 export function asWarnings(target: Diagnostics, note = ''): Diagnostics {
   return new WarningsOf(target, note);
@@ -69,7 +69,9 @@ class WarningsOf extends Diagnostics {
     loc: SourceLocation | undefined,
     hint?: string,
   ): void {
-    this.target.warn(code, message + this.note, loc, hint);
+    const joined =
+      this.note === '' ? message : `${message}${/[.?!)]$/.test(message) ? ' ' : '. '}${this.note}`;
+    this.target.warn(code, joined, loc, hint);
   }
 
   override warn(

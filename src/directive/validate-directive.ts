@@ -150,7 +150,7 @@ function checkInstruction(
   if (!isProseStep(step)) return checkTemplate(text, loc, ctx);
   checkTemplate(text, loc, {
     ...ctx,
-    diag: asWarnings(ctx.diag, " The step's text is shown as written where it does not render."),
+    diag: asWarnings(ctx.diag, "The step's text is shown as written where it does not render."),
   });
 }
 

@@ -85,7 +85,7 @@ export async function checkProject(
   const diag = new Diagnostics();
   const rye = asWarnings(
     diag,
-    ' (A tool of RYE OS: a warning, since RYE runs it; here the step fails when it runs.)',
+    'A tool of RYE OS, which RYE runs: a warning here, and the step fails if it runs.',
   );
   const tools = new Map<string, Promise<ToolInfo>>();
   const children = new Map<string, Promise<Directive | DirigentError>>();
