@@ -18,7 +18,7 @@ import type { Syntax } from '../values/syntax.js';
 import { urlParts } from '../values/url-render.js';
 import type { ValueShape } from '../values/value-shape.js';
 import type { InputType } from './ast.js';
-import type { ValidationContext } from './check-value.js';
+import type { ValidationContext } from './validation-context.js';
 
 /** A `<param>` whose text is code in `syntax`. */
 export interface CodeParam {

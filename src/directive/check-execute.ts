@@ -8,7 +8,8 @@ import { compileTemplate, type TemplateSlot } from '../expr/template.js';
 import type { ParamSpec } from './action.js';
 import { isGranted, requiredCapability } from './capabilities.js';
 import { checkCodeValues } from './check-code-values.js';
-import { checkTemplate, checkValue, type ValidationContext, type Where } from './check-value.js';
+import { checkTemplate, checkValue, type Where } from './check-value.js';
+import type { ValidationContext } from './validation-context.js';
 
 /**
  * Checks an execution of `itemType` `itemId` with `params`, written at `loc`, as seen from

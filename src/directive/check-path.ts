@@ -9,7 +9,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import type { SourceLocation } from '../errors/source-location.js';
 import { CLOCK_ROOTS } from '../expr/scope.js';
 import type { AnswerDecl, InputType, StepNode } from './ast.js';
-import type { ValidationContext } from './check-value.js';
+import type { ValidationContext } from './validation-context.js';
 
 /** What a value sees besides the run's data. */
 export interface Where {

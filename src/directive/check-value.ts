@@ -16,23 +16,9 @@ import { compileTemplate, type TemplateRef } from '../expr/template.js';
 import type { Condition, Directive, StepNode, ValueSpec } from './ast.js';
 import { checkPath, NOWHERE, type Where } from './check-path.js';
 import type { Diagnostics } from './diagnostics.js';
-import type { DirectiveChecks } from './directive-checks.js';
+import type { ValidationContext } from './validation-context.js';
 
 export { NOWHERE, type Where } from './check-path.js';
-
-/** What the checks of one directive share. */
-export interface ValidationContext {
-  d: Directive;
-  diag: Diagnostics;
-  /** Every step, parallel block and branch, by name, where it is written. */
-  names: Map<string, SourceLocation>;
-  /** The steps, by name: what their records and answers hold. */
-  steps: Map<string, StepNode>;
-  stateKeys: Set<string>;
-  checkInputs: boolean;
-  checks: DirectiveChecks;
-  secrets: ReadonlySet<string>;
-}
 
 /**
  * Checks the value `v`, written at `loc` (or at the attribute that holds it, when the value knows

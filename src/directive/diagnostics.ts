@@ -3,17 +3,32 @@ import type { ErrorCode } from '../errors/error-codes.js';
 import { formatLocation, type SourceLocation } from '../errors/source-location.js';
 import type { Diagnostic, ErrorDiagnostic } from './diagnostic.js';
 
-/** Collects the errors and warnings found while reading one directive. */
+/**
+ * Collects the errors and warnings found while reading one directive. A collector made by
+ * {@link asWarnings} keeps nothing itself: it passes what it is told to another collector, with
+ * errors demoted to warnings.
+ */
 export class Diagnostics {
   readonly errors: ErrorDiagnostic[] = [];
   readonly warnings: Diagnostic[] = [];
 
+  /** @param demoteTo - when set, where errors go as warnings, each message followed by `note`. */
+  constructor(private readonly demoteTo?: { target: Diagnostics; note: string }) {}
+
   error(code: ErrorCode, message: string, loc: SourceLocation | undefined, hint?: string): void {
+    if (this.demoteTo !== undefined) {
+      const { target, note } = this.demoteTo;
+      const joined =
+        note === '' ? message : `${message}${/[.?!)]$/.test(message) ? ' ' : '. '}${note}`;
+      target.warn(code, joined, loc, hint);
+      return;
+    }
     this.errors.push({ severity: 'error', code, message, loc, hint });
   }
 
   warn(code: string, message: string, loc: SourceLocation | undefined, hint?: string): void {
-    this.warnings.push({ severity: 'warning', code, message, loc, hint });
+    if (this.demoteTo !== undefined) this.demoteTo.target.warn(code, message, loc, hint);
+    else this.warnings.push({ severity: 'warning', code, message, loc, hint });
   }
 
   /** Records a thrown DirigentError as an error diagnostic; rethrows anything else. */
@@ -52,36 +67,7 @@ export class Diagnostics {
  * executed, such as RYE's prose.
  */
 export function asWarnings(target: Diagnostics, note = ''): Diagnostics {
-  return new WarningsOf(target, note);
-}
-
-class WarningsOf extends Diagnostics {
-  constructor(
-    private readonly target: Diagnostics,
-    private readonly note: string,
-  ) {
-    super();
-  }
-
-  override error(
-    code: ErrorCode,
-    message: string,
-    loc: SourceLocation | undefined,
-    hint?: string,
-  ): void {
-    const joined =
-      this.note === '' ? message : `${message}${/[.?!)]$/.test(message) ? ' ' : '. '}${this.note}`;
-    this.target.warn(code, joined, loc, hint);
-  }
-
-  override warn(
-    code: string,
-    message: string,
-    loc: SourceLocation | undefined,
-    hint?: string,
-  ): void {
-    this.target.warn(code, message, loc, hint);
-  }
+  return new Diagnostics({ target, note });
 }
 
 /** `file:line:col: message [CODE]` followed by the hint, as printed by the CLI. */

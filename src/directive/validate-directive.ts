@@ -4,17 +4,11 @@ import type { SourceLocation } from '../errors/source-location.js';
 import type { Directive, ProcessNode, StepNode } from './ast.js';
 import { checkExecute } from './check-execute.js';
 import { checkTriggers } from './check-triggers.js';
-import {
-  checkCondition,
-  checkTemplate,
-  checkValue,
-  NOWHERE,
-  type ValidationContext,
-  type Where,
-} from './check-value.js';
+import { checkCondition, checkTemplate, checkValue, NOWHERE, type Where } from './check-value.js';
 import { asWarnings, type Diagnostics } from './diagnostics.js';
 import { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
 import { isProseStep } from './prose-step.js';
+import type { ValidationContext } from './validation-context.js';
 
 export { DEFAULT_CHECKS, type DirectiveChecks } from './directive-checks.js';
 

@@ -163,6 +163,59 @@ describe('takeover', { timeout: 60_000 }, () => {
     },
   );
 
+  it.each([
+    ['in the process driving the run', 'runs,tools', 2],
+    ['as a job on a worker of its own', 'runs', 1],
+  ] as const)(
+    'takes over a run killed (SIGKILL) during its compensations, whose calls run %s: each compensation runs to its end once, the ones that ended not again',
+    async (_how, queues, reserveAttempts) => {
+      const store = new RedisRunStore(redis.redis, { prefix: redis.prefix });
+      // Calls go to a tools worker that lives on, or run in the process that drives the run.
+      if (queues === 'runs') await worker('tools');
+      const a = await worker(queues);
+      // Each compensation says when it starts and, 3 s later, that it has done its work.
+      const undo = (what: string) =>
+        `<compensate><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo ${what}-start >> undo.log; sleep 3; echo ${what} >> undo.log"/></execute></compensate>`;
+      const step = (name: string, command: string, compensate = '') =>
+        `<step name="${name}"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="${command}"/></execute><retry attempts="1"/>${compensate}</step>`;
+      const runId = await start(
+        `<process>${step('reserve', 'echo -n r1', undo('unreserve'))}${step('charge', 'echo -n c1', undo('refund'))}${step('ship', 'exit 1')}</process>`,
+      );
+      // The second compensation is under way, and the store knows it (where its call runs).
+      await until(() => lines('undo.log').includes('unreserve-start'), 20_000, 'unreserve');
+      await until(async () => {
+        const stored = await store.load(runId);
+        const rec = stored?.steps['compensate:reserve'];
+        return (
+          stored?.record.steps.some((s) => s.name === 'compensate:charge') === true &&
+          rec?.status === 'running' &&
+          (queues === 'runs' || rec.runsOn !== undefined)
+        );
+      });
+      expect((await store.load(runId))!.record.status).toBe('running');
+      const b = await worker(queues);
+      a.child.kill('SIGKILL');
+      await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
+      await until(async () => (await store.load(runId))?.record.status === 'failed', 20_000);
+      const record = (await store.load(runId))!.record;
+      expect(record.error).toMatchObject({ code: 'COMMAND_FAILED', step: 'ship' });
+      // A call lost with its worker counts as an attempt (and was made again); one that ran as
+      // a job was found again by the worker that took over, not made twice.
+      expect(record.steps.map((s) => `${s.name}:${s.status}:${s.attempts}`)).toEqual([
+        'reserve:completed:1',
+        'charge:completed:1',
+        'ship:failed:1',
+        'compensate:charge:completed:1',
+        `compensate:reserve:completed:${reserveAttempts}`,
+      ]);
+      const log = lines('undo.log');
+      expect(log.filter((l) => l === 'refund-start')).toHaveLength(1);
+      expect(log.filter((l) => l === 'refund')).toHaveLength(1);
+      expect(log.filter((l) => l === 'unreserve')).toHaveLength(1);
+      expect(log.filter((l) => l === 'unreserve-start')).toHaveLength(reserveAttempts);
+    },
+  );
+
   it('keeps a worker woken from a pause past its lease from starting the next call beside the new driver', async () => {
     const { store, a, b, runId } = await slowRunOnFirstWorker();
     a.child.kill('SIGSTOP');
