@@ -11,7 +11,7 @@ import { bindParams } from './bind-params.js';
 import type { ToolCall } from './tool-call.js';
 import { abortError } from './abort-error.js';
 import { acceptSimpleParams } from './accept-simple-params.js';
-import { type ToolDefinition } from './tool-definition.js';
+import type { ToolContext, ToolDefinition } from './tool-definition.js';
 import type { ToolDescription, ToolDispatcher } from './tool-dispatcher.js';
 import { unknownTool } from '../errors/item-errors.js';
 
@@ -134,13 +134,20 @@ export class BuiltinDispatcher implements ToolDispatcher {
         }),
     );
     try {
-      return redactSecrets(await this.run({ ...call, params, vars: vars.values }, entry), secrets);
+      const asWritten = (text: string) => vars.asWritten(text);
+      return redactSecrets(
+        await this.run({ ...call, params, vars: vars.values, asWritten }, entry),
+        secrets,
+      );
     } catch (err) {
       throw redactSecrets(DirigentError.from(err), secrets);
     }
   }
 
-  private run(call: ToolCall & { vars?: Record<string, string> }, entry: Entry): Promise<unknown> {
+  private run(
+    call: ToolCall & Pick<ToolContext, 'vars' | 'asWritten'>,
+    entry: Entry,
+  ): Promise<unknown> {
     const schema = entry.description.paramsSchema;
     // Plain parameters of a plain schema are taken as they are (defaults filled); others by ajv.
     if (!acceptSimpleParams(schema, call.params)) {

@@ -17,6 +17,11 @@ export interface ToolContext {
    */
   vars?: Record<string, string>;
   /**
+   * A parameter's text as the directive's author wrote it (`echo {input:name}`), given the text
+   * the tool received (`echo "${DIRIGENT_V0}"`): what a tool's messages should quote.
+   */
+  asWritten?: (text: string) => string;
+  /**
    * The W3C `traceparent` of the span running the call, for tools that start processes or make
    * requests: handed on, it makes their own spans part of the run's trace.
    */

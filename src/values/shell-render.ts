@@ -35,6 +35,22 @@ export class ShellVariables {
   readonly values: Record<string, string> = {};
   private count = 0;
   private bytes = 0;
+  /** Each command rendered with these variables → the command as its author wrote it. */
+  private readonly written = new Map<string, string>();
+
+  /**
+   * `text` as its author wrote it (`echo hi {input:customer}`) when it is a command rendered with
+   * these variables (`echo hi "${DIRIGENT_V0}"`), else `text`: for messages, which speak of the
+   * directive, not of the form bash was handed.
+   */
+  asWritten(text: string): string {
+    return this.written.get(text) ?? text;
+  }
+
+  /** Records that the command `rendered` was written as `written`. */
+  remember(rendered: string, written: string): void {
+    this.written.set(rendered, written);
+  }
 
   /** Adds `value` (the value of the template `label`) and returns the variable's name. */
   add(value: string, label: string): string {
@@ -84,11 +100,14 @@ export function renderShell(
   options: ShellRenderOptions = {},
 ): string {
   let out = template.texts[0]!;
+  let written = out;
   template.slots.forEach((slot, i) => {
     const label = labels[i] ?? 'a value';
     const needs = options.trusted?.includes(i) === true ? [] : needsOf(slot, options);
     out += renderSlot(slot, values[i], label, vars, needs) + template.texts[i + 1]!;
+    written += label + template.texts[i + 1]!;
   });
+  vars.remember(out, written);
   return out;
 }
 

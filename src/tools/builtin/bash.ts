@@ -65,7 +65,8 @@ export const bashTool: ToolDefinition = {
       ...(params.env as Record<string, string>),
       ...ctx.vars,
     });
-    return run(command, cwd, env, (params.timeout as number) * 1000, ctx.signal);
+    const shown = ctx.asWritten?.(command) ?? command;
+    return run(command, shown, cwd, env, (params.timeout as number) * 1000, ctx.signal);
   },
 };
 
@@ -109,9 +110,13 @@ async function workingDir(projectDir: string, dir: string): Promise<string> {
   return path;
 }
 
-/** Runs the command through the subprocess primitive; a non-zero exit is a retryable failure. */
+/**
+ * Runs the command through the subprocess primitive; a non-zero exit is a retryable failure.
+ * Messages quote the command as `shown`: as the directive's author wrote it.
+ */
 async function run(
   command: string,
+  shown: string,
   cwd: string,
   env: Record<string, string>,
   timeoutMs: number,
@@ -124,13 +129,13 @@ async function run(
     env,
     timeoutMs,
     signal,
-    label: `bash command ${quote(command)}`,
+    label: `bash command ${quote(shown)}`,
   });
   if (r.exitCode === 0) return { stdout: r.stdout, stderr: r.stderr, exit_code: 0 };
   const how =
     r.exitCode === null ? `was killed by ${r.killedBy}` : `exited with code ${r.exitCode}`;
   const tail = lastLines(r.stderr);
-  const message = `bash command ${quote(command)} ${how}${tail ? `; stderr ends:\n${tail}` : ''}`;
+  const message = `bash command ${quote(shown)} ${how}${tail ? `; stderr ends:\n${tail}` : ''}`;
   const details = {
     stdout: r.stdout,
     stderr: r.stderr,

@@ -104,6 +104,32 @@ describe('dirigent/shell/bash', () => {
     expect(err.details).toEqual({ stdout: 'partial\n', stderr: 'one\ntwo\n', exit_code: 3 });
   });
 
+  it("quotes a failed command as the directive's author wrote it, not as bash was handed it", async () => {
+    const err = await rejection(
+      dispatcher.dispatch(
+        makeCall(
+          BASH,
+          {},
+          {
+            templated: [
+              {
+                path: ['command'],
+                texts: ["echo 'hi ", "'; exit 3"],
+                labels: ['{input:customer}'],
+                values: ['bob'],
+              },
+            ],
+          },
+        ),
+      ),
+    );
+    expect(err.code).toBe(ErrorCode.COMMAND_FAILED);
+    expect(err.message).toBe(
+      `bash command "echo 'hi {input:customer}'; exit 3" exited with code 3`,
+    );
+    expect(err.message).not.toContain('DIRIGENT_V');
+  });
+
   it('caps each stream at 1 MiB and says so', async () => {
     const result = (await dispatcher.dispatch(
       makeCall(BASH, { command: "head -c 1500000 /dev/zero | tr '\\0' a" }),
