@@ -43,13 +43,7 @@ export class Diagnostics {
    * error its code, message and location.
    */
   throwIfErrors(): void {
-    const at = (d: Diagnostic) =>
-      d.loc === undefined ? [Infinity, Infinity] : [d.loc.line, d.loc.column];
-    this.errors.sort((a, b) => {
-      const [la, ca] = at(a);
-      const [lb, cb] = at(b);
-      return la! - lb! || ca! - cb!;
-    });
+    this.errors.splice(0, this.errors.length, ...inFileOrder(this.errors));
     const first = this.errors[0];
     if (first === undefined) return;
     const more = this.errors.length > 1 ? ` (and ${this.errors.length - 1} more)` : '';
@@ -91,4 +85,15 @@ export function diagnosticsOf(err: DirigentError): Diagnostic[] {
       },
     ]
   );
+}
+
+/** `list` by line and column (those without a place last): the order errors are told in. */
+export function inFileOrder<T extends Diagnostic>(list: readonly T[]): T[] {
+  const at = (d: Diagnostic) =>
+    d.loc === undefined ? [Infinity, Infinity] : [d.loc.line, d.loc.column];
+  return [...list].sort((a, b) => {
+    const [la, ca] = at(a);
+    const [lb, cb] = at(b);
+    return la! - lb! || ca! - cb!;
+  });
 }

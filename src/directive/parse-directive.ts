@@ -96,8 +96,7 @@ function parse(text: string, file: string, checks: DirectiveChecks): Directive {
     const d = readFrontMatterDirective(text, file, contentHash(text));
     const diag = new Diagnostics();
     validateDirective(d, diag, checks);
-    diag.throwIfErrors();
-    return d;
+    return finish(d, diag);
   }
   const diag = new Diagnostics();
   const lines = new LineIndex(file, text);
@@ -193,8 +192,31 @@ function parse(text: string, file: string, checks: DirectiveChecks): Directive {
   };
   validateDirective(directive, diag, checks);
   checkRunSettings(directive.runSettings, directive.inputs, diag);
-  diag.throwIfErrors();
-  return directive;
+  return finish(directive, diag);
+}
+
+/** Directives read whole but found wrong, by the error that refused them. */
+const partials = new WeakMap<DirigentError, Directive>();
+
+/** `d`, unless `diag` holds errors: then one error with every one (see {@link partialDirectiveOf}). */
+function finish(d: Directive, diag: Diagnostics): Directive {
+  try {
+    diag.throwIfErrors();
+  } catch (err) {
+    partials.set(err as DirigentError, d);
+    throw err;
+  }
+  return d;
+}
+
+/**
+ * The directive `err` refused, when {@link parseDirective} read all of it and found it wrong
+ * (an unknown path, a bad attribute), so that what else is wrong with it (its tools, against the
+ * project) can be told in the same answer. Undefined when reading stopped early (no fence,
+ * broken XML). Never to be run.
+ */
+export function partialDirectiveOf(err: unknown): Directive | undefined {
+  return err instanceof DirigentError ? partials.get(err) : undefined;
 }
 
 /** The first element named `tag` among `nodes` or their descendants, document order. */

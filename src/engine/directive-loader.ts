@@ -126,21 +126,20 @@ export class DirectiveLoader {
   }
 
   /**
-   * What `loaded` is found to have against the project (`project-checks.ts`): tools and child
-   * directives that do not resolve, parameters they do not take. Checked once per file and
-   * content and kept while nothing in the spaces changes; never throws for the directive's own
-   * problems (they are the answer).
+   * What directive `d`, read from `file`, is found to have against the project
+   * (`project-checks.ts`): tools and child directives that do not resolve, parameters they do not
+   * take. Checked once per file and content and kept while nothing in the spaces changes; never
+   * throws for the directive's own problems (they are the answer).
    */
-  projectFindings(loaded: LoadedDirective): Promise<ProjectFindings> {
-    const d = loaded.compiled.directive;
+  projectFindings(d: Directive, file: string): Promise<ProjectFindings> {
     if (!executesAny(d.process)) return Promise.resolve(NO_FINDINGS);
     this.items.watchSpaces(); // from now on, a change in a space counts
-    const key = `${loaded.file}\0${d.source.hash}`;
+    const key = `${file}\0${d.source.hash}`;
     const generation = this.items.generation;
     const known = this.findings.get(key);
     if (known !== undefined && known.generation === generation) return known.findings;
     const findings = import('./project-checks.js').then(({ checkProject }) =>
-      checkProject(d, loaded.file, {
+      checkProject(d, file, {
         projectDir: this.projectDir,
         items: this.items,
         resolveDirective: (ref, from) => this.resolve(ref, from),
@@ -167,7 +166,7 @@ export class DirectiveLoader {
    * Throws one error carrying every finding (`details.diagnostics`), located, as a parse does.
    */
   async checked(loaded: LoadedDirective): Promise<LoadedDirective> {
-    const findings = await this.projectFindings(loaded);
+    const findings = await this.projectFindings(loaded.compiled.directive, loaded.file);
     if (findings.errors.length > 0) {
       const { throwIfErrors } = await import('./project-checks.js');
       throwIfErrors(findings);

@@ -39,6 +39,7 @@ import { BUILTIN_TOOLS } from '../tools/builtin/index.js';
 import { RYE_ALIAS_TOOLS } from '../tools/rye-alias-tools.js';
 import { describeInvalidParams } from '../tools/builtin-dispatcher.js';
 import { ToolSchemas } from '../tools/tool-schemas.js';
+import { acceptSimpleParams } from '../tools/accept-simple-params.js';
 import { declaredSyntax } from '../values/syntax.js';
 
 /** What checking a directive against its project found. */
@@ -312,6 +313,13 @@ function checkParams(
       );
     }
   }
+  // Literals that surely fit a plain schema need no ajv (which a one-step run need not load).
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  const templated = required.filter(
+    (r) => typeof r === 'string' && byName.has(r) && !Object.hasOwn(given, r),
+  );
+  const plain = { ...schema, required: required.filter((r) => !templated.includes(r)) };
+  if (acceptSimpleParams(plain, structuredClone(given))) return;
   let validate;
   try {
     validate = schemas.params(schema);

@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../directive/ast.js';
-import { diagnosticsOf } from '../directive/diagnostics.js';
+import { diagnosticsOf, inFileOrder } from '../directive/diagnostics.js';
+import { partialDirectiveOf } from '../directive/parse-directive.js';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -64,21 +65,34 @@ export async function validateLoaded(
   options: ValidateOptions = {},
   rethrow: (e: DirigentError) => boolean = () => false,
 ): Promise<Validation> {
-  let loaded: LoadedDirective;
   let found: Validation;
   try {
-    loaded = await load();
-    const findings = await loader.projectFindings(loaded);
+    const loaded = await load();
+    const d = loaded.compiled.directive;
+    const findings = await loader.projectFindings(d, loaded.file);
     const info = infoOf(loaded, 'project');
     const warnings = [...info.warnings, ...findings.warnings];
     found =
       findings.errors.length > 0
-        ? { valid: false, errors: findings.errors, warnings }
+        ? { valid: false, errors: inFileOrder(findings.errors), warnings }
         : { valid: true, errors: [], warnings, directive: { ...info, warnings } };
   } catch (err) {
     const e = DirigentError.from(err);
     if (rethrow(e)) throw e;
     found = { valid: false, errors: diagnosticsOf(e), warnings: [] };
+    // A directive read whole but wrong is checked against the project too: one answer tells
+    // everything, rather than a second run of validate after the first is mended.
+    const partial = partialDirectiveOf(err);
+    if (partial !== undefined) {
+      const findings = await loader.projectFindings(partial, partial.source.file);
+      const placed = new Set(found.errors.map(placeOf));
+      const more = findings.errors.filter((f) => !placed.has(placeOf(f)));
+      found = {
+        valid: false,
+        errors: inFileOrder([...found.errors, ...more]),
+        warnings: [...partial.warnings, ...findings.warnings],
+      };
+    }
   }
   if (options.strict !== true || found.warnings.length === 0) return found;
   // The directive is no longer valid, so what it offers is not returned.
@@ -87,4 +101,9 @@ export async function validateLoaded(
     errors: [...found.errors, ...found.warnings.map((w) => ({ ...w, severity: 'error' as const }))],
     warnings: [],
   };
+}
+
+/** Where a diagnostic stands, as a key: one finding per place. */
+function placeOf(d: Diagnostic): string {
+  return d.loc === undefined ? d.message : `${d.loc.file}:${d.loc.line}:${d.loc.column}`;
 }

@@ -322,7 +322,8 @@ describe("a directive's tools, child directives and parameters are checked again
   PROJECT_CHECKS_ALLOW.forEach(({ spec, text }, n) =>
     it(spec, async () => {
       const { file } = await install(`project_allowed_${n}`, text);
-      const findings = await engine.loader.projectFindings(await engine.loader.loadFile(file));
+      const loaded = await engine.loader.loadFile(file);
+      const findings = await engine.loader.projectFindings(loaded.compiled.directive, file);
       expect(findings).toEqual({ errors: [], warnings: [] });
     }),
   );

@@ -161,6 +161,38 @@ describe('the operations, embedded', () => {
     expect(checked.errors[0]!.code).toMatch(/TEMPLATE/);
   });
 
+  it('tells in one answer what is wrong in the text and against the project, in file order', async () => {
+    const checked = await dirigent.validate({
+      source: [
+        '# x',
+        '',
+        '```xml',
+        '<directive name="x" version="1.0.0">',
+        '<inputs><input name="threshold" type="number" default="1"/></inputs>',
+        '<process>',
+        '<step name="a"><condition expr="inputs.treshold > 3"/>',
+        '<execute item_type="tool" item_id="dirigent/fs/globb"><param name="pattern" value="*"/></execute></step>',
+        '<step name="b"><execute item_type="tool" item_id="dirigent/util/sleep"><param name="secs" value="1"/></execute></step>',
+        '</process>',
+        '</directive>',
+        '```',
+        '',
+      ].join('\n'),
+    });
+    expect(checked.valid).toBe(false);
+    expect(checked.errors.map((e) => [e.code, e.loc?.line])).toEqual([
+      ['UNKNOWN_TEMPLATE_PATH', 7],
+      ['UNKNOWN_TOOL', 8],
+      ['INVALID_PARAMS', 9],
+      ['INVALID_PARAMS', 9],
+    ]);
+    expect(checked.errors[1]!.message).toContain('Did you mean "dirigent/fs/glob"?');
+    expect(checked.errors.slice(2).map((e) => e.message)).toEqual([
+      'dirigent/util/sleep needs the parameter "ms", which this <execute> does not give.',
+      'dirigent/util/sleep takes no parameter "secs".',
+    ]);
+  });
+
   it('reads a directive again once its file changed, and not before', async () => {
     const first = await dirigent.run({ directive: 'greet/hello', inputs: { name: 'A' } });
     expect(first.outputs).toEqual({ greeting: 'Hello, A!' });
