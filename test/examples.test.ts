@@ -233,6 +233,38 @@ const ROWS: Row[] = [
     outputs: { approved: false, message: 'v1.0.0 not published: typo in line 2' },
   },
   {
+    file: 'saga_with_approval.md',
+    title: 'approved: the order ships, nothing is undone',
+    inputs: { order: 'A-7' },
+    waitsFor: ['approve'],
+    signals: [{ name: 'approve', payload: { approved: true, note: 'fine' } }],
+    status: 'completed',
+    steps: ['reserve', 'charge', 'approve', 'ship'],
+    outputs: { message: 'Order A-7 shipped (fine).' },
+  },
+  {
+    file: 'saga_with_approval.md',
+    title: 'refused: the run fails, the charge is refunded, then the stock released',
+    inputs: { order: 'A-8', amount: 12 },
+    waitsFor: ['approve'],
+    signals: [{ name: 'approve', payload: { approved: false, note: 'too expensive' } }],
+    status: 'failed',
+    steps: [
+      'reserve',
+      'charge',
+      'approve',
+      'refused:failed:1',
+      'compensate:charge',
+      'compensate:reserve:completed:1',
+    ],
+    error: { code: 'COMMAND_FAILED', step: 'refused' },
+    check: (record) => {
+      // The error quotes the command as written, and says why in the command's own words.
+      expect(record.error!.message).toContain("echo 'order {input:order} refused: ${state.note}'");
+      expect(record.error!.message).toContain('order A-8 refused: too expensive');
+    },
+  },
+  {
     file: 'child_directive.md',
     title: 'two child runs, outputs combined',
     inputs: { first: 'Ada', second: 'Grace' },
@@ -504,9 +536,13 @@ function expectSteps(actual: StepEntry[], specs: StepSpec[]): void {
   expect(sorted).toEqual(want);
 }
 
-/** `name` → `name:completed:<actual attempts>`, `name:status` → `name:status:<actual attempts>`. */
+/**
+ * `name` → `name:completed:<actual attempts>`, `name:status` → `name:status:<actual attempts>`.
+ * A compensation's name holds a colon of its own (`compensate:charge`).
+ */
 function normalize(spec: string, candidates: string[]): string {
-  const [name, status = 'completed', attempts] = spec.split(':');
+  const [, name, status = 'completed', attempts] =
+    /^((?:compensate:)?[^:]+)(?::([^:]+))?(?::(\d+))?$/.exec(spec)!;
   if (attempts !== undefined) return `${name}:${status}:${attempts}`;
   const actual = candidates.find((c) => c.startsWith(`${name}:${status}:`));
   return actual ?? `${name}:${status}:1`;
