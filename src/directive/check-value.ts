@@ -14,7 +14,7 @@ import { compileExpression, type CompiledExpression } from '../expr/expression.j
 import { EXPRESSION_FUNCTIONS, type ExpressionName } from '../expr/expression-reads.js';
 import { compileTemplate, type TemplateRef } from '../expr/template.js';
 import type { Condition, Directive, StepNode, ValueSpec } from './ast.js';
-import { checkPath, NOWHERE, type Where } from './check-path.js';
+import { checkPath, NOWHERE, type PathRead, type Where } from './check-path.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { ValidationContext } from './validation-context.js';
 
@@ -74,8 +74,17 @@ function checkExpression(
     report(err, loc, ctx);
     return;
   }
-  for (const p of compiled.reads.paths)
-    checkPath({ ...p, syntax: 'expression', expression: source }, loc, ctx, where);
+  for (const p of compiled.reads.paths) {
+    // A literal of its own, not a spread of `p`: this runs for every path of every expression.
+    const read: PathRead = {
+      root: p.root,
+      path: p.path,
+      raw: p.raw,
+      syntax: 'expression',
+      expression: source,
+    };
+    checkPath(read, loc, ctx, where);
+  }
   for (const n of compiled.reads.unbound)
     if (!where.vars.includes(n.name)) unknownName(n, source, loc, ctx, where);
 }
@@ -122,7 +131,8 @@ export function checkCondition(
   else if (c.kind === 'not') checkCondition(c.of, loc, ctx, where);
   else if (c.kind === 'expr') checkExpression(c.source, c.loc ?? loc, ctx, where);
   else {
-    const [root = '', ...path] = c.path.split('.');
+    const path = c.path.split('.');
+    const root = path.shift() ?? '';
     const at = c.loc ?? loc;
     checkPath({ root, path, raw: c.path, syntax: 'condition' }, at, ctx, where, true);
     if (c.op === 'regex' && typeof c.value === 'string' && !c.value.includes('{')) {

@@ -15,7 +15,6 @@
  * an error message of its own.
  */
 import type { SourceLocation } from '../errors/source-location.js';
-import { attributeOffsets } from './attribute-offsets.js';
 import type { LineIndex } from './line-index.js';
 import { hasMasked, unmask } from './mask-opaque.js';
 import type { XmlChild, XmlElement } from './xml-element.js';
@@ -100,13 +99,13 @@ class FenceElement implements XmlElement {
     readonly attrs: Record<string, string>,
     readonly loc: SourceLocation,
     private readonly fence: Fence,
-    /** Where its `<` is in the fence. */
-    private readonly lt: number,
+    /** Where each attribute's name is in the fence, in the order of `attrs`. */
+    private readonly offsets: readonly number[],
   ) {}
 
   attrAt(name: string): SourceLocation | undefined {
-    if (!Object.hasOwn(this.attrs, name)) return undefined;
-    const at = attributeOffsets(this.fence.text, this.lt)[name];
+    // XML names never look like integers, so `attrs` keeps its keys in the order they were read.
+    const at = this.offsets[Object.keys(this.attrs).indexOf(name)];
     return at === undefined ? undefined : this.fence.lines.at(this.fence.base + at);
   }
 }
@@ -127,6 +126,7 @@ function startTag(f: Fence, lt: number): XmlElement | undefined {
   const tag = text.slice(lt + 1, j);
   const loc = f.lines.at(f.base + lt);
   const attrs: Record<string, string> = {};
+  const offsets: number[] = [];
   for (;;) {
     const spaced = j;
     while (isXmlSpace(text.charCodeAt(j))) j++;
@@ -134,7 +134,7 @@ function startTag(f: Fence, lt: number): XmlElement | undefined {
     if (c === 62 /* > */ || (c === 47 /* / */ && text.charCodeAt(j + 1) === 62)) {
       tagEnd = c === 62 ? j + 1 : j + 2;
       selfClosing = c === 47;
-      return new FenceElement(tag, attrs, loc, f, lt);
+      return new FenceElement(tag, attrs, loc, f, offsets);
     }
     // Attributes are separated by white space: `a="1"b="2"` is not XML.
     if (j === spaced || !isNameStart(c)) return undefined;
@@ -151,6 +151,7 @@ function startTag(f: Fence, lt: number): XmlElement | undefined {
     const value = attributeValue(f, j + 1, close, loc);
     if (value === undefined) return undefined;
     attrs[name] = value;
+    offsets.push(nameStart);
     j = close + 1;
   }
 }
