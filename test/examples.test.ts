@@ -471,8 +471,9 @@ describe('directives/ examples', () => {
         if (row.error) expect(record.error).toMatchObject(row.error);
         else expect(record.error).toBeNull();
         expect(record.waiting ?? []).toEqual([]);
-        // Quick: every example settles well within two seconds (signals are sent at once).
-        expect(record.endedAt! - record.startedAt).toBeLessThan(2000);
+        // A bound that catches a run stuck on something (a lock, a retry delay never cut short),
+        // not a speed goal: the examples run beside the rest of the suite. Speed: npm run bench.
+        expect(record.endedAt! - record.startedAt).toBeLessThan(10_000);
         row.check?.(record);
         // Nothing is left outside .dirigent/ (the examples' scratch space) but the row's policy.
         const left = (await filesUnder(project)).filter((f) => !f.startsWith('.dirigent/'));

@@ -25,6 +25,7 @@ export function formatChaosReport(r: ChaosReport): string {
     `Redis restarts: ${r.redisRestartsMs.length} (${r.redisRestartsMs.map((ms) => `${ms} ms`).join(', ') || 'none'}); workers paused past their lease: ${r.pauses}`,
     `runs not completed as expected: ${some(r.wrongRuns)}`,
     `side effects lost: ${some(r.lostEffects)}`,
+    `side effects made but not logged (a call killed between its guard and its log line): ${some(r.cutEffects)}`,
     `side effects duplicated: ${some(r.duplicatedEffects)}`,
     `tool calls made again (at least once, around lost workers): ${r.repeatedCalls}`,
     ...(r.wrongRunLines.length > 0

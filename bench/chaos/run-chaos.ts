@@ -61,6 +61,8 @@ export interface ChaosReport {
   wrongRunLines: string[];
   /** Guarded side effects missing (lost) or present more than once (duplicated). */
   lostEffects: string[];
+  /** Effects made (their guard exists) whose line a call killed right after the guard never wrote. */
+  cutEffects: string[];
   duplicatedEffects: string[];
   /** Tool calls made again (beyond one per guarded effect). */
   repeatedCalls: number;
@@ -346,7 +348,12 @@ async function check(
   };
   const effects = count('effects.log');
   const calls = count('calls.log');
-  const lostEffects = expected.filter((e) => (effects.get(e) ?? 0) === 0);
+  // An effect is made when its guard is (an atomic mkdir); its line in effects.log follows, and a
+  // call killed with its worker between the two leaves the effect made but not logged.
+  const guarded = (e: string) => existsSync(join(project, 'fx', e.replace(' ', '.')));
+  const unlogged = expected.filter((e) => (effects.get(e) ?? 0) === 0);
+  const lostEffects = unlogged.filter((e) => !guarded(e));
+  const cutEffects = unlogged.filter(guarded);
   const duplicatedEffects = expected.filter((e) => (effects.get(e) ?? 0) > 1);
   const repeatedCalls = [...calls.values()].reduce((a, n) => a + n, 0) - calls.size;
   return {
@@ -355,6 +362,7 @@ async function check(
     wrongRuns,
     wrongRunLines,
     lostEffects,
+    cutEffects,
     duplicatedEffects,
     repeatedCalls,
     ok: wrongRuns.length === 0 && lostEffects.length === 0 && duplicatedEffects.length === 0,

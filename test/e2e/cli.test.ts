@@ -250,7 +250,11 @@ describe('dirigent run --json: the run record and the exit status', () => {
 
   it('runs every example through the CLI without getting stuck, with the exit status its outcome calls for', async () => {
     // tidy_notes fetches a page: the scratch project opens no host, so its fetch is refused.
-    const expected: Record<string, number> = { wait_for_signal: 3, tidy_notes: 1 };
+    const expected: Record<string, number> = {
+      wait_for_signal: 3,
+      saga_with_approval: 3,
+      tidy_notes: 1,
+    };
     const inputs: Record<string, string[]> = { greet_child: ['--input', 'name=Ada'] };
     const names = readdirSync(DIRECTIVES)
       .filter((f) => f.endsWith('.md'))

@@ -196,7 +196,8 @@ describe('bootstrap tools', { timeout: 90_000 }, () => {
     const hash = createHash('sha256').update(readFileSync(seed, 'utf8')).digest('hex');
     const key = `${redis.prefix}:bootstrap:setup/seed:${hash}`;
     const dead = { state: 'running', worker: 'gone:1', claim: 'x', started_at: '' };
-    await redis.redis.set(key, JSON.stringify(dead), 'PX', 1500);
+    // Long enough to outlast the worker's start on a busy machine, so that it finds the claim.
+    await redis.redis.set(key, JSON.stringify(dead), 'PX', 5000);
 
     const w = await worker();
     await until(() => lines('once.log').length > 0, 15_000, 'the takeover');

@@ -390,6 +390,7 @@ describe('Engine.resume', () => {
     await waitFor(() => first.activeRun(run.runId)?.steps.try?.retryAt, {
       what: 'attempt 1 to fail, and its retry a minute away',
     });
+    await run.persisted();
     first.release();
 
     const alive = new Recorder();

@@ -1,5 +1,5 @@
 /** Tools from the project's spaces, run for real: RYE's Python formats and the self-registered one. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { ItemResolver } from '../../../src/items/item-resolver.js';
 import { SYSTEM_SPACE_ROOT, type Space } from '../../../src/items/space.js';
 import { ItemDispatcher } from '../../../src/tools/item-dispatcher.js';
 import { alive } from '../../support/process-alive.js';
+import { waitFor } from '../../support/wait-for.js';
 import { caller } from './helpers.js';
 
 let base: string;
@@ -177,12 +178,18 @@ describe('ItemDispatcher', () => {
 
   it('stops a running tool when its signal aborts, and its process is gone', async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const pending = call('slow', {}, controller.signal);
-    setTimeout(() => controller.abort(), 300);
+    // Aborted once the tool runs: its process has written its pid.
+    const pidFile = join(project, 'slow.pid');
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', {
+      what: 'the slow tool to start',
+      timeoutMs: 20_000,
+    });
+    const aborted = Date.now();
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
-    expect(Date.now() - started).toBeLessThan(5000);
-    const pid = Number(readFileSync(join(project, 'slow.pid'), 'utf8'));
+    expect(Date.now() - aborted).toBeLessThan(5000);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(alive(pid), 'the Python process is gone once the call has settled').toBe(false);
   });
 
