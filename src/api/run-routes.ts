@@ -2,6 +2,7 @@
  * The routes of runs: start, read, list, cancel, signal (events are in run-events-route.ts).
  * Each translates the request into one operation of `Dirigent` and its result into a response.
  */
+import { REUSE_POLICIES, type ReusePolicy } from '../operations/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -41,6 +42,7 @@ interface StartBody {
   directive: string;
   inputs?: Record<string, unknown>;
   idempotencyKey?: string;
+  reuse?: ReusePolicy;
 }
 interface ListQuery {
   status?: RunStatus;
@@ -96,6 +98,12 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
             },
             inputs: { type: 'object', additionalProperties: true },
             idempotencyKey: KEY,
+            reuse: {
+              type: 'string',
+              enum: [...REUSE_POLICIES],
+              description:
+                'With an idempotency key whose run failed or was cancelled: `failed` starts a new run, which the key then names; `never` (the default) answers that run.',
+            },
           },
           additionalProperties: false,
         },
@@ -109,13 +117,14 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
       },
     },
     async (request, reply) => {
-      const { directive, inputs, idempotencyKey } = request.body;
+      const { directive, inputs, idempotencyKey, reuse } = request.body;
       const key = keyOf(idempotencyKey, request.headers['idempotency-key']);
       const started = await dirigent.start({
         directive,
         inputs: inputs ?? {},
         trigger: 'api',
         ...(key !== undefined && { idempotencyKey: key }),
+        ...(reuse !== undefined && { reuse }),
       });
       const { runId, created } = started;
       void reply.header('location', `/v1/runs/${runId}`);

@@ -18,6 +18,14 @@ export function registerRunCommands(program: Command): void {
   detachOption(run);
   run
     .option('--json', 'print the run record as JSON')
+    .option(
+      '--idempotency-key <key>',
+      "start one run per key (24 h): run again with the key, and the key's run is answered",
+    )
+    .option(
+      '--reuse <policy>',
+      'with --idempotency-key, when its run failed or was cancelled: never (answer it) or failed (start a new run)',
+    )
     .option('--no-interactive', 'never prompt for instruction steps; leave the run waiting')
     .option(
       '--timeout <seconds>',

@@ -10,6 +10,7 @@ import { describeAnswer } from '../directive/answer-spec.js';
 import { DirigentError, isDirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
+import { checkReusePolicy } from '../operations/idempotency.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { processTelemetry } from '../telemetry/process-telemetry.js';
 import { askAnswer } from './answer-prompt.js';
@@ -36,6 +37,10 @@ export interface RunOptions extends CommonOptions {
   detach?: boolean;
   /** Seconds to wait for the outcome (`--timeout`); unset, the wait has no bound. */
   timeout?: string;
+  /** One run per key (`--idempotency-key`). */
+  idempotencyKey?: string;
+  /** With a key whose run failed or was cancelled (`--reuse`): `never` or `failed`. */
+  reuse?: string;
 }
 
 /**
@@ -91,6 +96,8 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
         inputs,
         trigger: 'cli',
         allowFile: true,
+        ...(opts.idempotencyKey !== undefined && { idempotencyKey: opts.idempotencyKey }),
+        ...(opts.reuse !== undefined && { reuse: checkReusePolicy(opts.reuse) }),
         ...(!opts.json && { observer: progressPrinter(out) }),
       }));
       if (opts.detach && dirigent.mode === 'redis') {

@@ -22,9 +22,18 @@ export class FileIdempotency implements IdempotencyStore {
     this.dir = join(projectDir, '.dirigent', 'idempotency');
   }
 
+  async held(key: string, windowMs: number): Promise<boolean> {
+    const held = await readHeld(this.fileOf(key));
+    return held !== undefined && Date.now() - held.at <= windowMs;
+  }
+
+  private fileOf(key: string): string {
+    return join(this.dir, `${createHash('sha256').update(key).digest('hex')}.json`);
+  }
+
   async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
     const runId = runIdForKey(this.dir, key);
-    const file = join(this.dir, `${createHash('sha256').update(key).digest('hex')}.json`);
+    const file = this.fileOf(key);
     await mkdir(this.dir, { recursive: true });
     // Written aside, then linked into place: the claim appears whole, or not at all.
     const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;

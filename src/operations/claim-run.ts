@@ -1,5 +1,12 @@
-import { queuedRecord } from '../engine/run-record.js';
-import { checkIdempotencyKey, fingerprintOf, type IdempotencyStore } from './idempotency.js';
+import { queuedRecord, type RunStatus } from '../engine/run-record.js';
+import {
+  checkIdempotencyKey,
+  fingerprintOf,
+  generationKey,
+  type Claim,
+  type IdempotencyStore,
+  type ReusePolicy,
+} from './idempotency.js';
 import type { RunBackend } from '../run-backend/run-backend.js';
 import type { StartedRun } from './start-request.js';
 
@@ -11,7 +18,12 @@ export interface RunClaim {
   /** The run's inputs, validated. */
   inputs: Record<string, unknown>;
   windowMs: number;
+  /** What to do when the key's run failed or was cancelled (default `never`). */
+  reuse?: ReusePolicy;
 }
+
+/** The ends after which a key with reuse policy `failed` starts a new run. */
+const REUSABLE: readonly RunStatus[] = ['failed', 'cancelled'];
 
 /**
  * Claims idempotency key `claim.key` for a run of `claim.directive` with `claim.inputs`:
@@ -19,6 +31,12 @@ export interface RunClaim {
  * claimer is still starting it. A run claimed by a starter that died first is this caller's to
  * start: the run id is the same, so a queue keeps one job. `INVALID_REQUEST` for a malformed key,
  * `IDEMPOTENCY_CONFLICT` for a key used for another run.
+ *
+ * A key names a run per generation: its first run is claimed under the key itself, and each run
+ * a reuse started under the next generation's key (see {@link generationKey}). The key's run is
+ * that of its newest generation, whatever the policy of the start that asks. With reuse `failed`,
+ * a start that finds that run failed or cancelled claims the next generation; starters racing
+ * there all name the same new run, and one of them starts it.
  */
 export async function claimRun(
   claims: IdempotencyStore,
@@ -27,12 +45,30 @@ export async function claimRun(
 ): Promise<{ runId: string } | StartedRun> {
   checkIdempotencyKey(claim.key);
   const fingerprint = fingerprintOf(claim.directive, claim.inputs);
-  const { runId, created, pending } = await claims.claim(claim.key, fingerprint, claim.windowMs);
-  if (created) return { runId };
-  const earlier = await backend.get(runId);
-  if (earlier !== undefined) return { runId, created: false, record: earlier };
-  // Its claimer is still starting it: it is as good as queued.
-  if (pending === true)
-    return { runId, created: false, record: queuedRecord(runId, claim.directive, Date.now()) };
-  return { runId };
+  const claimAt = (generation: number): Promise<Claim> =>
+    claims.claim(generationKey(claim.key, generation), fingerprint, claim.windowMs);
+  let generation = 0;
+  let held = await claimAt(generation);
+  for (;;) {
+    if (held.created) return { runId: held.runId };
+    // A newer generation names the key's run now.
+    if (await claims.held(generationKey(claim.key, generation + 1), claim.windowMs)) {
+      held = await claimAt(++generation);
+      continue;
+    }
+    const earlier = await backend.get(held.runId);
+    if (earlier === undefined) {
+      // Its claimer is still starting it: it is as good as queued. Else it died first.
+      if (held.pending === true)
+        return {
+          runId: held.runId,
+          created: false,
+          record: queuedRecord(held.runId, claim.directive, Date.now()),
+        };
+      return { runId: held.runId };
+    }
+    if (claim.reuse !== 'failed' || !REUSABLE.includes(earlier.status))
+      return { runId: held.runId, created: false, record: earlier };
+    held = await claimAt(++generation);
+  }
 }

@@ -27,7 +27,12 @@ import type { DirigentOptions } from './dirigent-options.js';
 import { emitEvent, type Emitted } from './emit-event.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { FileIdempotency } from '../embedded/file-idempotency.js';
-import { DEFAULT_IDEMPOTENCY_WINDOW_MS, type IdempotencyStore } from './idempotency.js';
+import {
+  checkReusePolicy,
+  DEFAULT_IDEMPOTENCY_WINDOW_MS,
+  reuseWithoutKey,
+  type IdempotencyStore,
+} from './idempotency.js';
 import { ItemOperations } from './item-operations.js';
 import { RunQueries } from './run-queries.js';
 import type { RunBackend } from '../run-backend/run-backend.js';
@@ -120,12 +125,17 @@ export class Dirigent {
     );
     // A run with no key gets its id where it starts (a group of starts names its runs).
     let runId: string | undefined;
+    if (request.reuse !== undefined) {
+      checkReusePolicy(request.reuse);
+      if (request.idempotencyKey === undefined) throw reuseWithoutKey();
+    }
     if (request.idempotencyKey !== undefined) {
       const claimed = await claimRun(this.claims, this.backend, {
         key: request.idempotencyKey,
         directive: loaded.itemId,
         inputs,
         windowMs: this.windowMs,
+        ...(request.reuse !== undefined && { reuse: request.reuse }),
       });
       if ('record' in claimed) return claimed;
       runId = claimed.runId;

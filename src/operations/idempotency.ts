@@ -5,6 +5,7 @@
  * A key used again for another directive or other inputs is `IDEMPOTENCY_CONFLICT`.
  */
 import { createHash } from 'node:crypto';
+import { didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 
@@ -27,6 +28,49 @@ export interface Claim {
 export interface IdempotencyStore {
   /** Claims `key` for a run described by `fingerprint`, for `windowMs`. */
   claim(key: string, fingerprint: string, windowMs: number): Promise<Claim>;
+  /** Whether `key` is claimed within a window of `windowMs`, without claiming it. */
+  held(key: string, windowMs: number): Promise<boolean>;
+}
+
+/**
+ * What a start under a key does when the key's run failed or was cancelled, as Temporal's id
+ * reuse policy: `never` (the default) answers that run; `failed` starts a new run, which the key
+ * then names.
+ */
+export type ReusePolicy = 'never' | 'failed';
+
+/** The reuse policies, for messages and schemas. */
+export const REUSE_POLICIES: readonly ReusePolicy[] = ['never', 'failed'];
+
+/** Checks a reuse policy as a caller gives it: `INVALID_REQUEST` listing the policies. */
+export function checkReusePolicy(reuse: unknown): ReusePolicy {
+  if (REUSE_POLICIES.includes(reuse as ReusePolicy)) return reuse as ReusePolicy;
+  throw DirigentError.fatal(
+    ErrorCode.INVALID_REQUEST,
+    `"${String(reuse)}" is not a reuse policy of an idempotency key.${didYouMean(String(reuse), REUSE_POLICIES)}`,
+    {
+      hint: 'Use "never" (a key answers its run, whatever its end) or "failed" (a key whose run failed or was cancelled starts a new run).',
+    },
+  );
+}
+
+/** A reuse policy given without an idempotency key, which it would apply to. */
+export function reuseWithoutKey(): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.INVALID_REQUEST,
+    'A reuse policy applies to an idempotency key, and this start has none.',
+    {
+      hint: 'Give the key too (idempotencyKey, the Idempotency-Key header, --idempotency-key), or leave reuse out.',
+    },
+  );
+}
+
+/**
+ * The key under which the `generation`th run of `key` is claimed: the key itself for its first
+ * run, so that runs started before reuse existed keep their ids.
+ */
+export function generationKey(key: string, generation: number): string {
+  return generation === 0 ? key : `${key}\0${generation}`;
 }
 
 /** The id of the run a key stands for: a UUID made from the key (and the deployment's scope). */

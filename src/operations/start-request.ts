@@ -1,6 +1,7 @@
 import type { EngineObserver } from '../engine/engine-options.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
+import type { ReusePolicy } from './idempotency.js';
 
 /** What starts a run. */
 export interface StartRequest {
@@ -9,6 +10,11 @@ export interface StartRequest {
   inputs?: Record<string, unknown>;
   /** The same key within its window starts one run: later requests get that run. */
   idempotencyKey?: string;
+  /**
+   * With `idempotencyKey`: when the key's run failed or was cancelled, `failed` starts a new run,
+   * which the key then names; `never` (the default) answers that run.
+   */
+  reuse?: ReusePolicy;
   /** What started the run, for its telemetry (default `library`). */
   trigger?: RunTrigger;
   /** Hears the run's steps as they go. */

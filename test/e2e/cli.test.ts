@@ -279,6 +279,28 @@ describe('dirigent run --json: the run record and the exit status', () => {
       if (record.endedAt) expect(record.endedAt - record.startedAt!).toBeLessThan(10_000);
     });
   }, 60_000);
+
+  it("--idempotency-key answers the key's run; --reuse failed starts a new one when it failed", async () => {
+    const file = await directive(
+      'flaky',
+      `<step name="go"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="test -f ok"/></execute></step>`,
+    );
+    const key = ['--idempotency-key', 'job-7'];
+    const first = await json(['run', file, ...key]);
+    expect(first.code).toBe(1);
+    const again = await json(['run', file, ...key]);
+    expect({ code: again.code, runId: again.record.runId }).toEqual({
+      code: 1,
+      runId: first.record.runId,
+    });
+    await writeFile(join(project, 'ok'), '');
+    const reused = await json(['run', file, ...key, '--reuse', 'failed']);
+    expect(reused.code).toBe(0);
+    expect(reused.record.runId).not.toBe(first.record.runId);
+    const bad = await cli(['run', file, ...key, '--reuse', 'sometimes', '--project', project]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"sometimes" is not a reuse policy');
+  }, 30_000);
 });
 
 describe('inputs from the command line', () => {

@@ -91,6 +91,18 @@ describe('errors', () => {
     const wait = await api.post('/v1/runs?wait=61', { directive: 'hello' });
     expectError(wait, 400, 'INVALID_REQUEST');
     expect(wait.body.error.details.problems[0].path).toBe('query/wait');
+    const reuse = await api.post('/v1/runs', {
+      directive: 'hello',
+      idempotencyKey: 'r-1',
+      reuse: 'always',
+    });
+    expectError(reuse, 400, 'INVALID_REQUEST');
+    expect(reuse.body.error.details.problems[0].path).toBe('body/reuse');
+    expectError(
+      await api.post('/v1/runs', { directive: 'hello', inputs: { who: 'x' }, reuse: 'failed' }),
+      400,
+      'INVALID_REQUEST',
+    );
     expectError(await api.get('/v1/runs?limit=0'), 400, 'INVALID_REQUEST');
     expectError(await api.get('/v1/runs?since=yesterday'), 400, 'INVALID_REQUEST');
     expectError(await api.get('/v1/runs?cursor=bm90LWEtY3Vyc29y'), 400, 'INVALID_REQUEST');
@@ -298,6 +310,15 @@ describe('embedded runs', () => {
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ runId, status: 'completed' });
     expect(readFileSync(join(project, 'side-effects.log'), 'utf8')).toBe('ran\n');
+    // A completed run is never started again, even with reuse "failed".
+    const reused = await api.post('/v1/runs', {
+      directive: 'count',
+      inputs: { order: 'o-1' },
+      idempotencyKey: 'order-1',
+      reuse: 'failed',
+    });
+    expect(reused.status).toBe(200);
+    expect(reused.body.runId).toBe(runId);
     const conflict = await api.post(
       '/v1/runs',
       { directive: 'count', inputs: { order: 'o-2' } },

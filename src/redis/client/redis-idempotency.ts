@@ -26,9 +26,18 @@ export class RedisIdempotency implements IdempotencyStore {
     private readonly prefix: string,
   ) {}
 
+  /** Whether `key` is claimed; its window is the claim's expiry in Redis. */
+  async held(key: string): Promise<boolean> {
+    return (await this.redis.exists(this.slotOf(key))) === 1;
+  }
+
+  private slotOf(key: string): string {
+    return `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
+  }
+
   async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
     const runId = runIdForKey(this.prefix, key);
-    const slot = `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
+    const slot = this.slotOf(key);
     const value = JSON.stringify({
       runId,
       fingerprint,

@@ -1,6 +1,7 @@
 /** What a job of the triggers queue carries (see `trigger-worker.ts`), and how it is checked. */
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
+import { REUSE_POLICIES, type ReusePolicy } from '../../operations/idempotency.js';
 
 /** What a trigger job carries. */
 export interface TriggerJobData {
@@ -9,6 +10,8 @@ export interface TriggerJobData {
   inputs?: Record<string, unknown>;
   /** Starts one run per key within its window (default: the job's own id). */
   idempotencyKey?: string;
+  /** When the key's run failed or was cancelled: `failed` starts a new one (default `never`). */
+  reuse?: ReusePolicy;
   /** Answer with the run's record once it ends or waits, waiting at most this many seconds (≤ 600). */
   wait?: number;
 }
@@ -20,12 +23,12 @@ export const MAX_TRIGGER_WAIT_S = 600;
 export function triggerData(data: unknown): TriggerJobData {
   const bad = (what: string) =>
     DirigentError.fatal(ErrorCode.INVALID_REQUEST, `A trigger job's data ${what}.`, {
-      hint: 'Add jobs with data {"directive": "<item id>", "inputs": {…}, "idempotencyKey"?: "…", "wait"?: seconds}.',
+      hint: 'Add jobs with data {"directive": "<item id>", "inputs": {…}, "idempotencyKey"?: "…", "reuse"?: "never" | "failed", "wait"?: seconds}.',
     });
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw bad('is not a JSON object');
   const d = data as Record<string, unknown>;
-  const known = new Set(['directive', 'inputs', 'idempotencyKey', 'wait']);
+  const known = new Set(['directive', 'inputs', 'idempotencyKey', 'reuse', 'wait']);
   const unknown = Object.keys(d).filter((k) => !known.has(k));
   if (unknown.length > 0) throw bad(`has unknown fields: ${unknown.join(', ')}`);
   if (typeof d.directive !== 'string' || d.directive === '')
@@ -37,6 +40,8 @@ export function triggerData(data: unknown): TriggerJobData {
     throw bad('has "inputs" that is not an object of names to values');
   if (d.idempotencyKey !== undefined && typeof d.idempotencyKey !== 'string')
     throw bad('has an "idempotencyKey" that is not a string');
+  if (d.reuse !== undefined && !REUSE_POLICIES.includes(d.reuse as ReusePolicy))
+    throw bad(`has a "reuse" that is neither ${REUSE_POLICIES.map((p) => `"${p}"`).join(' nor ')}`);
   if (
     d.wait !== undefined &&
     !(typeof d.wait === 'number' && d.wait >= 0 && d.wait <= MAX_TRIGGER_WAIT_S)

@@ -8,7 +8,7 @@
  * await queue.add("run", {"directive": "hello", "inputs": {"name": "Ada"}})
  * ```
  *
- * A job's data is `{directive, inputs?, idempotencyKey?, wait?}`; its return value is the run's id,
+ * A job's data is `{directive, inputs?, idempotencyKey?, reuse?, wait?}`; its return value is the run's id,
  * or with `wait` (seconds) the run's record once it ends or waits (or as it stands then). A job
  * names its run: without an idempotency key of its own, the job's id is the key, so a job taken up
  * again after its worker died starts no second run. A directive that does not exist, inputs that
@@ -66,6 +66,7 @@ export class TriggerWorker {
       directive: data.directive,
       inputs: data.inputs ?? {},
       idempotencyKey: data.idempotencyKey ?? `job:${job.id}`,
+      ...(data.reuse !== undefined && { reuse: data.reuse }),
       trigger,
     });
     if (data.wait === undefined) return runId;
