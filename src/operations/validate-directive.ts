@@ -83,8 +83,12 @@ export async function validateLoaded(
     // A directive read whole but wrong is checked against the project too: one answer tells
     // everything, rather than a second run of validate after the first is mended.
     const partial = partialDirectiveOf(err);
-    if (partial !== undefined) {
-      const findings = await loader.projectFindings(partial, partial.source.file);
+    // What cannot be checked of a directive whose text is wrong is told once the text is mended.
+    const findings =
+      partial === undefined
+        ? undefined
+        : await loader.projectFindings(partial, partial.source.file).catch(() => undefined);
+    if (partial !== undefined && findings !== undefined) {
       const placed = new Set(found.errors.map(placeOf));
       const more = findings.errors.filter((f) => !placed.has(placeOf(f)));
       found = {

@@ -27,6 +27,7 @@ import {
   formatLocation,
   type SourceLocation,
 } from '../../src/errors/index.js';
+import { Dirigent } from '../../src/operations/dirigent.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { ANSWERS } from './cases/answers.js';
 import { COMPENSATION } from './cases/compensation.js';
@@ -100,6 +101,30 @@ describe('malformed directives are rejected at parse time, at the line of the mi
         expect(formatDiagnostic(d)).toContain(`${formatLocation(d.loc!)}: error: `);
       }
     });
+});
+
+describe('validate answers every malformed directive with its located errors, never INTERNAL', () => {
+  let project: string;
+  let dirigent: Dirigent;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'dirigent-catalogue-validate-'));
+    dirigent = await Dirigent.open({ project });
+  });
+  afterAll(async () => {
+    await dirigent.close();
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('each case of the catalogue: the codes the parse gives, in file order, at least', async () => {
+    for (const { spec, text, code, more = [] } of MALFORMED) {
+      const { source } = locate(text, FILE);
+      const found = await dirigent.validate({ source });
+      const codes = found.errors.map((e) => e.code);
+      expect(found.valid, spec).toBe(false);
+      expect(codes, spec).not.toContain('INTERNAL');
+      expect(codes, spec).toEqual(expect.arrayContaining([code, ...more]));
+    }
+  });
 });
 
 describe('what expressions read in ways that cannot be followed is left alone', () => {
