@@ -286,6 +286,7 @@ function readInputs(schema: Obj, loc: SourceLocation): InputDecl[] {
     name,
     type: (types.includes(String(p.type)) ? p.type : 'string') as InputType,
     required: required.includes(name),
+    optional: false,
     default: p.default,
     hasDefault: 'default' in p,
     description: typeof p.description === 'string' ? p.description : undefined,

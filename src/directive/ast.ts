@@ -32,6 +32,11 @@ export interface InputDecl {
   name: string;
   type: InputType;
   required: boolean;
+  /**
+   * Written `required="false"`: never asked for at start, even where the process reads it without
+   * a default (see `input-uses.ts`); the run then fails where it reads it, if it is missing.
+   */
+  optional: boolean;
   /** Already coerced to `type`. */
   default: unknown;
   hasDefault: boolean;

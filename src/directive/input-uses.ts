@@ -26,6 +26,17 @@ export interface InputUse {
   step: string | undefined;
 }
 
+/**
+ * The places `d` reads an input that is required at start for it: one it declares neither
+ * required (already asked for), nor with a default, nor `required="false"`.
+ */
+export function requiredAtStart(d: Directive): InputUse[] {
+  return inputUses(d).filter((u) => {
+    const decl = d.inputs.find((i) => i.name === u.input);
+    return decl !== undefined && !decl.required && !decl.hasDefault && !decl.optional;
+  });
+}
+
 /** The places `d` reads an input with no fallback, in document order (see the module comment). */
 export function inputUses(d: Directive): InputUse[] {
   const uses: InputUse[] = [];

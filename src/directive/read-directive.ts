@@ -182,6 +182,7 @@ function readInputs(el: XmlElement | undefined, diag: Diagnostics): InputDecl[] 
       name,
       type,
       required: /^true$/i.test(kid.attrs.required ?? ''),
+      optional: /^false$/i.test(kid.attrs.required ?? ''),
       default: value,
       hasDefault: rawDefault !== undefined,
       description: description === '' ? undefined : description,

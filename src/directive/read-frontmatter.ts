@@ -173,6 +173,7 @@ function inputsOf(
       name: String(i.name),
       type,
       required: i.required === true,
+      optional: i.required === false,
       default: c?.ok ? c.value : undefined,
       hasDefault: c?.ok === true,
       description: typeof i.description === 'string' ? i.description : undefined,

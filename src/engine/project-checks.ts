@@ -27,7 +27,7 @@ import type {
 import { coerceValue } from '../directive/coerce-value.js';
 import type { ErrorDiagnostic } from '../directive/diagnostic.js';
 import { asWarnings, Diagnostics } from '../directive/diagnostics.js';
-import { inputUses } from '../directive/input-uses.js';
+import { requiredAtStart } from '../directive/input-uses.js';
 import { didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError, isDirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -402,11 +402,8 @@ function checkChildInputs(
   }
   const needed = new Map<string, string>(); // input → why it is needed
   for (const i of child.inputs) if (i.required && !i.hasDefault) needed.set(i.name, '');
-  for (const use of inputUses(child)) {
-    const decl = child.inputs.find((i) => i.name === use.input);
-    if (decl !== undefined && !decl.hasDefault && !needed.has(use.input))
-      needed.set(use.input, ` (it reads ${use.raw} with no default)`);
-  }
+  for (const use of requiredAtStart(child))
+    if (!needed.has(use.input)) needed.set(use.input, ` (it reads ${use.raw} with no default)`);
   for (const [name, why] of needed) {
     if (byName.has(name)) continue;
     sink.error(

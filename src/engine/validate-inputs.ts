@@ -2,7 +2,7 @@ import type * as AjvPackage from 'ajv';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Directive, InputType } from '../directive/ast.js';
 import { coerceValue } from '../directive/coerce-value.js';
-import { inputUses, type InputUse } from '../directive/input-uses.js';
+import { requiredAtStart, type InputUse } from '../directive/input-uses.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { formatLocation, type SourceLocation } from '../errors/source-location.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -25,10 +25,7 @@ const strictUses = new WeakMap<Directive, readonly InputUse[]>();
 function usesOf(d: Directive): readonly InputUse[] {
   let uses = strictUses.get(d);
   if (uses === undefined) {
-    uses = inputUses(d).filter((u) => {
-      const decl = d.inputs.find((i) => i.name === u.input);
-      return decl !== undefined && !decl.required && !decl.hasDefault;
-    });
+    uses = requiredAtStart(d);
     strictUses.set(d, uses);
   }
   return uses;

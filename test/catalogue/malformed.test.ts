@@ -382,6 +382,24 @@ describe('an input the process reads without a default is required at start, eve
     expect(record.steps.find((s) => s.name === 'regional')?.status).toBe('skipped');
     await rm(join(project, 'ran.txt'), { force: true });
   });
+
+  it('written required="false", it is not asked for: the run starts, and fails only where it reads it', async () => {
+    await install(
+      'optional_input',
+      USED_INPUT_DIRECTIVE.replace(
+        '<input name="customer" type="string">',
+        '<input name="customer" type="string" required="false">',
+      ).replaceAll('used_input', 'optional_input'),
+    );
+    const record = await engine.run(
+      await engine.loader.loadFile(join(project, '.ai', 'directives', 'optional_input.md')),
+      {},
+    );
+    expect(record.status).toBe('failed');
+    expect(record.error?.step).toBe('report');
+    expect(record.steps.find((s) => s.name === 'mark')?.status).toBe('completed');
+    await rm(join(project, 'ran.txt'), { force: true });
+  });
 });
 
 describe('failures at run time end the run with the code, the step, and where in the directive', () => {
