@@ -38,6 +38,8 @@ export interface ProcessResult {
 
 /** Time the pipes get to close after the process exits (a background child may hold them). */
 const PIPE_GRACE_MS = 200;
+/** After the grace, how long output still arriving is read before the pipes are closed. */
+const DRAIN_MS = 1000;
 
 /** Runs `spec`; rejects on timeout (retryable `STEP_TIMEOUT`), abort, or when it cannot start. */
 export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
@@ -56,8 +58,9 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     if (pid !== undefined) guardGroup(pid);
     const out = new Capture('stdout');
     const err = new Capture('stderr');
-    child.stdout!.on('data', (c: Buffer) => out.push(c));
-    child.stderr!.on('data', (c: Buffer) => err.push(c));
+    let chunks = 0;
+    child.stdout!.on('data', (c: Buffer) => (out.push(c), chunks++));
+    child.stderr!.on('data', (c: Buffer) => (err.push(c), chunks++));
     if (child.stdin !== null) {
       child.stdin.on('error', () => undefined); // a child that exits without reading stdin
       child.stdin.end(spec.input);
@@ -103,13 +106,22 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const complete = () => {
       if (!killing && exit !== undefined) finish();
     };
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      pipeTimer = setTimeout(() => {
+    // The pipes are closed once they have been read dry: a timer runs before the loop reads what
+    // waits in a pipe, so on a busy machine the output the process wrote before it exited may be
+    // unread when the grace is over. Each look comes after a round of reading (setImmediate), and
+    // the pipes are closed at the first round that brought nothing, or DRAIN_MS on.
+    const drain = (until: number) => {
+      const seen = chunks;
+      setImmediate(() => {
+        if (chunks !== seen && Date.now() < until) return drain(until);
         child.stdout!.destroy();
         child.stderr!.destroy();
         complete();
-      }, PIPE_GRACE_MS);
+      });
+    };
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      pipeTimer = setTimeout(() => drain(Date.now() + DRAIN_MS), PIPE_GRACE_MS);
     });
     child.on('close', complete);
   });

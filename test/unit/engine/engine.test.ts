@@ -120,7 +120,8 @@ describe('Engine: waiting runs, signals and cancellation', () => {
     );
     const engine = engineFor();
     const run = engine.start(await engine.loader.loadFile(parent), {});
-    await new Promise((r) => setTimeout(r, 50));
+    // The parent settles waiting once its child waits.
+    expect((await run.settled()).status).toBe('waiting');
     const record = await engine.signal(run.runId, 'confirm', 'ok');
     expect(record).toMatchObject({ status: 'completed', outputs: { kid: 'ok' } });
   });
