@@ -132,6 +132,12 @@ export const SHARED_SCHEMAS = [
       waiting: { type: 'array', items: { $ref: 'WaitingStep#' } },
       startedAt: { type: 'number', description: 'Epoch ms.' },
       endedAt: { type: ['number', 'null'], description: 'Epoch ms.' },
+      tags: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description:
+          "The run's tags (name → value): its directive's <tag>s and the start's; what runs are found by (GET /v1/runs?tag=name:value).",
+      },
     },
     additionalProperties: true,
   },

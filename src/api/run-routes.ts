@@ -2,6 +2,7 @@
  * The routes of runs: start, read, list, cancel, signal (events are in run-events-route.ts).
  * Each translates the request into one operation of `Dirigent` and its result into a response.
  */
+import { parseTags } from '../engine/run-tags.js';
 import { REUSE_POLICIES, type ReusePolicy } from '../operations/idempotency.js';
 import type { FastifyInstance } from 'fastify';
 import type { RunRecord, RunStatus } from '../engine/run-record.js';
@@ -41,12 +42,14 @@ const WAIT = {
 interface StartBody {
   directive: string;
   inputs?: Record<string, unknown>;
+  tags?: Record<string, string>;
   idempotencyKey?: string;
   reuse?: ReusePolicy;
 }
 interface ListQuery {
   status?: RunStatus;
   directive?: string;
+  tag?: string[];
   since?: string;
   until?: string;
   limit?: number;
@@ -97,6 +100,12 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
               description: 'The item id of a directive of the project (GET /v1/directives).',
             },
             inputs: { type: 'object', additionalProperties: true },
+            tags: {
+              type: 'object',
+              additionalProperties: { type: 'string' },
+              description:
+                "Tags for the run (name → value), besides and over its directive's <tag>s: what runs are found by.",
+            },
             idempotencyKey: KEY,
             reuse: {
               type: 'string',
@@ -117,7 +126,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
       },
     },
     async (request, reply) => {
-      const { directive, inputs, idempotencyKey, reuse } = request.body;
+      const { directive, inputs, idempotencyKey, reuse, tags } = request.body;
       const key = keyOf(idempotencyKey, request.headers['idempotency-key']);
       const started = await dirigent.start({
         directive,
@@ -125,6 +134,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         trigger: 'api',
         ...(key !== undefined && { idempotencyKey: key }),
         ...(reuse !== undefined && { reuse }),
+        ...(tags !== undefined && { tags }),
       });
       const { runId, created } = started;
       void reply.header('location', `/v1/runs/${runId}`);
@@ -167,6 +177,13 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
               enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'],
             },
             directive: { type: 'string', minLength: 1, maxLength: 512 },
+            tag: {
+              type: 'array',
+              items: { type: 'string', minLength: 3, maxLength: 320 },
+              maxItems: 32,
+              description:
+                'Only runs with this tag, written name:value; repeat it for every one of several.',
+            },
             since: {
               type: 'string',
               maxLength: 40,
@@ -191,9 +208,11 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     (request) => {
       const q = request.query;
+      const tags = parseTags(q.tag ?? [], ':');
       const filter: RunFilter = {
         ...(q.status !== undefined && { status: q.status }),
         ...(q.directive !== undefined && { directive: q.directive }),
+        ...(tags && { tags }),
         ...(q.since !== undefined && { since: parseTime(q.since, 'since') }),
         ...(q.until !== undefined && { until: parseTime(q.until, 'until') }),
         ...(q.limit !== undefined && { limit: q.limit }),

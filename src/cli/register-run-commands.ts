@@ -1,3 +1,4 @@
+import { collect } from './collect-option.js';
 import type { Command } from 'commander';
 import { lazyAction } from './lazy-action.js';
 import { connectionOptions, detachOption, inputOptions, payloadOption } from './shared-options.js';
@@ -18,6 +19,12 @@ export function registerRunCommands(program: Command): void {
   detachOption(run);
   run
     .option('--json', 'print the run record as JSON')
+    .option(
+      '--tag <name=value>',
+      "tag the run (repeatable), besides the directive's <tag>s: runs are found by their tags",
+      collect,
+      [],
+    )
     .option(
       '--idempotency-key <key>',
       "start one run per key (24 h): run again with the key, and the key's run is answered",
@@ -72,6 +79,7 @@ export function registerRunCommands(program: Command): void {
         'only runs with this status (queued, running, waiting, completed, failed, cancelled)',
       )
       .option('--directive <item_id>', 'only runs of this directive')
+      .option('--tag <name=value>', 'only runs with this tag (repeatable: every one)', collect, [])
       .option('--limit <n>', 'at most this many (default 50)'),
     { embedded: true },
   )

@@ -11,6 +11,7 @@ import { DirigentError, isDirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
 import { checkReusePolicy } from '../operations/idempotency.js';
+import { parseTags } from '../engine/run-tags.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { processTelemetry } from '../telemetry/process-telemetry.js';
 import { askAnswer } from './answer-prompt.js';
@@ -37,6 +38,8 @@ export interface RunOptions extends CommonOptions {
   detach?: boolean;
   /** Seconds to wait for the outcome (`--timeout`); unset, the wait has no bound. */
   timeout?: string;
+  /** Tags for the run, `name=value` (`--tag`, repeatable). */
+  tag?: string[];
   /** One run per key (`--idempotency-key`). */
   idempotencyKey?: string;
   /** With a key whose run failed or was cancelled (`--reuse`): `never` or `failed`. */
@@ -70,6 +73,7 @@ const EXITS_ONE = new Set<string>([
 export function runCommand(target: string, opts: RunOptions): Promise<number> {
   return withDirigent(opts, async (dirigent) => {
     const inputs = parseInputs(opts.input, opts.inputs);
+    const tags = parseTags(opts.tag ?? []);
     const timeoutMs = timeoutOf(opts.timeout);
     const loaded = await dirigent.load(target, true);
     if (!opts.json) {
@@ -97,6 +101,7 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
         trigger: 'cli',
         allowFile: true,
         ...(opts.idempotencyKey !== undefined && { idempotencyKey: opts.idempotencyKey }),
+        ...(tags && { tags }),
         ...(opts.reuse !== undefined && { reuse: checkReusePolicy(opts.reuse) }),
         ...(!opts.json && { observer: progressPrinter(out) }),
       }));
@@ -236,22 +241,32 @@ export function statusCommand(runId: string, opts: CommonOptions): Promise<numbe
 
 /** `dirigent runs [--status s] [--directive d] [--limit n]`: run records, newest first. */
 export function runsCommand(
-  opts: CommonOptions & { status?: string; directive?: string; limit?: string },
+  opts: CommonOptions & { status?: string; directive?: string; limit?: string; tag?: string[] },
 ): Promise<number> {
   return withDirigent(opts, async (dirigent) => {
+    const tags = parseTags(opts.tag ?? []);
     const { runs } = await dirigent.list({
       ...(opts.status !== undefined && { status: opts.status as RunStatus }),
       ...(opts.directive !== undefined && { directive: opts.directive }),
+      ...(tags && { tags }),
       ...(opts.limit !== undefined && { limit: Number(opts.limit) }),
     });
     if (opts.json) out(JSON.stringify(runs));
     else
       for (const r of runs)
         out(
-          `${r.runId}  ${r.status.padEnd(9)}  ${r.directive}  ${new Date(r.startedAt).toISOString()}`,
+          `${r.runId}  ${r.status.padEnd(9)}  ${r.directive}  ${new Date(r.startedAt).toISOString()}${tagsText(r.tags)}`,
         );
     return 0;
   });
+}
+
+/** A run's tags as a list line ends: `  customer=c7 region=eu`, or nothing. */
+function tagsText(tags: Record<string, string> | undefined): string {
+  if (tags === undefined) return '';
+  return `  ${Object.entries(tags)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ')}`;
 }
 
 /**

@@ -13,9 +13,8 @@ import { compareValues } from '../expr/compare.js';
 import { compileExpression, type CompiledExpression } from '../expr/expression.js';
 import { EXPRESSION_FUNCTIONS, type ExpressionName } from '../expr/expression-reads.js';
 import { compileTemplate, type TemplateRef } from '../expr/template.js';
-import type { Condition, Directive, StepNode, ValueSpec } from './ast.js';
+import type { Condition, ValueSpec } from './ast.js';
 import { checkPath, NOWHERE, type PathRead, type Where } from './check-path.js';
-import type { Diagnostics } from './diagnostics.js';
 import type { ValidationContext } from './validation-context.js';
 
 export { NOWHERE, type Where } from './check-path.js';

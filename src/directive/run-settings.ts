@@ -58,11 +58,11 @@ export const RUN_SETTING_TAGS = ['tag', 'priority', 'concurrency'] as const;
 export const PRIORITY_RANGE = { min: 1, max: 10 } as const;
 
 /** What a tag's name may be: a word, dots and dashes allowed (`customer`, `order.region`). */
-const TAG_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
+export const TAG_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,62}$/;
 /** The longest a tag's value may be written, in characters. */
-const MAX_TAG_VALUE = 256;
+export const MAX_TAG_VALUE = 256;
 /** The most tags a directive declares. */
-const MAX_TAGS = 32;
+export const MAX_TAGS = 32;
 
 /** Reads one run setting element of `<metadata>` into `into`, reporting what is wrong. */
 export function readRunSetting(el: XmlElement, into: RunSettings, diag: Diagnostics): void {

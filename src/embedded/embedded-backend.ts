@@ -11,12 +11,11 @@ import type { StoredRun } from '../engine/run-store.js';
 import { toStoredRun } from '../engine/to-stored-run.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
-import type { RunTrigger } from '../telemetry/run-trace.js';
 import { EmbeddedRunChanges } from './embedded-run-changes.js';
 import { EmbeddedFeeds } from './embedded-feeds.js';
 import { countRecords, type CountFilter, type RunCounts } from '../run-backend/run-counts.js';
 import type { ChangeSource } from '../run-backend/run-changes.js';
-import type { RunBackend } from '../run-backend/run-backend.js';
+import type { BackendStart, RunBackend } from '../run-backend/run-backend.js';
 import { pollRecord } from '../run-backend/poll-record.js';
 import { RunFeed, type FollowOptions } from '../run-backend/run-feed.js';
 import type { CancelOptions } from '../engine/cancel-options.js';
@@ -55,10 +54,14 @@ export class EmbeddedBackend implements RunBackend {
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger: RunTrigger },
+    options: BackendStart,
   ): Promise<RunRecord> {
     const runId = options.runId ?? randomUUID();
-    const run = this.engine.start(loaded, inputs, { runId, trigger: options.trigger });
+    const run = this.engine.start(loaded, inputs, {
+      runId,
+      trigger: options.trigger,
+      ...(options.tags && { tags: options.tags }),
+    });
     return Promise.resolve(structuredClone(run.record));
   }
 

@@ -107,6 +107,7 @@ export class ActiveRun {
       error: null,
       startedAt: Date.now(),
       endedAt: null,
+      ...('tags' in start && start.tags && { tags: start.tags }),
     };
     this.children = { ...stored?.children };
     this.toolHashes = stored?.tools ?? ('tools' in start ? start.tools : undefined);

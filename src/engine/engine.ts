@@ -31,6 +31,7 @@ import type { RunStore } from './run-store.js';
 import { findWaiter, signalWaiter } from './signal-waiters.js';
 import type { StartOptions } from './start-options.js';
 import { toStoredRun } from './to-stored-run.js';
+import { runTagsOf } from './run-tags.js';
 import { validateInputs } from './validate-inputs.js';
 import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
 import { runNotFound, runNotWaiting } from '../errors/run-errors.js';
@@ -278,11 +279,13 @@ export class Engine implements RunHost {
     const runId = options.runId ?? randomUUID();
     if (this.active.has(runId))
       throw DirigentError.fatal(ErrorCode.RUN_CONFLICT, `Run ${runId} is already under way here.`);
+    const tags = runTagsOf(loaded.compiled.directive, inputs, options.tags);
     const run = new ActiveRun(this, loaded, lineage, runId, {
       inputs,
       trigger: options.trigger ?? 'library',
       ...(options.trace && { trace: options.trace }),
       ...(options.tools && { tools: options.tools }),
+      ...(tags && { tags }),
     });
     this.register(run);
     // Told before its first step: a feed's `run.started` comes before anything of the run.

@@ -66,6 +66,8 @@ export interface RunRecord {
   waiting?: WaitingStep[];
   startedAt: number;
   endedAt: number | null;
+  /** The run's tags (see `run-tags.ts`), when it has any: what runs are found by. */
+  tags?: Record<string, string>;
 }
 
 /** Exit status of the CLI for a run status (DIRECTIVES.md): 0 completed, 1 failed or cancelled, 3 waiting. */

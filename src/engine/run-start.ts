@@ -1,4 +1,5 @@
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+import type { RunTags } from './run-tags.js';
 import type { StoredRun } from './run-store.js';
 
 /** How a run comes to be live here: started (by a trigger, or as a child), or restored. */
@@ -10,5 +11,7 @@ export type RunStart =
       trace?: RunTrace;
       /** Content hashes of the tools the run's submitter resolved. */
       tools?: Record<string, string>;
+      /** The run's tags, settled (see `run-tags.ts`). */
+      tags?: RunTags;
     }
   | { stored: StoredRun };

@@ -1,3 +1,4 @@
+import type { RunTags } from './run-tags.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
 /** Options of `Engine.start`. */
@@ -10,4 +11,6 @@ export interface StartOptions {
   trace?: RunTrace;
   /** Content hashes of the tools the run's submitter resolved: each call carries its tool's. */
   tools?: Record<string, string>;
+  /** Tags the start gives the run, besides (and over) those its directive declares. */
+  tags?: RunTags;
 }

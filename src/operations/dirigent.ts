@@ -27,6 +27,7 @@ import type { DirigentOptions } from './dirigent-options.js';
 import { emitEvent, type Emitted } from './emit-event.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { FileIdempotency } from '../embedded/file-idempotency.js';
+import { checkTags } from '../engine/run-tags.js';
 import {
   checkReusePolicy,
   DEFAULT_IDEMPOTENCY_WINDOW_MS,
@@ -123,6 +124,7 @@ export class Dirigent {
       request.inputs ?? {},
       this.loader.policy.limits,
     );
+    const tags = request.tags === undefined ? undefined : checkTags(request.tags);
     // A run with no key gets its id where it starts (a group of starts names its runs).
     let runId: string | undefined;
     if (request.reuse !== undefined) {
@@ -143,6 +145,7 @@ export class Dirigent {
     const record = await this.backend.start(loaded, inputs, {
       ...(runId !== undefined && { runId }),
       trigger: request.trigger ?? 'library',
+      ...(tags && { tags }),
     });
     // Its feed from its first event: nothing is missed however soon the run gets going.
     if (request.observer !== undefined)

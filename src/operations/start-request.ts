@@ -15,6 +15,11 @@ export interface StartRequest {
    * which the key then names; `never` (the default) answers that run.
    */
   reuse?: ReusePolicy;
+  /**
+   * Tags for the run (name → value), besides and over those its directive declares: what runs
+   * are found by (`list({ tags })`).
+   */
+  tags?: Record<string, string>;
   /** What started the run, for its telemetry (default `library`). */
   trigger?: RunTrigger;
   /** Hears the run's steps as they go. */

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { RunRecord } from '../engine/run-record.js';
+import type { RunTags } from '../engine/run-tags.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
 /**
@@ -30,6 +31,7 @@ export interface StartMember {
   inputs: Record<string, unknown>;
   trigger?: RunTrigger;
   trace?: RunTrace;
+  tags?: RunTags;
 }
 
 /** The jobs of the runs queue. Jobs name no project: a worker runs them in the one it serves. */
@@ -43,6 +45,8 @@ export type RunJobData =
       trigger?: RunTrigger;
       /** The run's trace, when the process that submitted it records telemetry. */
       trace?: RunTrace;
+      /** Tags the start gave the run, over its directive's. */
+      tags?: RunTags;
       /**
        * A run of a group of starts that goes on in a job of its own (it parked, its worker
        * closed, or it could not begin there): it may be stored already, and is claimed first.
@@ -98,5 +102,6 @@ export function startOfMember(group: StartsJobData, member: StartMember): StartJ
     inputs: member.inputs,
     ...(member.trigger && { trigger: member.trigger }),
     ...(member.trace && { trace: member.trace }),
+    ...(member.tags && { tags: member.tags }),
   };
 }

@@ -1,12 +1,21 @@
 import type { LoadedDirective } from '../engine/directive-loader.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
+import type { RunTags } from '../engine/run-tags.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { CountFilter, RunCounts } from './run-counts.js';
 import type { ChangeSource } from './run-changes.js';
 import type { CancelOptions } from '../engine/cancel-options.js';
 import type { RunFilter, RunPage } from './run-filter.js';
 import type { FollowOptions, RunFeed } from './run-feed.js';
+
+/** How a backend starts a run: its id when the caller chose it, its trigger, the start's tags. */
+export interface BackendStart {
+  runId?: string;
+  trigger: RunTrigger;
+  /** Tags the start gives the run, over its directive's (see `engine/run-tags.ts`). */
+  tags?: RunTags;
+}
 
 /**
  * Where the operations run runs: in this process ({@link EmbeddedBackend}) or on the workers of a
@@ -22,7 +31,7 @@ export interface RunBackend {
   start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger: RunTrigger },
+    options: BackendStart,
   ): Promise<RunRecord>;
   /** The run's record (`queued` while no worker has taken it up), or undefined. */
   get(runId: string): Promise<RunRecord | undefined>;

@@ -3,6 +3,7 @@ import { RUN_STATUSES, type RunRecord, type RunStatus } from '../engine/run-reco
 import { didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { checkTags, hasTags } from '../engine/run-tags.js';
 import type { RunCursor } from '../redis/run-store/redis-run-store.js';
 
 /** What {@link Dirigent.list} takes. */
@@ -10,6 +11,8 @@ export interface RunFilter {
   status?: RunStatus;
   /** The directive's item id. */
   directive?: string;
+  /** Only runs with every one of these tags (name → value). */
+  tags?: Record<string, string>;
   /** Only runs started at or after this time (epoch ms). */
   since?: number;
   /** Only runs started at or before this time (epoch ms). */
@@ -66,6 +69,7 @@ export function checkRunFilter(filter: RunFilter): void {
       { hint: `Statuses: ${RUN_STATUSES.join(', ')}.`, details: { statuses: RUN_STATUSES } },
     );
   }
+  if (filter.tags !== undefined) checkTags(filter.tags);
   pageSize(filter);
 }
 
@@ -93,6 +97,7 @@ export function pageOf(records: Iterable<RunRecord>, filter: RunFilter): RunPage
       (r) =>
         (filter.status === undefined || r.status === filter.status) &&
         (filter.directive === undefined || r.directive === filter.directive) &&
+        hasTags(r, filter.tags) &&
         (filter.since === undefined || r.startedAt >= filter.since) &&
         (filter.until === undefined || r.startedAt <= filter.until) &&
         (after === undefined || isAfter(r, after)),

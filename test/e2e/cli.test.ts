@@ -37,6 +37,7 @@ interface Record_ {
   waiting?: { step: string; signal: string; text?: string; answer?: unknown }[];
   startedAt?: number;
   endedAt?: number | null;
+  tags?: Record<string, string>;
 }
 
 let userSpace: string;
@@ -300,6 +301,26 @@ describe('dirigent run --json: the run record and the exit status', () => {
     const bad = await cli(['run', file, ...key, '--reuse', 'sometimes', '--project', project]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"sometimes" is not a reuse policy');
+  }, 30_000);
+});
+
+describe('dirigent run --tag and runs --tag', () => {
+  it('tags a run from the command line, and lists the runs with every tag asked for', async () => {
+    const file = await directive('tagged', `<step name="go"><render>hi</render></step>`);
+    const a = await json(['run', file, '--tag', 'customer=c7', '--tag', 'region=eu']);
+    expect(a.code).toBe(0);
+    expect(a.record.tags).toEqual({ customer: 'c7', region: 'eu' });
+    await json(['run', file, '--tag', 'customer=c8']);
+    const listed = await cli(['runs', '--tag', 'customer=c7', '--project', project, '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).map((r: { runId: string }) => r.runId)).toEqual([
+      a.record.runId,
+    ]);
+    const human = await cli(['runs', '--tag', 'region=eu', '--project', project]);
+    expect(human.stdout).toContain('customer=c7 region=eu');
+    const bad = await cli(['runs', '--tag', 'customer', '--project', project]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('write name=value');
   }, 30_000);
 });
 

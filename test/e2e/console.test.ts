@@ -154,6 +154,17 @@ describe('the console', { timeout: 60_000 }, () => {
     await page.close();
   });
 
+  it("shows a run's tags among its facts", async () => {
+    const res = await client.post('/v1/runs?wait=20', {
+      directive: 'fails',
+      tags: { customer: 'c7', region: 'eu' },
+    });
+    const page = await browser.open(`${url}/runs/${res.body.runId as string}`, { token: TOKEN });
+    const tags = page.locator('.run-facts .tag');
+    await expect.poll(() => tags.allTextContents()).toEqual(['customer=c7', 'region=eu']);
+    await page.close();
+  });
+
   it('resumes a waiting run to completion when its instruction is answered in the page', async () => {
     const { runId, status: waiting } = await start('ask', { version: '2.4' });
     expect(waiting).toBe('waiting');

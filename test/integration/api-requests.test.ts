@@ -238,6 +238,32 @@ describe('rate limits', () => {
 });
 
 describe('embedded runs', () => {
+  it('tags runs from the body and lists them by ?tag=name:value, every one given', async () => {
+    const { url } = await servers.listen({ project: servers.project() });
+    const api = apiClient(url);
+    const start = async (who: string, tags: Record<string, string>) => {
+      const res = await api.post('/v1/runs?wait=10', { directive: 'hello', inputs: { who }, tags });
+      expect(res.status).toBe(201);
+      expect(res.body.tags).toEqual(tags);
+      return res.body.runId as string;
+    };
+    const a = await start('a', { customer: 'c7', region: 'eu' });
+    await start('b', { customer: 'c8' });
+    const listed = async (query: string) =>
+      (await api.get(`/v1/runs?${query}`)).body.runs.map((r: { runId: string }) => r.runId);
+    const one = await api.get('/v1/runs?tag=customer:c7');
+    expect(one.status, JSON.stringify(one.body)).toBe(200);
+    expect(await listed('tag=customer:c7')).toEqual([a]);
+    expect(await listed('tag=customer:c7&tag=region:eu')).toEqual([a]);
+    expect(await listed('tag=customer:c7&tag=region:us')).toEqual([]);
+    expectError(await api.get('/v1/runs?tag=customer'), 400, 'INVALID_REQUEST');
+    expectError(
+      await api.post('/v1/runs', { directive: 'hello', inputs: { who: 'x' }, tags: { '9': 'x' } }),
+      400,
+      'INVALID_REQUEST',
+    );
+  });
+
   it('runs, lists, signals and cancels runs with no Redis', async () => {
     const project = servers.project();
     const { url, dirigent } = await servers.listen({ project });

@@ -11,13 +11,12 @@ import type { StoredRun } from '../../engine/run-store.js';
 import type { RunSource } from '../run-job.js';
 import { runSourceOf } from '../run-source.js';
 import { RunsClient } from './runs-client.js';
-import type { RunTrigger } from '../../telemetry/run-trace.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { countStoredRuns } from '../run-store/redis-run-counts.js';
 import { RedisRunChanges } from '../run-store/redis-run-changes.js';
 import type { CountFilter, RunCounts } from '../../run-backend/run-counts.js';
 import type { ChangeSource } from '../../run-backend/run-changes.js';
-import type { RunBackend } from '../../run-backend/run-backend.js';
+import type { BackendStart, RunBackend } from '../../run-backend/run-backend.js';
 import type { FollowOptions, RunFeed } from '../../run-backend/run-feed.js';
 import type { CancelOptions } from '../../engine/cancel-options.js';
 import { FeedReader } from './feed-reader.js';
@@ -52,13 +51,14 @@ export class RedisBackend implements RunBackend {
   async start(
     loaded: LoadedDirective,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger: RunTrigger },
+    options: BackendStart,
   ): Promise<RunRecord> {
     const source = await this.sourceOf(loaded);
     // Starts with no id of their own may share a job with others (see `run-worker/start-group.ts`).
     const runId = await this.client.start(source, inputs, {
       ...(options.runId !== undefined && { runId: options.runId }),
       trigger: options.trigger,
+      ...(options.tags && { tags: options.tags }),
     });
     return queuedRecord(runId, source.directive, Date.now());
   }
@@ -89,6 +89,7 @@ export class RedisBackend implements RunBackend {
       limit: limit + 1,
       ...(filter.status !== undefined && { status: filter.status }),
       ...(filter.directive !== undefined && { directive: filter.directive }),
+      ...(filter.tags !== undefined && { tags: filter.tags }),
       ...(filter.since !== undefined && { since: filter.since }),
       ...(filter.until !== undefined && { until: filter.until }),
       ...(filter.cursor !== undefined && { after: decodeCursor(filter.cursor) }),

@@ -13,6 +13,7 @@ import { RedisRunStore, type RunListFilter } from '../run-store/redis-run-store.
 import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-job.js';
 import { groupJobIdOf } from './start-group-ids.js';
 import { StartSender, type StartOptions } from './start-sender.js';
+import type { RunTags } from '../../engine/run-tags.js';
 import type { RunTrigger } from '../../telemetry/run-trace.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { CancelOptions } from '../../engine/cancel-options.js';
@@ -60,7 +61,7 @@ export class RunsClient {
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger?: RunTrigger } = {},
+    options: { runId?: string; trigger?: RunTrigger; tags?: RunTags } = {},
   ): Promise<string> {
     return this.sender.start(source, inputs, options);
   }

@@ -9,6 +9,7 @@ import type { Queue } from 'bullmq';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { Attr } from '../../telemetry/attributes.js';
+import type { RunTags } from '../../engine/run-tags.js';
 import type { RunTrace, RunTrigger } from '../../telemetry/run-trace.js';
 import { SPAN_KIND, type Telemetry } from '../../telemetry/telemetry.js';
 import { QueueName } from '../queue-names.js';
@@ -64,6 +65,7 @@ interface Start {
   source: RunSource;
   inputs: Record<string, unknown>;
   trigger: RunTrigger;
+  tags?: RunTags;
 }
 
 /** Sends starts to the runs queue. */
@@ -88,11 +90,16 @@ export class StartSender {
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger?: RunTrigger },
+    options: { runId?: string; trigger?: RunTrigger; tags?: RunTags },
   ): Promise<string> {
-    const trigger = options.trigger ?? 'library';
-    if (options.runId === undefined) return this.gathered.add({ source, inputs, trigger });
-    await this.sendOne(options.runId, { source, inputs, trigger });
+    const start: Start = {
+      source,
+      inputs,
+      trigger: options.trigger ?? 'library',
+      ...(options.tags && { tags: options.tags }),
+    };
+    if (options.runId === undefined) return this.gathered.add(start);
+    await this.sendOne(options.runId, start);
     return options.runId;
   }
 
@@ -117,7 +124,14 @@ export class StartSender {
       if (at === undefined) sourceAt.set(sourceKey, (at = sources.push(s.source) - 1));
       const runId = runIds[i]!;
       const trace = this.telemetry?.newRunTrace(runId, s.trigger);
-      return { runId, source: at, inputs: s.inputs, trigger: s.trigger, ...(trace && { trace }) };
+      return {
+        runId,
+        source: at,
+        inputs: s.inputs,
+        trigger: s.trigger,
+        ...(s.tags && { tags: s.tags }),
+        ...(trace && { trace }),
+      };
     });
     const jobId = groupJobId(key);
     const spans = runs.map((m, i) =>

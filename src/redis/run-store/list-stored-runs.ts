@@ -3,16 +3,20 @@
  */
 import type { Redis } from 'ioredis';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import { hasTags } from '../../engine/run-tags.js';
 import { recordOf } from './run-hash.js';
 
 /** Index entries read per round trip. */
 const LIST_PAGE = 200;
 
+/** What an index holds: the runs with a status, of a directive, or with a tag (name, value). */
+export type IndexOf = { status: RunStatus } | { directive: string } | { tag: [string, string] };
+
 /** What listing needs of a store: its connection, its keys, and forgetting an expired run. */
 export interface RunIndexes {
   readonly redis: Redis;
   runKey(runId: string): string;
-  indexKey(by?: { status: RunStatus } | { directive: string }): string;
+  indexKey(by?: IndexOf): string;
   /** Removes the index entries of a run whose hash is gone. */
   forgetDangling(runId: string, directive?: string): Promise<unknown>;
 }
@@ -22,6 +26,8 @@ export interface RunListFilter {
   status?: RunStatus;
   /** The directive's name, as in {@link RunRecord.directive}. */
   directive?: string;
+  /** Only runs with every one of these tags. */
+  tags?: Record<string, string>;
   /** At most this many runs (the newest). */
   limit?: number;
   /** Only runs started at or after this time (epoch ms). */
@@ -48,13 +54,17 @@ export async function listStoredRuns(
 ): Promise<RunRecord[]> {
   const limit = filter.limit ?? Infinity;
   if (!(limit > 0)) return [];
-  const { status, directive } = filter;
-  const byStatus = status === undefined ? undefined : store.indexKey({ status });
-  const byDirective = directive === undefined ? undefined : store.indexKey({ directive });
-  let index = byStatus ?? byDirective ?? store.indexKey();
-  if (byStatus !== undefined && byDirective !== undefined) {
-    const [s, d] = await Promise.all([store.redis.zcard(byStatus), store.redis.zcard(byDirective)]);
-    index = d < s ? byDirective : byStatus;
+  const { status, directive, tags } = filter;
+  // The smallest index that holds every run asked for; the other conditions are checked on each.
+  const candidates = [
+    ...(status === undefined ? [] : [store.indexKey({ status })]),
+    ...(directive === undefined ? [] : [store.indexKey({ directive })]),
+    ...Object.entries(tags ?? {}).map((tag) => store.indexKey({ tag })),
+  ];
+  let index = candidates[0] ?? store.indexKey();
+  if (candidates.length > 1) {
+    const sizes = await Promise.all(candidates.map((key) => store.redis.zcard(key)));
+    index = candidates[sizes.indexOf(Math.min(...sizes))]!;
   }
   const out: RunRecord[] = [];
   const seen = new Set<string>();
@@ -92,8 +102,10 @@ export async function listStoredRuns(
       else if (seen.has(id) || (status !== undefined && hash.status !== status)) continue;
       else if (directive !== undefined && hash.directive !== directive) continue;
       else {
+        const record = recordOf(hash);
+        if (!hasTags(record, tags)) continue;
         seen.add(id);
-        out.push(recordOf(hash));
+        out.push(record);
         if (out.length >= limit) break;
       }
     }

@@ -7,6 +7,7 @@
  * keys they derive from the prefix (other runs' index entries), so for Redis Cluster give a
  * hash-tagged prefix such as `{dirigent}`: all of a store's keys then share one slot.
  */
+import type { IndexOf } from './list-stored-runs.js';
 import type { Redis } from 'ioredis';
 import type { StepRecord } from '../../compiler/run-context.js';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
@@ -137,12 +138,12 @@ export class RedisRunStore implements RunStore {
     this.events = events;
   }
 
-  /** The key of an index: all runs, or the runs with a status or of a directive. */
-  indexKey(by?: { status: RunStatus } | { directive: string }): string {
+  /** The key of an index: all runs, or the runs with a status, of a directive or with a tag. */
+  indexKey(by?: IndexOf): string {
     if (by === undefined) return `${this.prefix}:runs`;
-    return 'status' in by
-      ? `${this.prefix}:runs:status:${by.status}`
-      : `${this.prefix}:runs:directive:${by.directive}`;
+    if ('status' in by) return `${this.prefix}:runs:status:${by.status}`;
+    if ('directive' in by) return `${this.prefix}:runs:directive:${by.directive}`;
+    return `${this.prefix}:runs:tag:${by.tag[0]}=${by.tag[1]}`;
   }
 
   /**

@@ -7,7 +7,8 @@
  *   list left empty), `entry:<i>` per entry of that list, `snapshot`, `counters`, `children` and
  *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
  *   per step record (all JSON), `version` (incremented by every save), the plain `status`,
- *   `directive` and `etag` (the identity of the last write) that the scripts read, `textkey` (the
+ *   `directive` and `etag` (the identity of the last write) that the scripts read, `tags` (a line
+ *   `name=value` per tag, when the run has any), `textkey` (the
  *   key of its directive's text), and, for runs written by workers, `epoch` (how many times the
  *   run was claimed) and `owner` (the lease name of the worker that holds it, cleared when it lets
  *   the run go): see `run-claims.ts`.
@@ -17,6 +18,8 @@
  *   `meta` names the hash, not the text) while one of them is stored: `…:runs` is the set of their
  *   ids, and `<prefix>:runs:text-of` (run id → content hash) finds it from a run whose hash has
  *   expired.
+ * - `<prefix>:runs:tag:<name>=<value>`: a sorted set per tag, as the indexes above, and
+ *   `<prefix>:runs:tags-of` (run id → its `tags` field), for when its hash has expired.
  * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms) and
  *   `<prefix>:runs:directive-of` (hash run id → directive): what index cleanup needs once a run's
  *   hash has expired.
@@ -125,7 +128,19 @@ export function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map
   }
   for (const [name, step] of Object.entries(run.steps))
     fields.set(STEP + name, JSON.stringify(step));
+  const tags = tagsField(run.record.tags);
+  if (tags !== undefined) fields.set('tags', tags);
   return fields;
+}
+
+/**
+ * The `tags` field: a line `name=value` per tag, which the save script indexes (values hold no
+ * line break, see `engine/run-tags.ts`).
+ */
+function tagsField(tags: Record<string, string> | undefined): string | undefined {
+  if (tags === undefined) return undefined;
+  const lines = Object.entries(tags).map(([name, value]) => `${name}=${value}`);
+  return lines.length === 0 ? undefined : lines.join('\n');
 }
 
 function sourceMissing(runId: string, hash: string | undefined): DirigentError {
@@ -188,6 +203,7 @@ export function storedRunOf(hash: Record<string, string>): StoredHash | undefine
     ['counters', counters ?? '{}'],
     ['children', children ?? '{}'],
   ]);
+  if (hash.tags !== undefined) fields.set('tags', hash.tags);
   const steps: Record<string, StepRecord> = {};
   for (const [field, json] of Object.entries(hash)) {
     if (field.startsWith(ENTRY)) fields.set(field, json);

@@ -4,7 +4,8 @@
  * goes along unless this store sent it before, and if it is no longer kept (every run of it was
  * deleted or expired since), the script asks for it and the save is sent again with it.
  */
-import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import type { IndexOf } from './list-stored-runs.js';
+import type { RunRecord } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
@@ -30,7 +31,7 @@ interface SaveStore {
   retentionSeconds: number;
   runKey(runId: string): string;
   feedKey(runId: string): string;
-  indexKey(by?: { status: RunStatus } | { directive: string }): string;
+  indexKey(by?: IndexOf): string;
 }
 
 /** How a save writes: on what it builds (a diff: the etag of that write, else ''), and the fields. */

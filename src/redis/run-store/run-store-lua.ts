@@ -57,6 +57,12 @@ local function forget(prefix, runId, hint)
   for _, s in ipairs({'running', 'waiting', 'completed', 'failed', 'cancelled'}) do
     redis.call('ZREM', prefix .. ':runs:status:' .. s, runId)
   end
+  local tagsOf = prefix .. ':runs:tags-of'
+  local tags = redis.call('HGET', hash, 'tags') or redis.call('HGET', tagsOf, runId)
+  if tags then
+    for t in string.gmatch(tags, '[^\\n]+') do redis.call('ZREM', prefix .. ':runs:tag:' .. t, runId) end
+  end
+  redis.call('HDEL', tagsOf, runId)
   redis.call('ZREM', prefix .. ':runs', runId)
   redis.call('ZREM', prefix .. ':runs:expiring', runId)
   redis.call('HDEL', of, runId)
@@ -198,6 +204,13 @@ for _, k in pairs(statuses) do
 end
 redis.call('ZADD', KEYS[8], score, runId)
 redis.call('HSET', KEYS[10], runId, directive)
+-- A run's tags never change: each is an index of its own, and tags-of finds them once the
+-- run's hash has expired.
+local tags = redis.call('HGET', hash, 'tags')
+if tags then
+  for t in string.gmatch(tags, '[^\\n]+') do redis.call('ZADD', prefix .. ':runs:tag:' .. t, score, runId) end
+  redis.call('HSET', prefix .. ':runs:tags-of', runId, tags)
+end
 local retention, now = tonumber(ARGV[10]), nowMs()
 if retention > 0 and (status == 'completed' or status == 'failed' or status == 'cancelled') then
   redis.call('EXPIRE', hash, retention)

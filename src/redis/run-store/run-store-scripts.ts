@@ -2,6 +2,7 @@
  * The commands of {@link RedisRunStore}: every write of a run is one of its Lua scripts
  * (`run-store-lua.ts`), run through ioredis `defineCommand` (EVALSHA).
  */
+import type { IndexOf } from './list-stored-runs.js';
 import type { Redis } from 'ioredis';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
 import type { RunEvents } from './pending-events.js';
@@ -58,7 +59,7 @@ export function saveRunArgs(
     retentionSeconds: number;
     runKey(runId: string): string;
     feedKey(runId: string): string;
-    indexKey(by?: { status: RunStatus } | { directive: string }): string;
+    indexKey(by?: IndexOf): string;
   },
   mode: SaveMode,
   record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>,

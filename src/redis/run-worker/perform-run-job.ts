@@ -120,6 +120,7 @@ async function performRunJob(
         trigger,
         ...(data.trace && { trace: data.trace }),
         ...(data.source.tools && { tools: data.source.tools }),
+        ...(data.tags && { tags: data.tags }),
       });
       ctx.events('run:started', {
         runId: data.runId,

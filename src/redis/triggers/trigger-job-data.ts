@@ -12,6 +12,8 @@ export interface TriggerJobData {
   idempotencyKey?: string;
   /** When the key's run failed or was cancelled: `failed` starts a new one (default `never`). */
   reuse?: ReusePolicy;
+  /** Tags for the run (name → value), over its directive's. */
+  tags?: Record<string, string>;
   /** Answer with the run's record once it ends or waits, waiting at most this many seconds (≤ 600). */
   wait?: number;
 }
@@ -23,12 +25,12 @@ export const MAX_TRIGGER_WAIT_S = 600;
 export function triggerData(data: unknown): TriggerJobData {
   const bad = (what: string) =>
     DirigentError.fatal(ErrorCode.INVALID_REQUEST, `A trigger job's data ${what}.`, {
-      hint: 'Add jobs with data {"directive": "<item id>", "inputs": {…}, "idempotencyKey"?: "…", "reuse"?: "never" | "failed", "wait"?: seconds}.',
+      hint: 'Add jobs with data {"directive": "<item id>", "inputs": {…}, "idempotencyKey"?: "…", "reuse"?: "never" | "failed", "tags"?: {…}, "wait"?: seconds}.',
     });
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw bad('is not a JSON object');
   const d = data as Record<string, unknown>;
-  const known = new Set(['directive', 'inputs', 'idempotencyKey', 'reuse', 'wait']);
+  const known = new Set(['directive', 'inputs', 'idempotencyKey', 'reuse', 'tags', 'wait']);
   const unknown = Object.keys(d).filter((k) => !known.has(k));
   if (unknown.length > 0) throw bad(`has unknown fields: ${unknown.join(', ')}`);
   if (typeof d.directive !== 'string' || d.directive === '')

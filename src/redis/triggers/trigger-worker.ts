@@ -67,6 +67,7 @@ export class TriggerWorker {
       inputs: data.inputs ?? {},
       idempotencyKey: data.idempotencyKey ?? `job:${job.id}`,
       ...(data.reuse !== undefined && { reuse: data.reuse }),
+      ...(data.tags !== undefined && { tags: data.tags }),
       trigger,
     });
     if (data.wait === undefined) return runId;

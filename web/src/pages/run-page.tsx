@@ -97,6 +97,18 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
         <dd>{when(r.startedAt)}</dd>
         <dt>{r.endedAt === null ? 'running for' : 'took'}</dt>
         <dd>{duration((r.endedAt ?? Date.now()) - r.startedAt)}</dd>
+        {r.tags && (
+          <>
+            <dt>tags</dt>
+            <dd class="tags">
+              {Object.entries(r.tags).map(([name, value]) => (
+                <span class="tag mono" key={name}>
+                  {name}={value}
+                </span>
+              ))}
+            </dd>
+          </>
+        )}
         {view.parentRunId && (
           <>
             <dt>started by</dt>
