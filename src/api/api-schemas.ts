@@ -132,6 +132,10 @@ export const SHARED_SCHEMAS = [
       waiting: { type: 'array', items: { $ref: 'WaitingStep#' } },
       startedAt: { type: 'number', description: 'Epoch ms.' },
       endedAt: { type: ['number', 'null'], description: 'Epoch ms.' },
+      summary: {
+        type: 'string',
+        description: 'Its inputs in a few words (customer=c7, amount=12), capped: for lists.',
+      },
       tags: {
         type: 'object',
         additionalProperties: { type: 'string' },

@@ -255,7 +255,7 @@ export function runsCommand(
     else
       for (const r of runs)
         out(
-          `${r.runId}  ${r.status.padEnd(9)}  ${r.directive}  ${new Date(r.startedAt).toISOString()}${tagsText(r.tags)}`,
+          `${r.runId}  ${r.status.padEnd(9)}  ${r.directive}  ${new Date(r.startedAt).toISOString()}${tagsText(r.tags)}${r.summary ? `  (${r.summary})` : ''}`,
         );
     return 0;
   });

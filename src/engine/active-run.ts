@@ -45,6 +45,7 @@ import { runOutputs } from './run-outputs.js';
 import type { RunRecord, WaitingStep } from './run-record.js';
 import { RunSpans } from './run-spans.js';
 import type { RunStart } from './run-start.js';
+import { inputsSummary } from './inputs-summary.js';
 import { secretNames } from './secret-names.js';
 import { StepBook } from './step-book.js';
 import { StepWaits } from './step-waits.js';
@@ -108,6 +109,7 @@ export class ActiveRun {
       startedAt: Date.now(),
       endedAt: null,
       ...('tags' in start && start.tags && { tags: start.tags }),
+      ...summaryOf(start),
     };
     this.children = { ...stored?.children };
     this.toolHashes = stored?.tools ?? ('tools' in start ? start.tools : undefined);
@@ -402,4 +404,10 @@ export class ActiveRun {
     }
     return [...this.waiting.values(), ...nested];
   }
+}
+
+/** The record's `summary` of a run started (not restored) with inputs. */
+function summaryOf(start: RunStart): { summary?: string } {
+  const summary = 'inputs' in start ? inputsSummary(start.inputs) : undefined;
+  return summary === undefined ? {} : { summary };
 }

@@ -68,6 +68,8 @@ export interface RunRecord {
   endedAt: number | null;
   /** The run's tags (see `run-tags.ts`), when it has any: what runs are found by. */
   tags?: Record<string, string>;
+  /** Its inputs in a few words (`customer=c7, amount=12`), for lists; none without inputs. */
+  summary?: string;
 }
 
 /** Exit status of the CLI for a run status (DIRECTIVES.md): 0 completed, 1 failed or cancelled, 3 waiting. */

@@ -95,6 +95,10 @@ for (const mode of ['embedded', 'redis'] as const) {
       expect(await ids({ customer: 'c1', kind: 'order' })).toEqual([a]);
       expect(await ids({ kind: 'order' })).toEqual([b, a]);
       expect(await ids({ customer: 'c3' })).toEqual([]);
+      // Each list entry says its inputs in a few words, so runs of one directive tell apart.
+      expect(
+        (await dirigent.list({ tags: { customer: 'c1' } })).runs.map((r) => r.summary),
+      ).toEqual(['customer=c1', 'customer=c1, region=eu']);
       // With the other filters and pages.
       expect(
         (await dirigent.list({ tags: { customer: 'c1' }, status: 'completed', limit: 1 })).runs,

@@ -228,7 +228,10 @@ function RunRows({
                 <span class="mono" title={r.runId}>
                   {shortId(r.runId)}
                 </span>
-                <span class="ellipsis">{r.directive}</span>
+                <span class="ellipsis" title={r.summary}>
+                  {r.directive}
+                  {r.summary && <span class="muted"> {r.summary}</span>}
+                </span>
                 <span class="muted">{when(r.startedAt)}</span>
                 <span class="muted">{duration((r.endedAt ?? now) - r.startedAt)}</span>
                 <span class="ellipsis err-text">
