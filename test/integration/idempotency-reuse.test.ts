@@ -4,14 +4,14 @@
  * a failed or cancelled run starts one new run (however many starts race there), which the key
  * then names for every later start, whatever their policy. A completed run is never reused.
  */
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dirigent } from '../../src/operations/dirigent.js';
 import type { StartRequest } from '../../src/operations/start-request.js';
 import { writeDirective } from '../support/directive-file.js';
-import { inProcessWorker } from '../support/in-process-worker.js';
+import { dirigentModes, MODES } from '../support/dirigent-modes.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -30,26 +30,13 @@ function project(): string {
   return dir;
 }
 
-let cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const modes = dirigentModes(redis);
 
-for (const mode of ['embedded', 'redis'] as const) {
+for (const mode of MODES) {
   describe(`reusing an idempotency key (${mode})`, { timeout: 30_000 }, () => {
     async function open(): Promise<{ dirigent: Dirigent; dir: string }> {
       const dir = project();
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      if (mode === 'redis') {
-        const w = inProcessWorker(redis, { projectDir: dir });
-        cleanups.push(() => w.close());
-      }
-      const dirigent = await Dirigent.open({
-        project: dir,
-        ...(mode === 'redis' && { redis: redis.url, prefix: redis.prefix }),
-      });
-      cleanups.push(() => dirigent.close());
+      const dirigent = await modes.open(mode, dir);
       return { dirigent, dir };
     }
 

@@ -4,14 +4,14 @@
  * or a signal given an observer tells every step before `wait` answers. Embedded and on Redis
  * (workers in this process) alike.
  */
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dirigent } from '../../src/operations/dirigent.js';
 import type { RunFeedEvent } from '../../src/run-backend/run-feed-event.js';
 import { writeDirective } from '../support/directive-file.js';
-import { inProcessWorker } from '../support/in-process-worker.js';
+import { dirigentModes, MODES } from '../support/dirigent-modes.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -53,26 +53,13 @@ function project(): string {
 const names = (events: RunFeedEvent[]) =>
   events.map((e) => ('step' in e ? `${e.type}:${e.step}` : e.type));
 
-let cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const modes = dirigentModes(redis);
 
-for (const mode of ['embedded', 'redis'] as const) {
+for (const mode of MODES) {
   describe(`a run handle (${mode})`, { timeout: 30_000 }, () => {
     async function open(): Promise<Dirigent> {
       const dir = project();
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      if (mode === 'redis') {
-        const w = inProcessWorker(redis, { projectDir: dir });
-        cleanups.push(() => w.close());
-      }
-      const dirigent = await Dirigent.open({
-        project: dir,
-        ...(mode === 'redis' && { redis: redis.url, prefix: redis.prefix }),
-      });
-      cleanups.push(() => dirigent.close());
+      const dirigent = await modes.open(mode, dir);
       return dirigent;
     }
 

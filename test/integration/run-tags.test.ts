@@ -4,14 +4,14 @@
  * record carries them, and runs are listed by any set of them. On Redis a tag is an index of its
  * own, which forgetting a run empties.
  */
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dirigent } from '../../src/operations/dirigent.js';
 import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import { writeDirective } from '../support/directive-file.js';
-import { inProcessWorker } from '../support/in-process-worker.js';
+import { dirigentModes, MODES } from '../support/dirigent-modes.js';
 import { redisForTest } from '../support/redis.js';
 
 const redis = redisForTest();
@@ -38,26 +38,13 @@ function project(): string {
   return dir;
 }
 
-let cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const modes = dirigentModes(redis);
 
-for (const mode of ['embedded', 'redis'] as const) {
+for (const mode of MODES) {
   describe(`tags on runs (${mode})`, { timeout: 30_000 }, () => {
     async function open(): Promise<Dirigent> {
       const dir = project();
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      if (mode === 'redis') {
-        const w = inProcessWorker(redis, { projectDir: dir });
-        cleanups.push(() => w.close());
-      }
-      const dirigent = await Dirigent.open({
-        project: dir,
-        ...(mode === 'redis' && { redis: redis.url, prefix: redis.prefix }),
-      });
-      cleanups.push(() => dirigent.close());
+      const dirigent = await modes.open(mode, dir);
       return dirigent;
     }
 

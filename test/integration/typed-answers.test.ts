@@ -8,12 +8,13 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/engine/run-record.js';
 import { DirigentError } from '../../src/errors/dirigent-error.js';
 import { Dirigent } from '../../src/operations/dirigent.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
 import { writeDirective } from '../support/directive-file.js';
+import { dirigentModes, MODES } from '../support/dirigent-modes.js';
 import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 
@@ -60,11 +61,7 @@ const PROBLEMS = [
   'field "approved" must be a boolean, got "yes"',
 ];
 
-let cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const modes = dirigentModes(redis);
 
 /** The error `work` rejects with. */
 async function refusal(work: Promise<unknown>): Promise<DirigentError> {
@@ -77,20 +74,11 @@ async function refusal(work: Promise<unknown>): Promise<DirigentError> {
   );
 }
 
-for (const mode of ['embedded', 'redis'] as const) {
+for (const mode of MODES) {
   describe(`typed answers (${mode})`, { timeout: 30_000 }, () => {
     async function open(): Promise<{ dirigent: Dirigent; dir: string }> {
       const dir = project();
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      if (mode === 'redis') {
-        const w = inProcessWorker(redis, { projectDir: dir });
-        cleanups.push(() => w.close());
-      }
-      const dirigent = await Dirigent.open({
-        project: dir,
-        ...(mode === 'redis' && { redis: redis.url, prefix: redis.prefix }),
-      });
-      cleanups.push(() => dirigent.close());
+      const dirigent = await modes.open(mode, dir);
       return { dirigent, dir };
     }
 
@@ -152,15 +140,15 @@ for (const mode of ['embedded', 'redis'] as const) {
     if (mode === 'redis')
       it('the operation refuses before any signal job is sent: no worker needs to be there', async () => {
         const dir = project();
-        cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+        modes.after(() => rmSync(dir, { recursive: true, force: true }));
         const worker = inProcessWorker(redis, { projectDir: dir });
-        cleanups.push(() => worker.close());
+        modes.after(() => worker.close());
         const dirigent = await Dirigent.open({
           project: dir,
           redis: redis.url,
           prefix: redis.prefix,
         });
-        cleanups.push(() => dirigent.close());
+        modes.after(() => dirigent.close());
         const { runId } = await dirigent.start({ directive: 'review' });
         const waiting = await dirigent.wait(runId);
         await worker.close();
@@ -176,7 +164,7 @@ for (const mode of ['embedded', 'redis'] as const) {
         const waiting: RunRecord = await dirigent.wait(runId);
         // Straight to the queue, past the operation's own check.
         const client = new RunsClient(redis.connect(), redis.prefix);
-        cleanups.push(() => client.close());
+        modes.after(() => client.close());
         const err = await refusal(client.signal(runId, 'review', BAD));
         expect(err.code).toBe('INVALID_PAYLOAD');
         expect(err.details).toMatchObject({ runId, problems: PROBLEMS });
