@@ -1,15 +1,25 @@
 /**
  * A run's inputs in a few words, for the lines of a run list: `name=value` pairs in the order
- * given, texts as they are (their first line), other values as JSON, each value and the whole
- * capped with an ellipsis.
+ * given, texts as they are (their first line), a list as its length and an object as its first
+ * keys (never read whole), each value and the whole capped with an ellipsis.
  */
 import { describe, expect, it } from 'vitest';
 import { inputsSummary, MAX_SUMMARY, MAX_VALUE } from '../../../src/engine/inputs-summary.js';
 
 describe('inputsSummary', () => {
-  it('says each input as name=value, texts as they are and the rest as JSON', () => {
-    expect(inputsSummary({ customer: 'c7', amount: 12, express: true, items: [1, 2] })).toBe(
-      'customer=c7, amount=12, express=true, items=[1,2]',
+  it('says each input as name=value: texts as they are, a list as its length, an object as its keys', () => {
+    expect(
+      inputsSummary({
+        customer: 'c7',
+        amount: 12,
+        express: true,
+        none: null,
+        items: [1, 2],
+        one: ['x'],
+        address: { street: 's', city: 'c', zip: 'z', country: 'k' },
+      }),
+    ).toBe(
+      'customer=c7, amount=12, express=true, none=null, items=[2 items], one=[1 item], address={street, city, zip, …}',
     );
   });
 
