@@ -1,5 +1,3 @@
-import type * as AjvPackage from 'ajv';
-import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Directive, InputType } from '../directive/ast.js';
 import { coerceValue } from '../directive/coerce-value.js';
 import { requiredAtStart, type InputUse } from '../directive/input-uses.js';
@@ -8,13 +6,11 @@ import { formatLocation, type SourceLocation } from '../errors/source-location.j
 import { ErrorCode } from '../errors/error-codes.js';
 import { checkJsonSize } from '../policy/check-json-size.js';
 import { DEFAULT_LIMITS, type InputLimits } from '../policy/project-policy.js';
-import { lazyPackage } from '../lazy-package.js';
 import { lookupPath, MISSING } from '../expr/path.js';
 import { stringifyValue } from '../expr/template.js';
 import { checkNeeds } from '../values/value-shape.js';
+import { schemaValidator, type ErrorObject, type ValidateFunction } from './schema-validator.js';
 
-const ajvPackage = lazyPackage<typeof AjvPackage>('ajv');
-let ajv: Ajv | undefined;
 const validators = new WeakMap<Directive, ValidateFunction>();
 const strictUses = new WeakMap<Directive, readonly InputUse[]>();
 
@@ -35,8 +31,7 @@ function validatorOf(d: Directive): ValidateFunction {
   let v = validators.get(d);
   if (v === undefined) {
     const properties = Object.fromEntries(d.inputs.map((i) => [i.name, { type: i.type }]));
-    ajv ??= new (ajvPackage().Ajv)({ allErrors: true, strict: false });
-    v = ajv.compile({
+    v = schemaValidator({
       type: 'object',
       properties,
       required: d.inputs.filter((i) => i.required && !i.hasDefault).map((i) => i.name),
