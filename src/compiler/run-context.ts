@@ -31,6 +31,11 @@ export interface StepRecord {
   /** When the attempt under way times out (epoch ms), for a step with a timeout; a resumed attempt keeps it. */
   deadline?: number;
   /**
+   * The attempts made before the step's latest redrive: they go on counting, and its `<retry>`
+   * allows as many attempts again after them.
+   */
+  redriven?: number;
+  /**
    * While the attempt under way has its call run in the process that drives the run (an eager
    * call: no queue keeps its outcome), the worker running it. A run resumed elsewhere counts
    * such a call as lost with that worker.

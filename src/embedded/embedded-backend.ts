@@ -118,6 +118,11 @@ export class EmbeddedBackend implements RunBackend {
     return this.engine.signal(runId, name, payload);
   }
 
+  async redrive(runId: string, by: string): Promise<{ settled: Promise<RunRecord> }> {
+    const run = await this.engine.redrive(runId, by);
+    return { settled: run.settled().then((record) => structuredClone(record)) };
+  }
+
   async follow(runId: string, options: FollowOptions = {}): Promise<RunFeed> {
     const feed = new RunFeed(runId);
     if (options.after !== undefined && this.feeds.attach(runId, feed, options.after)) return feed;

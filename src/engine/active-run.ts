@@ -42,7 +42,7 @@ import type { RunHost } from './run-host.js';
 import { RunLifecycle } from './run-lifecycle.js';
 import type { RunLineage } from './run-lineage.js';
 import { runOutputs } from './run-outputs.js';
-import type { RunRecord, WaitingStep } from './run-record.js';
+import { clockStart, type RunRecord, type WaitingStep } from './run-record.js';
 import { RunSpans } from './run-spans.js';
 import type { RunStart } from './run-start.js';
 import { inputsSummary } from './inputs-summary.js';
@@ -90,6 +90,12 @@ export class ActiveRun {
   private runTimer: NodeJS.Timeout | undefined;
   /** The snapshot when the run was let go. */
   private heldSnapshot: unknown;
+  /** The machine's latest snapshot in its steps (not compensating, not ended): see {@link redrivePoint}. */
+  private inSteps: ReturnType<Actor<RunMachine>['getSnapshot']> | undefined;
+  /** {@link redrivePoint}, once serialised (or as a restored run had it stored). */
+  private point: unknown;
+  /** Whether the machine has left its steps: it compensates, or has ended. */
+  private stepsLeft = false;
 
   constructor(
     readonly host: RunHost,
@@ -112,6 +118,7 @@ export class ActiveRun {
       ...summaryOf(start),
     };
     this.children = { ...stored?.children };
+    this.point = stored?.redrivePoint;
     this.toolHashes = stored?.tools ?? ('tools' in start ? start.tools : undefined);
     const t = host.telemetry;
     this.trace =
@@ -185,7 +192,7 @@ export class ActiveRun {
         message: `The run took longer than its limit of ${seconds}s (<limits duration_seconds>).`,
         step: null,
       };
-      const remaining = this.record.startedAt + seconds * 1000 - Date.now();
+      const remaining = clockStart(this.record) + seconds * 1000 - Date.now();
       this.runTimer = setTimeout(
         () => this.send({ type: 'run.fail', error }),
         Math.max(0, remaining),
@@ -252,6 +259,18 @@ export class ActiveRun {
     if (this.runTimer) clearTimeout(this.runTimer);
     this.waiting.release();
     this.actor.stop();
+  }
+
+  /**
+   * Of a run that failed or was cancelled, or compensates, the snapshot from just before: in the
+   * steps that failed or were under way (see `redrive.ts`). Undefined while the run is in its
+   * steps, and once it has completed.
+   */
+  redrivePoint(): unknown {
+    if (this.record.status === 'completed' || !this.stepsLeft) return undefined;
+    if (this.point === undefined && this.inSteps !== undefined)
+      this.point = this.actor.logic.getPersistedSnapshot(this.inSteps);
+    return this.point;
   }
 
   /**
@@ -381,6 +400,14 @@ export class ActiveRun {
   private onSnapshot(): void {
     this.book.flushStopped();
     const snap = this.actor.getSnapshot();
+    // Kept as it is (snapshots are immutable); serialised only if the run fails or is cancelled.
+    if (snap.status === 'active') {
+      this.stepsLeft = snap.matches('compensating' as never);
+      if (!this.stepsLeft) {
+        this.inSteps = snap;
+        this.point = undefined;
+      }
+    } else if (snap.status === 'done') this.stepsLeft = true;
     if (snap.status === 'done') {
       if (this.runTimer) clearTimeout(this.runTimer);
       this.lifecycle.end(snap.value as unknown as string, snap.context);

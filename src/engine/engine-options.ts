@@ -1,7 +1,7 @@
 import type { SerializedError } from '../errors/dirigent-error.js';
 import type { ToolDispatcher } from '../tools/tool-dispatcher.js';
 import type { DirectiveLoader } from './directive-loader.js';
-import type { RunRecord, StepEntry, WaitingStep } from './run-record.js';
+import type { RedriveEntry, RunRecord, StepEntry, WaitingStep } from './run-record.js';
 import type { RunStore } from './run-store.js';
 import type { Telemetry, TelemetryOptions } from '../telemetry/telemetry.js';
 
@@ -9,6 +9,8 @@ import type { Telemetry, TelemetryOptions } from '../telemetry/telemetry.js';
 export interface EngineObserver {
   /** A run began (a new run, not one resumed), before its first step. */
   runStarted?(record: RunRecord): void;
+  /** A run that failed or was cancelled goes on again (`entry`: the redrive, as its record keeps it). */
+  runRedriven?(runId: string, entry: RedriveEntry): void;
   stepStarted?(runId: string, step: string, attempt: number): void;
   stepEnded?(runId: string, entry: StepEntry): void;
   stepRetrying?(runId: string, step: string, error: SerializedError, delayMs: number): void;

@@ -21,20 +21,21 @@ import type { CancelOptions } from './cancel-options.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
 import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
 import { MemoryRunStore } from './memory-run-store.js';
-import { restoredRun } from './restored-run.js';
+import { redrivenRun } from './redrive.js';
+import { restoredRun, storedDirective } from './restored-run.js';
 import { provideRunEffects } from './run-effects.js';
 import type { ParentRun, RunHost, StorableRun } from './run-host.js';
 import type { RunLineage } from './run-lineage.js';
 import { runOutputs } from './run-outputs.js';
 import type { RunRecord } from './run-record.js';
-import type { RunStore } from './run-store.js';
+import type { RunStore, StoredRun } from './run-store.js';
 import { findWaiter, signalWaiter } from './signal-waiters.js';
 import type { StartOptions } from './start-options.js';
 import { toStoredRun } from './to-stored-run.js';
 import { runTagsOf } from './run-tags.js';
 import { validateInputs } from './validate-inputs.js';
 import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
-import { runNotFound, runNotWaiting } from '../errors/run-errors.js';
+import { runNotFound, runNotRedrivable, runNotWaiting } from '../errors/run-errors.js';
 
 export type { StartOptions } from './start-options.js';
 export type { CancelOptions } from './cancel-options.js';
@@ -305,6 +306,26 @@ export class Engine implements RunHost {
   }
 
   /**
+   * Redrives a run that failed or was cancelled (see `redrive.ts`): it goes on under its id from
+   * the steps that failed or were under way, in this process, and is returned once it does
+   * (`settled()` says when it ends or waits again). `RUN_NOT_REDRIVABLE` for any other run.
+   */
+  async redrive(runId: string, by: string): Promise<ActiveRun> {
+    const live = this.active.get(runId);
+    if (live !== undefined)
+      throw runNotRedrivable(runId, live.record.status, `it is ${live.record.status}`);
+    const stored = await this.store.load(runId);
+    if (stored === undefined) throw runNotFound(runId);
+    const { nodes } = storedDirective(this.loader, stored).compiled;
+    const next = redrivenRun(stored, nodes, { by, at: Date.now() });
+    const entry = next.record.redrives!.at(-1)!;
+    this.observer?.runRedriven?.(runId, entry);
+    for (const step of entry.steps)
+      this.observer?.stepStarted?.(runId, step, next.steps[step]!.attempts);
+    return this.restore(runId, next, true);
+  }
+
+  /**
    * The active run, or the stored one restored into this process: a waiting one, or with
    * `interrupted` also a running one, whose interrupted work is restarted.
    */
@@ -313,6 +334,11 @@ export class Engine implements RunHost {
     if (live) return live;
     const stored = await this.store.load(runId);
     if (stored === undefined) throw runNotFound(runId);
+    return this.restore(runId, stored, interrupted);
+  }
+
+  /** {@link attach} of a run as `stored` holds it (its child runs as the store holds them). */
+  private async restore(runId: string, stored: StoredRun, interrupted: boolean): Promise<ActiveRun> {
     const children = await Promise.all(
       Object.entries(stored.children).map(
         async ([node, childId]) => [node, childId, await this.store.load(childId)] as const,

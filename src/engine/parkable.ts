@@ -1,4 +1,5 @@
 import type { ActiveRun } from './active-run.js';
+import { clockStart } from './run-record.js';
 
 /** What a parkable run waits for: see {@link parkable}. */
 export interface Parkable {
@@ -29,6 +30,6 @@ export function parkable(run: ActiveRun): Parkable | undefined {
     due = Math.min(due, rec?.retryAt ?? rec?.deadline ?? Infinity);
   }
   const limit = run.directive.limits.durationSeconds;
-  if (limit !== undefined) due = Math.min(due, run.record.startedAt + limit * 1000);
+  if (limit !== undefined) due = Math.min(due, clockStart(run.record) + limit * 1000);
   return { due: due === Infinity ? undefined : due, calls };
 }

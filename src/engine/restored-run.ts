@@ -1,5 +1,5 @@
 import { ActiveRun } from './active-run.js';
-import type { DirectiveLoader } from './directive-loader.js';
+import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { RunHost } from './run-host.js';
 import type { RunLineage } from './run-lineage.js';
@@ -22,15 +22,20 @@ export function restoredRun(
   if (status !== 'waiting' && !(interrupted && status === 'running')) {
     throw runNotWaiting(runId, status, interrupted ? 'resume-interrupted' : 'resume');
   }
-  // The file another machine stored is this project's, where it keeps its directives.
-  const loaded = loader.fromText(
-    loader.localFile(stored.source.file, stored.record.directive),
-    stored.source.text,
-  );
+  const loaded = storedDirective(loader, stored);
   const lineage: RunLineage = {
     depth: stored.depth,
     maxDepth: loaded.compiled.directive.limits.depth ?? ENGINE_DEFAULTS.depth,
     parentRunId: stored.parentRunId,
   };
   return new ActiveRun(host, loaded, lineage, runId, { stored });
+}
+
+/** The directive a stored run follows: the text it started with, as a file of this project. */
+export function storedDirective(loader: DirectiveLoader, stored: StoredRun): LoadedDirective {
+  // The file another machine stored is this project's, where it keeps its directives.
+  return loader.fromText(
+    loader.localFile(stored.source.file, stored.record.directive),
+    stored.source.text,
+  );
 }

@@ -20,6 +20,8 @@ export interface AttemptOptions {
   firstDelayMs?: number | undefined;
   /** The first attempt's timeout, when it differs from `timeoutMs` (a resumed attempt: what is left). */
   firstTimeoutMs?: number | undefined;
+  /** Attempts made before a redrive: the policy allows its attempts again after them. */
+  spent?: number | undefined;
 }
 
 /** The outcome of {@link runAttempts}, with the number of attempts made. Never a rejection. */
@@ -36,7 +38,8 @@ export async function runAttempts<T>(
   work: (attempt: number, signal: AbortSignal) => Promise<T>,
   o: AttemptOptions,
 ): Promise<AttemptOutcome<T>> {
-  const max = o.policy?.attempts ?? 1;
+  const spent = o.spent ?? 0;
+  const max = (o.policy?.attempts ?? 1) + spent;
   const first = o.firstAttempt ?? 1;
   if (o.firstDelayMs !== undefined && o.firstDelayMs > 0) {
     try {
@@ -55,7 +58,7 @@ export async function runAttempts<T>(
     }
     if (!error.retryable || attempt >= max || o.signal.aborted)
       return { ok: false, error, attempts: attempt };
-    const delay = backoffDelay(o.policy!, attempt);
+    const delay = backoffDelay(o.policy!, attempt - spent);
     o.onRetry?.(error, attempt, delay);
     try {
       await sleep(delay, o.signal);

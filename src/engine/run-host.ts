@@ -80,4 +80,6 @@ export interface StorableRun extends ParentRun {
   readonly trace: RunTrace | undefined;
   /** The machine's snapshot to store. */
   persistedSnapshot(): unknown;
+  /** Where a redrive would go on from, once the run failed, was cancelled or compensates. */
+  redrivePoint(): unknown;
 }

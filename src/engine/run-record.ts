@@ -70,6 +70,30 @@ export interface RunRecord {
   tags?: Record<string, string>;
   /** Its inputs in a few words (`customer=c7, amount=12`), for lists; none without inputs. */
   summary?: string;
+  /** Each time the run was redriven after it failed or was cancelled, oldest first. */
+  redrives?: RedriveEntry[];
+  /** The run this one reruns from one of its steps (see `engine/rerun.ts`). */
+  rerunOf?: { runId: string; step: string };
+}
+
+/**
+ * A redrive of a run (see `engine/redrive.ts`): when, by whom, from which steps, and how the run
+ * had ended before it.
+ */
+export interface RedriveEntry {
+  at: number;
+  /** Who asked: `cli:<user>`, `api`, a library caller's own name. */
+  by: string;
+  /** The steps the run went on from: the one that failed, or those under way when it stopped. */
+  steps: string[];
+  /** How the run had ended. */
+  status: 'failed' | 'cancelled';
+  error: RunError | null;
+}
+
+/** When the run's time limit (`<limits duration_seconds>`) counts from: its start, or its latest redrive. */
+export function clockStart(record: Pick<RunRecord, 'startedAt' | 'redrives'>): number {
+  return record.redrives?.at(-1)?.at ?? record.startedAt;
 }
 
 /** Exit status of the CLI for a run status (DIRECTIVES.md): 0 completed, 1 failed or cancelled, 3 waiting. */

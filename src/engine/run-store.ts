@@ -27,6 +27,11 @@ export interface StoredRun {
   trace?: RunTrace;
   /** Content hashes of the tools the run's submitter resolved (see `redis/run-job.ts`). */
   tools?: Record<string, string>;
+  /**
+   * Of a run that failed or was cancelled (or is compensating), the machine's snapshot from just
+   * before: in the steps that failed or were under way. A redrive goes on from it.
+   */
+  redrivePoint?: unknown;
 }
 
 /**

@@ -243,6 +243,7 @@ export class StepWork {
         firstAttempt,
         firstTimeoutMs,
         firstDelayMs,
+        spent: rec.redriven,
         timeoutError: () =>
           stepTimedOut(node, {
             ...(unit.timeoutMs !== undefined && { timeoutMs: unit.timeoutMs }),

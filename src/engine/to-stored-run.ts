@@ -3,6 +3,7 @@ import type { StoredRun } from './run-store.js';
 
 /** What a run store keeps of `run`, a run of the project at `projectDir`. */
 export function toStoredRun(run: StorableRun, projectDir: string): StoredRun {
+  const redrivePoint = run.redrivePoint();
   return {
     record: run.record,
     snapshot: run.persistedSnapshot(),
@@ -19,5 +20,6 @@ export function toStoredRun(run: StorableRun, projectDir: string): StoredRun {
     counters: run.counters,
     ...(run.trace && { trace: run.trace }),
     ...(run.toolHashes && { tools: run.toolHashes }),
+    ...(redrivePoint !== undefined && { redrivePoint }),
   };
 }

@@ -144,6 +144,8 @@ export const ErrorCode = {
   // Cancelling a run that has already completed, failed or been cancelled.
   RUN_ENDED: 'RUN_ENDED',
   RUN_CONFLICT: 'RUN_CONFLICT',
+  /** A redrive of a run that did not fail and was not cancelled, or cannot go on (its details say why). */
+  RUN_NOT_REDRIVABLE: 'RUN_NOT_REDRIVABLE',
   /**
    * A worker's write to a run that another worker has taken over (the writer's lease lapsed: it
    * was cut off from Redis, or paused): the write is refused and the writer stops driving the run.

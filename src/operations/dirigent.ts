@@ -46,7 +46,8 @@ import type { Schedule, ScheduleStore } from './schedule.js';
 import { declaredSchedules, scheduleOf, type ScheduleRequest } from './schedule-of.js';
 import type { StartedRun, StartRequest } from './start-request.js';
 import { validateDirective, type Validation } from './validate-directive.js';
-import { runEnded, runNotFound } from '../errors/run-errors.js';
+import { runEnded, runNotFound, runNotRedrivable } from '../errors/run-errors.js';
+import { redriveRefusal } from '../engine/redrive.js';
 import { needsRedis } from '../errors/deployment-errors.js';
 
 /** See the module comment. */
@@ -254,6 +255,43 @@ export class Dirigent {
       const record = await this.backend.signal(runId, name, payload);
       await this.progress.caughtUp(runId);
       return record;
+    } finally {
+      feed.close();
+    }
+  }
+
+  /**
+   * Redrives a run that failed or was cancelled (see `engine/redrive.ts`): it goes on under its id
+   * from the step that failed (or the steps under way when it stopped); the steps that completed
+   * keep their results and do not run again, and its record notes the redrive (`redrives`, with
+   * `by`). Resolves once the run ends or waits again. `RUN_NOT_REDRIVABLE` (its status in the
+   * details) for a run that completed, waits or runs, or whose compensations ran.
+   */
+  async redrive(
+    runId: string,
+    options: { by?: string; observer?: EngineObserver } = {},
+  ): Promise<RunRecord> {
+    const record = await this.get(runId);
+    const refusal = redriveRefusal(record, true);
+    if (refusal !== undefined) throw runNotRedrivable(runId, record.status, refusal);
+    const by = options.by ?? 'library';
+    const { observer } = options;
+    if (observer === undefined) return (await this.backend.redrive(runId, by)).settled;
+    // Followed from where the feed stands: what the redrive sets going is told, and only that.
+    const position = await this.feedPosition(runId);
+    const { settled } = await this.backend.redrive(runId, by);
+    this.progress.tell(await this.backend.follow(runId, { after: position }), observer);
+    const outcome = await settled;
+    await this.progress.caughtUp(runId);
+    return outcome;
+  }
+
+  /** The id of the last event in the run's feed: where a follower goes on from. */
+  private async feedPosition(runId: string): Promise<string> {
+    const feed = await this.backend.follow(runId);
+    try {
+      const first = await feed.next();
+      return first.done === true ? FEED_START : first.value.id;
     } finally {
       feed.close();
     }

@@ -22,6 +22,7 @@ export interface RunOperations {
   wait(runId: string, options?: { timeoutMs?: number }): Promise<RunRecord>;
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord>;
   cancel(runId: string, reason?: string, options?: CancelOptions): Promise<RunRecord>;
+  redrive(runId: string, options?: { by?: string }): Promise<RunRecord>;
   watch(runId: string, options?: FollowOptions): Promise<RunFeed>;
 }
 
@@ -86,6 +87,15 @@ export class RunHandle {
    */
   cancel(reason?: string, options?: CancelOptions): Promise<RunRecord> {
     return this.operations.cancel(this.runId, reason, options);
+  }
+
+  /**
+   * Redrives the run after it failed or was cancelled: it goes on under its id from the step that
+   * failed, its completed steps kept; resolves once it ends or waits again (`RUN_NOT_REDRIVABLE`
+   * for a run that did not fail and was not cancelled).
+   */
+  redrive(options: { by?: string } = {}): Promise<RunRecord> {
+    return this.operations.redrive(this.runId, options);
   }
 
   /** The run's event feed: its record (`run.state`), then every event after it, to its end. */

@@ -73,7 +73,13 @@ export type RunJobData =
       compensate?: false;
     }
   /** A waiting run's deadline (a wait's timeout, the run's time limit) has come. */
-  | { kind: 'wake'; runId: string };
+  | { kind: 'wake'; runId: string }
+  /**
+   * Redrive a run that failed or was cancelled (`engine/redrive.ts`). `redrives`: how many times it
+   * had been redriven when this was asked, so a job delivered again after its redrive happened
+   * goes on with the run rather than redriving it twice.
+   */
+  | { kind: 'redrive'; runId: string; by: string; redrives: number };
 
 /** The jobs about one run: every kind but a group of starts. */
 export type OneRunJobData = Exclude<RunJobData, { kind: 'starts' }>;

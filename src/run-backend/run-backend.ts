@@ -52,6 +52,12 @@ export interface RunBackend {
   /** Delivers a signal, then resolves once the run ends or waits again. */
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord>;
   /**
+   * Redrives a run that failed or was cancelled (see `engine/redrive.ts`), as asked `by` someone;
+   * resolves once the redrive is under way (embedded: its first events are in the run's feed) or
+   * queued (Redis), with when the run ends or waits again. `RUN_NOT_REDRIVABLE` for another run.
+   */
+  redrive(runId: string, by: string): Promise<{ settled: Promise<RunRecord> }>;
+  /**
    * The run's event feed (see `run-feed.ts`), once it is followed: `run.state` with the record as
    * it stands, then every event after it (or, with `after`, the events after that id). Nothing
    * the record shows is told again, nothing after it is missed. `RUN_NOT_FOUND` when there is no

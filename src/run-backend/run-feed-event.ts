@@ -11,7 +11,7 @@
  */
 import type { SerializedError } from '../errors/dirigent-error.js';
 import type { EngineObserver } from '../engine/engine-options.js';
-import type { RunRecord, StepEntry, WaitingStep } from '../engine/run-record.js';
+import type { RedriveEntry, RunRecord, StepEntry, WaitingStep } from '../engine/run-record.js';
 
 /** What every event has. */
 interface FeedEventBase {
@@ -42,8 +42,13 @@ export type RunEventBody =
   | ({ type: 'step.ended'; runId: string; at: number; step: string } & StepEntry)
   /** The run waits for signals: nothing runs until one arrives. */
   | { type: 'run.waiting'; runId: string; at: number; waiting: WaitingStep[] }
-  /** The run ended; `record` is its final record. Always the feed's last event. */
-  | { type: 'run.ended'; runId: string; at: number; record: RunRecord };
+  /**
+   * The run ended; `record` is its final record. The feed's last event, unless the run is
+   * redriven.
+   */
+  | { type: 'run.ended'; runId: string; at: number; record: RunRecord }
+  /** A run that failed or was cancelled goes on again: `redrive` says from which steps, and who asked. */
+  | { type: 'run.redriven'; runId: string; at: number; redrive: RedriveEntry };
 
 /** An event of a run's feed. */
 export type StoredFeedEvent = RunEventBody & FeedEventBase;
@@ -68,6 +73,7 @@ export const RUN_FEED_EVENT_TYPES = [
   'step.ended',
   'run.waiting',
   'run.ended',
+  'run.redriven',
 ] as const satisfies readonly RunFeedEvent['type'][];
 
 /**
@@ -97,6 +103,8 @@ export function feedObserver(write: (event: RunEventBody) => void): EngineObserv
         at: record.endedAt ?? Date.now(),
         record: structuredClone(record),
       }),
+    runRedriven: (runId, entry) =>
+      write({ type: 'run.redriven', runId, at: entry.at, redrive: entry }),
   };
 }
 
@@ -128,6 +136,8 @@ export function tellObserver(event: RunFeedEvent, observer: EngineObserver): voi
       return observer.runWaiting?.(event.runId, event.waiting);
     case 'run.ended':
       return observer.runEnded?.(event.record);
+    case 'run.redriven':
+      return observer.runRedriven?.(event.runId, event.redrive);
     case 'run.state':
       return;
   }
@@ -160,3 +170,4 @@ export function ends(event: RunFeedEvent, runId: string): boolean {
     event.type === 'run.state' && ['completed', 'failed', 'cancelled'].includes(event.record.status)
   );
 }
+

@@ -121,6 +121,10 @@ export class RedisBackend implements RunBackend {
     return this.client.signal(runId, name, payload);
   }
 
+  redrive(runId: string, by: string): Promise<{ settled: Promise<RunRecord> }> {
+    return this.client.redrive(runId, by);
+  }
+
   follow(runId: string, options?: FollowOptions): Promise<RunFeed> {
     return this.feeds.follow(runId, options);
   }

@@ -222,9 +222,37 @@ export class RunsClient {
     return this.events;
   }
 
+  /**
+   * Asks a worker to redrive a run that failed or was cancelled (see `engine/redrive.ts`); resolves
+   * once the job is in the queue, with when the run ends or waits again. Asked twice before a
+   * worker takes it up, the run is redriven once (one job per redrive of it).
+   */
+  async redrive(runId: string, by: string): Promise<{ settled: Promise<RunRecord> }> {
+    const record = await this.status(runId);
+    const redrives = record.redrives?.length ?? 0;
+    const events = await this.listening();
+    const job = await this.queue.add(
+      'redrive',
+      { kind: 'redrive', runId, by, redrives },
+      { ...RUN_JOB_RETENTION, jobId: `${runId}.redrive.${redrives}` },
+    );
+    const settled = this.finished(job, events, runId);
+    settled.catch(() => undefined); // heard by whoever awaits it
+    return { settled };
+  }
+
   private async submit(name: string, data: OneRunJobData): Promise<RunRecord> {
     const events = await this.listening();
     const job = await this.queue.add(name, data, RUN_JOB_RETENTION);
+    return this.finished(job, events, data.runId);
+  }
+
+  /** The record a job about one run completes with. */
+  private async finished(
+    job: Job<RunJobData, RunJobResult>,
+    events: QueueEvents,
+    runId: string,
+  ): Promise<RunRecord> {
     try {
       // A job about one run completes with that run's record.
       return (await job.waitUntilFinished(events)) as RunRecord;
@@ -232,8 +260,8 @@ export class RunsClient {
       // A job done (and removed, as completed jobs are) before the wait began to look: what it
       // did is in the run's record.
       if (err instanceof Error && err.message.startsWith('Missing key for job'))
-        return this.status(data.runId);
-      throw fromJobError(err, `run ${data.runId}`);
+        return this.status(runId);
+      throw fromJobError(err, `run ${runId}`);
     }
   }
 }

@@ -296,12 +296,13 @@ export class RedisRunStore implements RunStore {
    * whose lease is live holds it, `missing` when it is not stored. A claim fences off every later
    * write of the run's previous holder; `takenOverFrom` names that holder when it had not let
    * the run go (its lease lapsed: it died, or was cut off). The run read is also what the next
-   * {@link load} of it answers, without reading it again. An ended run is read, not claimed.
+   * {@link load} of it answers, without reading it again. An ended run is read, not claimed,
+   * unless `revive` (a redrive).
    */
-  async claim(runId: string): Promise<RunClaim> {
+  async claim(runId: string, revive = false): Promise<RunClaim> {
     if (this.claims === undefined)
       throw DirigentError.fatal(ErrorCode.INTERNAL, 'Only a store with an owner claims runs.');
-    const { claim, read } = await this.claims.claim(this.runKey(runId), runId);
+    const { claim, read } = await this.claims.claim(this.runKey(runId), runId, revive);
     if (read !== undefined) this.rememberRead(runId, read);
     return claim;
   }

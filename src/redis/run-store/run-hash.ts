@@ -8,7 +8,8 @@
  *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
  *   per step record (all JSON), `version` (incremented by every save), the plain `status`,
  *   `directive` and `etag` (the identity of the last write) that the scripts read, `tags` (a line
- *   `name=value` per tag, when the run has any), `textkey` (the
+ *   `name=value` per tag, when the run has any), `redrive` (a failed or cancelled run's redrive
+ *   point, see `engine/redrive.ts`), `textkey` (the
  *   key of its directive's text), and, for runs written by workers, `epoch` (how many times the
  *   run was claimed) and `owner` (the lease name of the worker that holds it, cleared when it lets
  *   the run go): see `run-claims.ts`.
@@ -40,6 +41,8 @@ export type VersionedRun = StoredRun & { version: number };
 export const STEP = 'step:';
 /** The prefix of the fields holding the entries of the record's `steps` list, by index. */
 export const ENTRY = 'entry:';
+/** The field holding a failed or cancelled run's redrive point (`StoredRun.redrivePoint`). */
+const REDRIVE = 'redrive';
 
 /** What a store last wrote (or read) for a run: the hash's etag and JSON fields. */
 export interface Written {
@@ -130,6 +133,7 @@ export function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map
     fields.set(STEP + name, JSON.stringify(step));
   const tags = tagsField(run.record.tags);
   if (tags !== undefined) fields.set('tags', tags);
+  if (run.redrivePoint !== undefined) fields.set(REDRIVE, JSON.stringify(run.redrivePoint));
   return fields;
 }
 
@@ -204,6 +208,8 @@ export function storedRunOf(hash: Record<string, string>): StoredHash | undefine
     ['children', children ?? '{}'],
   ]);
   if (hash.tags !== undefined) fields.set('tags', hash.tags);
+  const point = hash[REDRIVE];
+  if (point !== undefined) fields.set(REDRIVE, point);
   const steps: Record<string, StepRecord> = {};
   for (const [field, json] of Object.entries(hash)) {
     if (field.startsWith(ENTRY)) fields.set(field, json);
@@ -227,6 +233,7 @@ export function storedRunOf(hash: Record<string, string>): StoredHash | undefine
     counters: JSON.parse(counters ?? '{}') as StoredRun['counters'],
     ...(m.trace && { trace: m.trace }),
     ...(m.tools && { tools: m.tools }),
+    ...(point !== undefined && { redrivePoint: JSON.parse(point) as unknown }),
     version: Number(version ?? 0),
   };
   return { run, fields, ...(hash.etag !== undefined && { etag: hash.etag }) };

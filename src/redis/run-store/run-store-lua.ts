@@ -101,7 +101,7 @@ end
  * counted in its hash's `${FEED_FIELD}` field, so the nth event of a feed has id n; those marked
  * `+` go to its parents' feeds too. A feed keeps its last ${FEED_MAX_EVENTS} events; each feed
  * written is told on the channel of its own name. The feed expires with the run.
- * `full` also deletes the step fields it is not given; `diff` requires the base etag (else
+ * `full` also deletes the step fields (and the redrive point) it is not given; `diff` requires the base etag (else
  * answers `stale`, writing nothing); `steps` writes step fields of an existing run only. A full
  * save, or a diff that changes the run's status or directive, also moves the run in the indexes,
  * sets its expiry and retires up to two expired runs' index entries, so that they never pile up;
@@ -151,7 +151,7 @@ if mode == 'full' then
   for i = first, #ARGV, 2 do given[ARGV[i]] = true end
   for _, field in ipairs(redis.call('HKEYS', hash)) do
     local kind = string.sub(field, 1, 5)
-    if (kind == 'step:' or kind == 'entry') and not given[field] then redis.call('HDEL', hash, field) end
+    if (kind == 'step:' or kind == 'entry' or field == 'redrive') and not given[field] then redis.call('HDEL', hash, field) end
   end
 end
 chunked('HDEL', 16, events - 1)
@@ -268,18 +268,20 @@ return sweep(ARGV[1], nowMs(), tonumber(ARGV[2]))
 
 /**
  * Claims a run for a worker (see `run-claims.ts`). KEYS: run hash, the workers' leases.
- * ARGV: the claiming worker's lease name. Answers `{'missing'}` when the run is not stored,
+ * ARGV: the claiming worker's lease name, and 'revive' to claim an ended run too (a redrive).
+ * Answers `{'missing'}` when the run is not stored,
  * `{'busy', owner}` while another worker whose lease is live holds it, else
  * `{'ok', epoch, previous owner or '', field, value, …}` with the run's hash: the run's `owner`
  * becomes the claimer and its `epoch` grows (unless the claimer held it already), which fences
- * off every later write of the previous holder. An ended run is read, not claimed (epoch '').
+ * off every later write of the previous holder. An ended run is read, not claimed (epoch ''),
+ * unless revived.
  */
 export const CLAIM_SCRIPT = `${LUA_LIBRARY}
 local hash, me = KEYS[1], ARGV[1]
 if redis.call('EXISTS', hash) == 0 then return {'missing'} end
 local out = {'ok', '', ''}
 local status = redis.call('HGET', hash, 'status')
-if status == 'completed' or status == 'failed' or status == 'cancelled' then
+if (status == 'completed' or status == 'failed' or status == 'cancelled') and ARGV[2] ~= 'revive' then
   for _, v in ipairs(redis.call('HGETALL', hash)) do out[#out + 1] = v end
   ${APPEND_TEXT}
   return out

@@ -5,7 +5,7 @@
  */
 import { DelayedError, WaitingError } from 'bullmq';
 import type { ActiveRun } from '../../engine/active-run.js';
-import type { RunRecord } from '../../engine/run-record.js';
+import { clockStart, type RunRecord } from '../../engine/run-record.js';
 import { runNotFound } from '../../errors/run-errors.js';
 import { traceFields } from '../../telemetry/logger.js';
 import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
@@ -32,7 +32,9 @@ export async function takeUpRun(
   const { job, token, shared } = taken;
   try {
     const claim =
-      data.kind === 'start' && !redelivered ? undefined : await ctx.store.claim(data.runId);
+      data.kind === 'start' && !redelivered
+        ? undefined
+        : await ctx.store.claim(data.runId, data.kind === 'redrive');
     if (claim?.status === 'busy')
       return await (shared ? Promise.reject(new DelayedError()) : comeBackLater(job, token));
     const stored = claim?.status === 'claimed' ? claim.run : undefined;
@@ -156,6 +158,17 @@ async function performRunJob(
       if (over || stored === undefined) return stored?.record ?? notFound(data.runId);
       record = await drive(await engine.resume(data.runId));
       break;
+    case 'redrive': {
+      if (stored === undefined) return notFound(data.runId);
+      // Delivered again after its redrive was stored: the run goes on, or is as it came to be.
+      const done = (stored.record.redrives?.length ?? 0) > data.redrives;
+      if (done && stored.record.status !== 'running') return stored.record;
+      const run = done
+        ? await engine.resume(data.runId)
+        : await engine.redrive(data.runId, data.by);
+      record = await drive(run);
+      break;
+    }
   }
   if (record.status === 'waiting') await scheduleWake(ctx, data, record);
   // Ended here, by this job (a job delivered again after the end returned above, telling nothing).
@@ -179,7 +192,7 @@ async function scheduleWake(
 ): Promise<void> {
   const deadlines = (record.waiting ?? []).flatMap((w) => (w.deadline ? [w.deadline] : []));
   const limit = ctx.engine.activeRun(data.runId)?.directive.limits.durationSeconds;
-  if (limit !== undefined) deadlines.push(record.startedAt + limit * 1000);
+  if (limit !== undefined) deadlines.push(clockStart(record) + limit * 1000);
   if (deadlines.length === 0) return;
   const at = Math.min(...deadlines);
   await ctx.runsQueue.add(

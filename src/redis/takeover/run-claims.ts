@@ -93,12 +93,22 @@ export class RunClaims {
 
   /**
    * Claims the run whose hash is `runKey` and reads it, in one script; a run claimed and not yet
-   * loaded answers from memory. `read` is the hash read, when one was.
+   * loaded answers from memory. `read` is the hash read, when one was. An ended run is only read,
+   * unless `revive` (a redrive claims it, to write it again).
    */
-  async claim(runKey: string, runId: string): Promise<{ claim: RunClaim; read?: StoredHash }> {
+  async claim(
+    runKey: string,
+    runId: string,
+    revive = false,
+  ): Promise<{ claim: RunClaim; read?: StoredHash }> {
     const pending = this.claimed.get(runId);
     if (pending !== undefined) return { claim: { status: 'claimed', run: pending } };
-    const reply = await this.redis.dirigentClaimRun(runKey, this.workersKey, this.owner);
+    const reply = await this.redis.dirigentClaimRun(
+      runKey,
+      this.workersKey,
+      this.owner,
+      revive ? 'revive' : '',
+    );
     if (reply[0] === 'missing') return { claim: { status: 'missing' } };
     if (reply[0] === 'busy') return { claim: { status: 'busy', owner: reply[1]! } };
     const read = storedRunOf(hashOf(reply, 3));
