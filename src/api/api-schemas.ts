@@ -142,6 +142,33 @@ export const SHARED_SCHEMAS = [
         description:
           "The run's tags (name → value): its directive's <tag>s and the start's; what runs are found by (GET /v1/runs?tag=name:value).",
       },
+      redrives: {
+        type: 'array',
+        description: 'Each time the run was redriven after it failed or was cancelled, oldest first.',
+        items: {
+          type: 'object',
+          required: ['at', 'by', 'steps', 'status'],
+          properties: {
+            at: { type: 'number', description: 'Epoch ms.' },
+            by: { type: 'string', description: 'Who asked (cli:<user>, api, …).' },
+            steps: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The steps it went on from.',
+            },
+            status: { type: 'string', enum: ['failed', 'cancelled'] },
+            error: { type: ['object', 'null'], additionalProperties: true },
+          },
+          additionalProperties: true,
+        },
+      },
+      rerunOf: {
+        type: 'object',
+        description: 'The run this one reruns, and the step it reran from.',
+        required: ['runId', 'step'],
+        properties: { runId: { type: 'string' }, step: { type: 'string' } },
+        additionalProperties: false,
+      },
     },
     additionalProperties: true,
   },

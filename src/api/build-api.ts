@@ -37,6 +37,7 @@ import { httpStatusOf } from './http-status.js';
 import { IdleSockets } from './idle-sockets.js';
 import { requestValidator } from './request-validator.js';
 import { runEventsRoute } from './run-events-route.js';
+import { operateRoutes } from './operate-routes.js';
 import { runRoutes } from './run-routes.js';
 import { runViewRoutes } from './run-view-routes.js';
 import type { SseStream } from './sse-stream.js';
@@ -209,6 +210,7 @@ export async function buildApi(dirigent: Dirigent, options: ApiOptions): Promise
   app.decorate('openEventStreams', { getter: () => ctx.streams.size });
   healthRoutes(app, ctx);
   runRoutes(app, ctx);
+  operateRoutes(app, ctx);
   runEventsRoute(app, ctx);
   runViewRoutes(app, ctx);
   directiveRoutes(app, ctx);

@@ -27,6 +27,7 @@ const STATUS: Readonly<Record<string, number>> = {
   [ErrorCode.RUN_NOT_WAITING]: 409,
   [ErrorCode.RUN_ENDED]: 409,
   [ErrorCode.RUN_NOT_REDRIVABLE]: 409,
+  [ErrorCode.RUN_NOT_ENDED]: 409,
   [ErrorCode.UNKNOWN_SIGNAL]: 409,
   [ErrorCode.RUN_CONFLICT]: 409,
   [ErrorCode.ITEM_EXISTS]: 409,

@@ -12,20 +12,20 @@ import type { RunFilter } from '../run-backend/run-filter.js';
 import type { ApiContext } from './api-context.js';
 import { errorResponses, ref } from './api-schemas.js';
 import { parseTime } from './parse-time.js';
-import { settleWithin } from './settle-within.js';
+import { recordOrAccepted, settleWithin } from './settle-within.js';
 
 /** Statuses in which a run answers a request that waits for it. */
 const SETTLED = new Set<RunStatus>(['waiting', 'completed', 'failed', 'cancelled']);
 
 /** A run id as the API takes it: a UUID, or any id of letters, digits, `-` and `_`. */
 export const RUN_ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$' } as const;
-const RUN_PARAMS = {
+export const RUN_PARAMS = {
   type: 'object',
   required: ['runId'],
   properties: { runId: RUN_ID },
 } as const;
 const KEY = { type: 'string', minLength: 1, maxLength: 255 } as const;
-const WAIT = {
+export const WAIT = {
   type: 'object',
   properties: {
     wait: {
@@ -300,15 +300,10 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { runId, name } = request.params;
       const signalled = dirigent.signal(runId, name, request.body?.payload ?? null);
-      const ms =
-        request.query.wait === undefined ? undefined : Math.round(request.query.wait * 1000);
-      const record = await settleWithin(signalled, ms ?? 2 ** 31 - 1, ctx.closing);
-      if (record !== undefined) return record;
-      const now = await dirigent.get(runId);
-      return reply.code(202).send({ runId, status: now.status });
+      return recordOrAccepted(ctx, reply, runId, signalled, request.query.wait);
     },
   );
 }

@@ -1,3 +1,7 @@
+import type { FastifyReply } from 'fastify';
+import type { RunRecord } from '../engine/run-record.js';
+import type { ApiContext } from './api-context.js';
+
 /**
  * `work`'s value if it resolves within `ms` (and before `closing` does), else `undefined`; a
  * rejection of `work` within that time rejects. Once the time is up, a later rejection of `work`
@@ -21,4 +25,23 @@ export async function settleWithin<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The answer of a route that waits for a run (a signal, a redrive): the run's record once `work`
+ * resolves with it (the run ended or waits), within `waitSeconds` when given; else 202 with the
+ * run's status as it stands.
+ */
+export async function recordOrAccepted(
+  ctx: ApiContext,
+  reply: FastifyReply,
+  runId: string,
+  work: Promise<RunRecord>,
+  waitSeconds: number | undefined,
+): Promise<RunRecord | FastifyReply> {
+  const ms = waitSeconds === undefined ? 2 ** 31 - 1 : Math.round(waitSeconds * 1000);
+  const record = await settleWithin(work, ms, ctx.closing);
+  if (record !== undefined) return record;
+  const now = await ctx.dirigent.get(runId);
+  return reply.code(202).send({ runId, status: now.status });
 }

@@ -16,6 +16,8 @@ export function progressPrinter(write: (line: string) => void): EngineObserver {
     },
     stepRetrying: (_run, step, error, delayMs) =>
       write(`↻ ${step} failed: ${error.message} [${error.code}]; retrying in ${formatMs(delayMs)}`),
+    runRedriven: (_run, r) =>
+      write(`↺ redriven by ${r.by}${r.steps.length > 0 ? ` from ${r.steps.join(', ')}` : ''}`),
   };
 }
 

@@ -64,6 +64,18 @@ export function registerRunCommands(program: Command): void {
     .action(lazyAction(async () => (await import('./run-command.js')).cancelCommand));
 
   connectionOptions(
+    program
+      .command('redrive')
+      .description(
+        'Redrive a failed or cancelled run: it goes on under its id from the step that failed; completed steps are not run again.',
+      )
+      .argument('<runId>'),
+    { embedded: true },
+  )
+    .option('--json', 'print the run record as JSON')
+    .action(lazyAction(async () => (await import('./operate-commands.js')).redriveCommand));
+
+  connectionOptions(
     program.command('status').description("Print a run's record.").argument('<runId>'),
     { embedded: true },
   )

@@ -64,6 +64,7 @@ const EXITS_ONE = new Set<string>([
   ErrorCode.INTERNAL,
   ErrorCode.REDIS_UNAVAILABLE,
   ErrorCode.RUN_ENDED,
+  ErrorCode.RUN_NOT_REDRIVABLE,
 ]);
 
 /**

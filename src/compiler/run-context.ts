@@ -30,6 +30,8 @@ export interface StepRecord {
   retryAt?: number;
   /** When the attempt under way times out (epoch ms), for a step with a timeout; a resumed attempt keeps it. */
   deadline?: number;
+  /** The `state` keys the step's `<assign>`s (and a foreach's `collect`) wrote when it completed. */
+  assigned?: Record<string, unknown>;
   /**
    * The attempts made before the step's latest redrive: they go on counting, and its `<retry>`
    * allows as many attempts again after them.

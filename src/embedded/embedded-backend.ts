@@ -61,6 +61,7 @@ export class EmbeddedBackend implements RunBackend {
       runId,
       trigger: options.trigger,
       ...(options.tags && { tags: options.tags }),
+      ...(options.from && { from: options.from }),
     });
     return Promise.resolve(structuredClone(run.record));
   }

@@ -47,7 +47,8 @@ import { RunSpans } from './run-spans.js';
 import type { RunStart } from './run-start.js';
 import { inputsSummary } from './inputs-summary.js';
 import { secretNames } from './secret-names.js';
-import { StepBook } from './step-book.js';
+import type { RerunSeed } from './rerun.js';
+import { StepBook, type StoredBook } from './step-book.js';
 import { StepWaits } from './step-waits.js';
 import { StepWork, type Inflight, type StepTry } from './step-work.js';
 
@@ -105,6 +106,7 @@ export class ActiveRun {
     start: RunStart,
   ) {
     const stored = 'stored' in start ? start.stored : undefined;
+    const seed = 'from' in start ? start.from : undefined;
     this.record = stored?.record ?? {
       runId,
       directive: loaded.itemId,
@@ -116,6 +118,7 @@ export class ActiveRun {
       endedAt: null,
       ...('tags' in start && start.tags && { tags: start.tags }),
       ...summaryOf(start),
+      ...(seed && { rerunOf: seed.of }),
     };
     this.children = { ...stored?.children };
     this.point = stored?.redrivePoint;
@@ -127,7 +130,7 @@ export class ActiveRun {
       t?.newRunTrace(runId, 'trigger' in start ? start.trigger : 'library');
     this.spans =
       t !== undefined && this.trace !== undefined ? new RunSpans(t, this.trace, this) : undefined;
-    this.book = new StepBook(this.record, host.observer, this.spans, stored);
+    this.book = new StepBook(this.record, host.observer, this.spans, stored ?? seededBook(seed));
     this.data = {
       steps: this.book.steps,
       env: withSecretMarks(host.env, loaded.compiled.directive.secrets),
@@ -152,11 +155,12 @@ export class ActiveRun {
     this.effects = new MachineEffects(this);
     this.compensations = new Compensations(this);
     const machine = host.providedMachine(loaded.compiled.machine);
-    this.actor = stored
-      ? createActor(machine, { snapshot: stored.snapshot as never, input: { inputs: {} } })
-      : createActor(machine, {
-          input: { inputs: (start as { inputs: Record<string, unknown> }).inputs },
-        });
+    const inputs = 'inputs' in start ? start.inputs : {};
+    const snapshot = stored?.snapshot ?? (seed && seededSnapshot(loaded, seed, inputs));
+    this.actor =
+      snapshot !== undefined
+        ? createActor(machine, { snapshot: snapshot as never, input: { inputs: {} } })
+        : createActor(machine, { input: { inputs } });
     if (stored === undefined) this.spans?.started();
     this.actor.subscribe({
       next: () => this.onSnapshot(),
@@ -437,4 +441,41 @@ export class ActiveRun {
 function summaryOf(start: RunStart): { summary?: string } {
   const summary = 'inputs' in start ? inputsSummary(start.inputs) : undefined;
   return summary === undefined ? {} : { summary };
+}
+
+/** The step book a rerun starts with: the earlier steps' records, and its first step running. */
+function seededBook(seed: RerunSeed | undefined): StoredBook | undefined {
+  if (seed === undefined) return undefined;
+  const steps: Record<string, StepRecord> = {};
+  for (const [name, rec] of Object.entries(seed.steps)) steps[name] = { ...rec };
+  steps[seed.of.step] = {
+    status: 'running',
+    result: null,
+    error: null,
+    attempts: 1,
+    startedAt: Date.now(),
+    endedAt: null,
+    seq: seed.seq,
+  };
+  return { steps, counters: { transitions: seed.seq, spawns: 0 } };
+}
+
+/** The machine's snapshot a rerun starts in: in its first step, with the state before it. */
+function seededSnapshot(
+  loaded: LoadedDirective,
+  seed: RerunSeed,
+  inputs: Record<string, unknown>,
+): unknown {
+  const { machine } = loaded.compiled;
+  const context: RunContext = {
+    inputs,
+    state: seed.state,
+    error: null,
+    runError: null,
+    returned: null,
+    ...(seed.undo && { undo: seed.undo }),
+  };
+  return machine.getPersistedSnapshot(
+    machine.resolveState({ value: { main: seed.of.step }, context } as never),
+  );
 }

@@ -284,6 +284,7 @@ export class Engine implements RunHost {
     const run = new ActiveRun(this, loaded, lineage, runId, {
       inputs,
       trigger: options.trigger ?? 'library',
+      ...(options.from && { from: options.from }),
       ...(options.trace && { trace: options.trace }),
       ...(options.tools && { tools: options.tools }),
       ...(tags && { tags }),
@@ -292,6 +293,11 @@ export class Engine implements RunHost {
     // Told before its first step: a feed's `run.started` comes before anything of the run.
     this.observer?.runStarted?.(run.record);
     run.begin();
+    if (options.from !== undefined) {
+      // A rerun begins in its first step, entered as a restored run's are: its work starts here.
+      this.observer?.stepStarted?.(run.runId, options.from.of.step, 1);
+      run.restartInterrupted();
+    }
     return run;
   }
 

@@ -1,4 +1,5 @@
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
+import type { RerunSeed } from './rerun.js';
 import type { RunTags } from './run-tags.js';
 import type { StoredRun } from './run-store.js';
 
@@ -13,5 +14,7 @@ export type RunStart =
       tools?: Record<string, string>;
       /** The run's tags, settled (see `run-tags.ts`). */
       tags?: RunTags;
+      /** A rerun: the run starts at the seed's step, with its state (see `rerun.ts`). */
+      from?: RerunSeed;
     }
   | { stored: StoredRun };

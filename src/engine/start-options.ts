@@ -1,3 +1,4 @@
+import type { RerunSeed } from './rerun.js';
 import type { RunTags } from './run-tags.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
@@ -13,4 +14,6 @@ export interface StartOptions {
   tools?: Record<string, string>;
   /** Tags the start gives the run, besides (and over) those its directive declares. */
   tags?: RunTags;
+  /** A rerun of another run: the run starts at the seed's step, with its state (see `rerun.ts`). */
+  from?: RerunSeed;
 }

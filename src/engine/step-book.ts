@@ -91,6 +91,9 @@ export class StepBook {
       rec.status = event.skipped ? 'skipped' : 'completed';
       rec.result = event.result;
       rec.error = null;
+      // What it wrote into the state: a rerun from a later step builds the state from these.
+      if (event.assigned !== null) rec.assigned = event.assigned;
+      else delete rec.assigned;
     } else if ('error' in event && event.error !== undefined && 'retryable' in event.error) {
       rec.status = 'failed';
       rec.error = event.error;

@@ -146,6 +146,8 @@ export const ErrorCode = {
   RUN_CONFLICT: 'RUN_CONFLICT',
   /** A redrive of a run that did not fail and was not cancelled, or cannot go on (its details say why). */
   RUN_NOT_REDRIVABLE: 'RUN_NOT_REDRIVABLE',
+  /** What only an ended run can be asked (a rerun), asked of one that goes on. */
+  RUN_NOT_ENDED: 'RUN_NOT_ENDED',
   /**
    * A worker's write to a run that another worker has taken over (the writer's lease lapsed: it
    * was cut off from Redis, or paused): the write is refused and the writer stops driving the run.

@@ -120,3 +120,18 @@ export function runNotRedrivable(runId: string, status: string, why: string): Di
     details: { runId, status },
   });
 }
+
+/**
+ * `RUN_NOT_ENDED`: the run is `status` (queued, running or waiting), and `ask` needs a run that
+ * has ended.
+ */
+export function runNotEnded(runId: string, status: string, ask: string): DirigentError {
+  return DirigentError.fatal(
+    ErrorCode.RUN_NOT_ENDED,
+    `Run ${runId} is ${status}: only a run that has ended can be asked to ${ask}.`,
+    {
+      hint: `Wait for it to end, or cancel it first (\`dirigent cancel ${runId}\`).`,
+      details: { runId, status },
+    },
+  );
+}

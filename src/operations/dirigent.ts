@@ -28,6 +28,7 @@ import { emitEvent, type Emitted } from './emit-event.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { FileIdempotency } from '../embedded/file-idempotency.js';
 import { checkTags } from '../engine/run-tags.js';
+import { checkPriority } from '../engine/run-priority.js';
 import {
   checkReusePolicy,
   DEFAULT_IDEMPOTENCY_WINDOW_MS,
@@ -44,9 +45,13 @@ import { checkRunFilter, type RunFilter, type RunPage } from '../run-backend/run
 import type { BatchOptions, BatchReport, BatchStatus } from '../batches/batch.js';
 import type { Schedule, ScheduleStore } from './schedule.js';
 import { declaredSchedules, scheduleOf, type ScheduleRequest } from './schedule-of.js';
-import type { StartedRun, StartRequest } from './start-request.js';
+import type { RerunRequest, StartedRun, StartRequest } from './start-request.js';
+import { RERUN_OF_TAG, rerunSeed, type RerunSeed } from '../engine/rerun.js';
+import { storedDirective } from '../engine/restored-run.js';
+import { isDirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import { validateDirective, type Validation } from './validate-directive.js';
-import { runEnded, runNotFound, runNotRedrivable } from '../errors/run-errors.js';
+import { runEnded, runNotEnded, runNotFound, runNotRedrivable } from '../errors/run-errors.js';
 import { redriveRefusal } from '../engine/redrive.js';
 import { needsRedis } from '../errors/deployment-errors.js';
 
@@ -118,14 +123,21 @@ export class Dirigent {
     return new RunHandle(this, started.runId, started.created, started.record);
   }
 
-  private async startRun(request: StartRequest): Promise<StartedRun> {
-    const loaded = await this.load(request.directive, request.allowFile);
+  private async startRun(
+    request: StartRequest,
+    from?: { loaded: LoadedDirective; seed: RerunSeed },
+  ): Promise<StartedRun> {
+    const loaded = from?.loaded ?? (await this.load(request.directive, request.allowFile));
     const inputs = validateInputs(
       loaded.compiled.directive,
       request.inputs ?? {},
       this.loader.policy.limits,
     );
     const tags = request.tags === undefined ? undefined : checkTags(request.tags);
+    const priority =
+      request.priority !== undefined
+        ? checkPriority(request.priority)
+        : loaded.compiled.directive.runSettings.priority;
     // A run with no key gets its id where it starts (a group of starts names its runs).
     let runId: string | undefined;
     if (request.reuse !== undefined) {
@@ -147,6 +159,8 @@ export class Dirigent {
       ...(runId !== undefined && { runId }),
       trigger: request.trigger ?? 'library',
       ...(tags && { tags }),
+      ...(priority !== undefined && { priority }),
+      ...(from && { from: from.seed }),
     });
     // Its feed from its first event: nothing is missed however soon the run gets going.
     if (request.observer !== undefined)
@@ -155,6 +169,44 @@ export class Dirigent {
         request.observer,
       );
     return { runId: record.runId, created: true, record };
+  }
+
+  /**
+   * Reruns a run from one of its steps (see `engine/rerun.ts`): a new run of its directive (as the
+   * project has it now) that starts at `request.from` (default: the step it failed at) with its
+   * inputs, over which `request.inputs` are laid and the whole validated, and with the state and
+   * step results that existed before that step: the steps before it are not run again. The new
+   * run's record says `rerunOf`; the old run finds it by the tag `dirigent.rerun-of`. Resolves
+   * with a handle on the new run once it is under way (or queued). `RUN_NOT_ENDED` while the run
+   * goes on; `INVALID_REQUEST` for a step it cannot start at; `INVALID_INPUTS` for edited inputs
+   * that do not fit.
+   */
+  async rerun(runId: string, request: RerunRequest = {}): Promise<RunHandle> {
+    checkRunId(runId);
+    const stored = await this.backend.stored(runId);
+    const status = stored?.record.status ?? (await this.get(runId)).status;
+    if (stored === undefined || !hasEnded(status)) throw runNotEnded(runId, status, 'rerun');
+    const loaded = await this.load(stored.record.directive).catch((err: unknown) => {
+      // A run of a file outside the project's directives: its own text.
+      if (isDirigentError(err, ErrorCode.UNKNOWN_DIRECTIVE))
+        return storedDirective(this.loader, stored);
+      throw err;
+    });
+    const seed = rerunSeed(stored, loaded.compiled.directive, loaded.compiled.nodes, request.from);
+    const before = (stored.snapshot as { context?: { inputs?: Record<string, unknown> } } | null)
+      ?.context?.inputs;
+    const started = await this.startRun(
+      {
+        directive: stored.record.directive,
+        inputs: { ...before, ...request.inputs },
+        trigger: request.trigger ?? 'library',
+        tags: { [RERUN_OF_TAG]: runId },
+        ...(request.priority !== undefined && { priority: request.priority }),
+        ...(request.observer && { observer: request.observer }),
+      },
+      { loaded, seed },
+    );
+    return new RunHandle(this, started.runId, true, started.record);
   }
 
   /**

@@ -22,6 +22,11 @@ export interface StartRequest {
   tags?: Record<string, string>;
   /** What started the run, for its telemetry (default `library`). */
   trigger?: RunTrigger;
+  /**
+   * 1 to 10, higher first when workers are busy (over the directive's `<priority>`; default 5).
+   * Embedded runs start at once, whatever their priority.
+   */
+  priority?: number;
   /** Hears the run's steps as they go. */
   observer?: EngineObserver;
   /**
@@ -37,4 +42,18 @@ export interface StartedRun {
   created: boolean;
   /** Its record as it stood when `start` resolved (`queued` on Redis, unless an earlier run). */
   record: RunRecord;
+}
+
+/** What reruns a run from one of its steps (see `Dirigent.rerun`). */
+export interface RerunRequest {
+  /** The step to start at (default: the step the run failed at). */
+  from?: string;
+  /** Inputs laid over the run's own (the whole validated again). */
+  inputs?: Record<string, unknown>;
+  /** What asked for the rerun, for its telemetry (default `library`). */
+  trigger?: RunTrigger;
+  /** 1 to 10, as a start's (see {@link StartRequest.priority}). */
+  priority?: number;
+  /** Hears the new run's steps as they go. */
+  observer?: EngineObserver;
 }

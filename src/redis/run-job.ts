@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { RunRecord } from '../engine/run-record.js';
+import type { RerunSeed } from '../engine/rerun.js';
 import type { RunTags } from '../engine/run-tags.js';
 import type { RunTrace, RunTrigger } from '../telemetry/run-trace.js';
 
@@ -47,6 +48,8 @@ export type RunJobData =
       trace?: RunTrace;
       /** Tags the start gave the run, over its directive's. */
       tags?: RunTags;
+      /** A rerun of another run from one of its steps (see `engine/rerun.ts`). */
+      from?: RerunSeed;
       /**
        * A run of a group of starts that goes on in a job of its own (it parked, its worker
        * closed, or it could not begin there): it may be stored already, and is claimed first.

@@ -1,6 +1,7 @@
 import type { LoadedDirective } from '../engine/directive-loader.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
+import type { RerunSeed } from '../engine/rerun.js';
 import type { RunTags } from '../engine/run-tags.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { CountFilter, RunCounts } from './run-counts.js';
@@ -15,6 +16,10 @@ export interface BackendStart {
   trigger: RunTrigger;
   /** Tags the start gives the run, over its directive's (see `engine/run-tags.ts`). */
   tags?: RunTags;
+  /** 1 to 10, higher first when workers are busy (see `engine/run-priority.ts`). */
+  priority?: number;
+  /** A rerun of another run from one of its steps (see `engine/rerun.ts`). */
+  from?: RerunSeed;
 }
 
 /**

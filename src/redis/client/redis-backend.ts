@@ -59,6 +59,8 @@ export class RedisBackend implements RunBackend {
       ...(options.runId !== undefined && { runId: options.runId }),
       trigger: options.trigger,
       ...(options.tags && { tags: options.tags }),
+      ...(options.priority !== undefined && { priority: options.priority }),
+      ...(options.from && { from: options.from }),
     });
     return queuedRecord(runId, source.directive, Date.now());
   }

@@ -12,9 +12,7 @@ import { queueOptions, RUN_JOB_RETENTION } from '../queue-options.js';
 import { RedisRunStore, type RunListFilter } from '../run-store/redis-run-store.js';
 import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-job.js';
 import { groupJobIdOf } from './start-group-ids.js';
-import { StartSender, type StartOptions } from './start-sender.js';
-import type { RunTags } from '../../engine/run-tags.js';
-import type { RunTrigger } from '../../telemetry/run-trace.js';
+import { StartSender, type SendOptions, type StartOptions } from './start-sender.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { CancelOptions } from '../../engine/cancel-options.js';
 import { runNotFound } from '../../errors/run-errors.js';
@@ -61,7 +59,7 @@ export class RunsClient {
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger?: RunTrigger; tags?: RunTags } = {},
+    options: SendOptions = {},
   ): Promise<string> {
     return this.sender.start(source, inputs, options);
   }

@@ -9,6 +9,8 @@ import type { Queue } from 'bullmq';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { Attr } from '../../telemetry/attributes.js';
+import type { RerunSeed } from '../../engine/rerun.js';
+import { DEFAULT_JOB_PRIORITY, jobPriority } from '../../engine/run-priority.js';
 import type { RunTags } from '../../engine/run-tags.js';
 import type { RunTrace, RunTrigger } from '../../telemetry/run-trace.js';
 import { SPAN_KIND, type Telemetry } from '../../telemetry/telemetry.js';
@@ -66,6 +68,18 @@ interface Start {
   inputs: Record<string, unknown>;
   trigger: RunTrigger;
   tags?: RunTags;
+  from?: RerunSeed;
+}
+
+/** How one start is sent. */
+export interface SendOptions {
+  /** The run's id: the start is a job of its own, under that id (else it may join a group). */
+  runId?: string;
+  trigger?: RunTrigger;
+  tags?: RunTags;
+  /** 1 to 10 (see `engine/run-priority.ts`): a start with a priority of its own is a job of its own. */
+  priority?: number;
+  from?: RerunSeed;
 }
 
 /** Sends starts to the runs queue. */
@@ -90,17 +104,21 @@ export class StartSender {
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: { runId?: string; trigger?: RunTrigger; tags?: RunTags },
+    options: SendOptions,
   ): Promise<string> {
     const start: Start = {
       source,
       inputs,
       trigger: options.trigger ?? 'library',
       ...(options.tags && { tags: options.tags }),
+      ...(options.from && { from: options.from }),
     };
-    if (options.runId === undefined) return this.gathered.add(start);
-    await this.sendOne(options.runId, start);
-    return options.runId;
+    const priority = jobPriority(options.priority);
+    if (options.runId === undefined && priority === DEFAULT_JOB_PRIORITY)
+      return this.gathered.add(start);
+    const runId = options.runId ?? randomUUID();
+    await this.sendOne(runId, start, priority);
+    return runId;
   }
 
   /** Sends what is gathered, and resolves once every start sent so far is in the queue. */
@@ -141,7 +159,7 @@ export class StartSender {
       await this.queue.add(
         'starts',
         { kind: 'starts', sources, runs },
-        { jobId, ...RUN_JOB_RETENTION },
+        { jobId, priority: DEFAULT_JOB_PRIORITY, ...RUN_JOB_RETENTION },
       );
     } finally {
       for (const span of spans) span?.end();
@@ -150,7 +168,11 @@ export class StartSender {
   }
 
   /** Enqueues one start as a job of its own, whose id is the run's. */
-  private async sendOne(runId: string, start: Start): Promise<void> {
+  private async sendOne(
+    runId: string,
+    start: Start,
+    priority = DEFAULT_JOB_PRIORITY,
+  ): Promise<void> {
     const trace = this.telemetry?.newRunTrace(runId, start.trigger);
     const data: RunJobData = {
       kind: 'start',
@@ -160,7 +182,7 @@ export class StartSender {
     };
     const span = this.sendSpan(runId, runId, start.source, start.trigger, trace);
     try {
-      await this.queue.add('start', data, { jobId: runId, ...RUN_JOB_RETENTION });
+      await this.queue.add('start', data, { jobId: runId, priority, ...RUN_JOB_RETENTION });
     } finally {
       span?.end();
     }

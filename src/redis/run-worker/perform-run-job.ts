@@ -123,6 +123,7 @@ async function performRunJob(
         ...(data.trace && { trace: data.trace }),
         ...(data.source.tools && { tools: data.source.tools }),
         ...(data.tags && { tags: data.tags }),
+        ...(data.from && { from: data.from }),
       });
       ctx.events('run:started', {
         runId: data.runId,
