@@ -173,6 +173,45 @@ export const SHARED_SCHEMAS = [
     additionalProperties: true,
   },
   {
+    $id: 'BulkReport',
+    type: 'object',
+    description: 'What a bulk action did (or, dry, would act on).',
+    required: ['actionId', 'action', 'dryRun', 'matched', 'acted', 'skipped', 'failed'],
+    properties: {
+      actionId: { type: 'string', description: 'Give it again to go on with an interrupted action.' },
+      action: { type: 'string' },
+      dryRun: { type: 'boolean' },
+      matched: { type: 'integer', description: 'Runs the filter matched.' },
+      acted: { type: 'integer', description: 'Runs acted on.' },
+      skipped: { type: 'integer', description: 'Runs the action did not apply to.' },
+      failed: { type: 'integer', description: 'Runs the action failed on.' },
+      failures: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { runId: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
+      sample: {
+        type: 'array',
+        description: 'Dry run: the first runs matched.',
+        items: {
+          type: 'object',
+          properties: {
+            runId: { type: 'string' },
+            directive: { type: 'string' },
+            status: { type: 'string' },
+            startedAt: { type: 'number' },
+            summary: { type: 'string' },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+  {
     $id: 'RunAccepted',
     type: 'object',
     description: 'A run that had not ended nor waited when the answer was due.',

@@ -25,6 +25,14 @@ export const RUN_PARAMS = {
   properties: { runId: RUN_ID },
 } as const;
 const KEY = { type: 'string', minLength: 1, maxLength: 255 } as const;
+/** A run's priority as a request gives it. */
+export const PRIORITY = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 10,
+  description:
+    "1 to 10, higher first when workers are busy, start order within a priority; over the directive's <priority> (default 5).",
+} as const;
 export const WAIT = {
   type: 'object',
   properties: {
@@ -45,6 +53,7 @@ interface StartBody {
   tags?: Record<string, string>;
   idempotencyKey?: string;
   reuse?: ReusePolicy;
+  priority?: number;
 }
 interface ListQuery {
   status?: RunStatus;
@@ -106,6 +115,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
               description:
                 "Tags for the run (name → value), besides and over its directive's <tag>s: what runs are found by.",
             },
+            priority: PRIORITY,
             idempotencyKey: KEY,
             reuse: {
               type: 'string',
@@ -126,7 +136,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
       },
     },
     async (request, reply) => {
-      const { directive, inputs, idempotencyKey, reuse, tags } = request.body;
+      const { directive, inputs, idempotencyKey, reuse, tags, priority } = request.body;
       const key = keyOf(idempotencyKey, request.headers['idempotency-key']);
       const started = await dirigent.start({
         directive,
@@ -135,6 +145,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         ...(key !== undefined && { idempotencyKey: key }),
         ...(reuse !== undefined && { reuse }),
         ...(tags !== undefined && { tags }),
+        ...(priority !== undefined && { priority }),
       });
       const { runId, created } = started;
       void reply.header('location', `/v1/runs/${runId}`);

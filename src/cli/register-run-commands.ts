@@ -3,6 +3,22 @@ import type { Command } from 'commander';
 import { lazyAction } from './lazy-action.js';
 import { connectionOptions, detachOption, inputOptions, payloadOption } from './shared-options.js';
 
+/** `--all` and the filters of a bulk action (`cancel --all`, `redrive --all`). */
+function bulkOptions(command: Command): Command {
+  return command
+    .option('--all', 'act on every run the filters match (see --dry-run)')
+    .option('--status <status>', 'with --all: only runs with this status')
+    .option('--directive <item_id>', 'with --all: only runs of this directive')
+    .option('--tag <name=value>', 'with --all: only runs with this tag (repeatable: every one)', collect, [])
+    .option('--since <time>', 'with --all: only runs started at or after (ISO 8601 or epoch ms)')
+    .option('--until <time>', 'with --all: only runs started at or before (ISO 8601 or epoch ms)')
+    .option('--dry-run', 'with --all: say how many runs match, and show some; change nothing')
+    .option(
+      '--action-id <id>',
+      'with --all: go on with an interrupted action (default: one id per action and filters, so the same command goes on)',
+    );
+}
+
 /**
  * Registers `run`, `signal`, `cancel`, `status` and `runs` (see `run-command.ts`): their options and
  * help only; each loads its command's module when it runs.
@@ -33,6 +49,10 @@ export function registerRunCommands(program: Command): void {
       '--reuse <policy>',
       'with --idempotency-key, when its run failed or was cancelled: never (answer it) or failed (start a new run)',
     )
+    .option(
+      '--priority <1-10>',
+      'higher first when workers are busy, start order within a priority (default: as the directive says, else 5)',
+    )
     .option('--no-interactive', 'never prompt for instruction steps; leave the run waiting')
     .option(
       '--timeout <seconds>',
@@ -50,30 +70,47 @@ export function registerRunCommands(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .action(lazyAction(async () => (await import('./run-command.js')).signalCommand));
 
-  connectionOptions(
-    program
-      .command('cancel')
-      .description(
-        'Cancel a run (a waiting one, or with Redis any run, stopping its tools), then run the compensations of its completed steps.',
-      )
-      .argument('<runId>'),
-    { embedded: true },
+  bulkOptions(
+    connectionOptions(
+      program
+        .command('cancel')
+        .description(
+          'Cancel a run (a waiting one, or with Redis any run, stopping its tools), then run the compensations of its completed steps; with --all, every run the filters match that has not ended.',
+        )
+        .argument('[runId]'),
+      { embedded: true },
+    ),
   )
     .option('--no-compensate', "end the run at once, without running its steps' compensations")
-    .option('--json', 'print the run record as JSON')
-    .action(lazyAction(async () => (await import('./run-command.js')).cancelCommand));
+    .option('--json', 'print the run record as JSON (with --all: {matched, acted, skipped, failed})')
+    .action(lazyAction(async () => (await import('./operate-commands.js')).cancelOneOrAll));
 
-  connectionOptions(
-    program
-      .command('redrive')
-      .description(
-        'Redrive a failed or cancelled run: it goes on under its id from the step that failed; completed steps are not run again.',
-      )
-      .argument('<runId>'),
-    { embedded: true },
+  bulkOptions(
+    connectionOptions(
+      program
+        .command('redrive')
+        .description(
+          'Redrive a failed or cancelled run: it goes on under its id from the step that failed; completed steps are not run again. With --all, every failed or cancelled run the filters match.',
+        )
+        .argument('[runId]'),
+      { embedded: true },
+    ),
   )
-    .option('--json', 'print the run record as JSON')
+    .option('--json', 'print the run record as JSON (with --all: {matched, acted, skipped, failed})')
     .action(lazyAction(async () => (await import('./operate-commands.js')).redriveCommand));
+
+  const rerun = program
+    .command('rerun')
+    .description(
+      "Rerun a run from one of its steps, as a new run: the steps before it are not run again; their results and the state are the old run's.",
+    )
+    .argument('<runId>')
+    .option('--from <step>', 'the step to start at (default: the step the run failed at)');
+  inputOptions(rerun);
+  connectionOptions(rerun, { embedded: true })
+    .option('--priority <1-10>', 'higher first when workers are busy (default: as the directive says, else 5)')
+    .option('--json', 'print the run record as JSON')
+    .action(lazyAction(async () => (await import('./operate-commands.js')).rerunCommand));
 
   connectionOptions(
     program.command('status').description("Print a run's record.").argument('<runId>'),

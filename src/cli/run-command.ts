@@ -15,6 +15,7 @@ import { parseTags } from '../engine/run-tags.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { processTelemetry } from '../telemetry/process-telemetry.js';
 import { askAnswer } from './answer-prompt.js';
+import { checkPriority } from '../engine/run-priority.js';
 import { parseInputs, parsePayload } from './parse-inputs.js';
 import { printOutcome, progressPrinter } from './progress-printer.js';
 import { diagnosticsOf } from '../directive/diagnostics.js';
@@ -44,6 +45,8 @@ export interface RunOptions extends CommonOptions {
   idempotencyKey?: string;
   /** With a key whose run failed or was cancelled (`--reuse`): `never` or `failed`. */
   reuse?: string;
+  /** 1 to 10 (`--priority`). */
+  priority?: string;
 }
 
 /**
@@ -104,6 +107,7 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
         ...(opts.idempotencyKey !== undefined && { idempotencyKey: opts.idempotencyKey }),
         ...(tags && { tags }),
         ...(opts.reuse !== undefined && { reuse: checkReusePolicy(opts.reuse) }),
+        ...(opts.priority !== undefined && { priority: priorityOption(opts.priority) }),
         ...(!opts.json && { observer: progressPrinter(out) }),
       }));
       if (opts.detach && dirigent.mode === 'redis') {
@@ -127,6 +131,11 @@ export function runCommand(target: string, opts: RunOptions): Promise<number> {
       process.off('SIGINT', onSigint);
     }
   });
+}
+
+/** `--priority`'s value, checked (`INVALID_REQUEST` for what is not a whole number from 1 to 10). */
+export function priorityOption(value: string): number {
+  return checkPriority(value.trim() === '' ? value : Number(value));
 }
 
 /** `--timeout`'s seconds as milliseconds; a value that is not a positive number is refused. */

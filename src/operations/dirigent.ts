@@ -27,6 +27,8 @@ import type { DirigentOptions } from './dirigent-options.js';
 import { emitEvent, type Emitted } from './emit-event.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { FileIdempotency } from '../embedded/file-idempotency.js';
+import { FileBulkLedger } from '../embedded/file-bulk-ledger.js';
+import { runBulkAction, type BulkLedger, type BulkReport, type BulkRequest } from './bulk-action.js';
 import { checkTags } from '../engine/run-tags.js';
 import { checkPriority } from '../engine/run-priority.js';
 import {
@@ -63,6 +65,8 @@ export class Dirigent {
     private readonly backend: RunBackend,
     private readonly claims: IdempotencyStore,
     private readonly windowMs: number,
+    /** What bulk actions did to each run (see `bulk-action.ts`). */
+    private readonly ledger: BulkLedger,
     /** A Redis deployment's schedules (none embedded). */
     private readonly book?: ScheduleStore,
   ) {
@@ -84,12 +88,15 @@ export class Dirigent {
     const windowMs = options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
     if (options.redis === undefined) {
       const backend = new EmbeddedBackend(projectDir, loader, telemetry);
-      return new Dirigent(projectDir, loader, backend, new FileIdempotency(projectDir), windowMs);
+      const claims = new FileIdempotency(projectDir);
+      const ledger = new FileBulkLedger(projectDir);
+      return new Dirigent(projectDir, loader, backend, claims, windowMs, ledger);
     }
     // The Redis side is loaded only when used: an embedded run never pays for BullMQ.
     const { openRedis } = await import('../redis/client/open-redis.js');
     const redis = await openRedis(options.redis, options.prefix, loader, telemetry);
-    return new Dirigent(projectDir, loader, redis.backend, redis.claims, windowMs, redis.book);
+    const { backend, claims, ledger, book } = redis;
+    return new Dirigent(projectDir, loader, backend, claims, windowMs, ledger, book);
   }
 
   private itemOperations: ItemOperations | undefined;
@@ -125,7 +132,7 @@ export class Dirigent {
 
   private async startRun(
     request: StartRequest,
-    from?: { loaded: LoadedDirective; seed: RerunSeed },
+    from?: { loaded: LoadedDirective; seed: RerunSeed; runId?: string },
   ): Promise<StartedRun> {
     const loaded = from?.loaded ?? (await this.load(request.directive, request.allowFile));
     const inputs = validateInputs(
@@ -139,7 +146,7 @@ export class Dirigent {
         ? checkPriority(request.priority)
         : loaded.compiled.directive.runSettings.priority;
     // A run with no key gets its id where it starts (a group of starts names its runs).
-    let runId: string | undefined;
+    let runId = from?.runId;
     if (request.reuse !== undefined) {
       checkReusePolicy(request.reuse);
       if (request.idempotencyKey === undefined) throw reuseWithoutKey();
@@ -183,6 +190,11 @@ export class Dirigent {
    */
   async rerun(runId: string, request: RerunRequest = {}): Promise<RunHandle> {
     checkRunId(runId);
+    if (request.runId !== undefined) {
+      checkRunId(request.runId);
+      const made = await this.backend.get(request.runId);
+      if (made !== undefined) return new RunHandle(this, made.runId, false, made);
+    }
     const stored = await this.backend.stored(runId);
     const status = stored?.record.status ?? (await this.get(runId)).status;
     if (stored === undefined || !hasEnded(status)) throw runNotEnded(runId, status, 'rerun');
@@ -204,9 +216,42 @@ export class Dirigent {
         ...(request.priority !== undefined && { priority: request.priority }),
         ...(request.observer && { observer: request.observer }),
       },
-      { loaded, seed },
+      { loaded, seed, ...(request.runId !== undefined && { runId: request.runId }) },
     );
     return new RunHandle(this, started.runId, true, started.record);
+  }
+
+  /**
+   * Cancels, redrives or reruns every run `request.filter` matches (see `bulk-action.ts`), or,
+   * with `dryRun`, counts them and shows a sample. Reads the runs a page at a time, acts on a few
+   * at once, tells `onProgress` after each page, and keeps under the action's id what it did to
+   * each run: the same action started again after an interruption acts on each run once.
+   * Embedded, the runs it redrives or reruns go on in this process, and it resolves once they end
+   * or wait; on Redis, once they are queued.
+   */
+  async bulk(request: BulkRequest): Promise<BulkReport> {
+    const goingOn: Promise<unknown>[] = [];
+    const embedded = this.mode === 'embedded';
+    const report = await runBulkAction(
+      {
+        list: (filter) => this.list(filter),
+        get: (runId) => this.get(runId),
+        cancel: (runId, reason) => this.cancel(runId, reason),
+        redrive: async (runId, by) => {
+          const { settled } = await this.backend.redrive(runId, by);
+          if (embedded) goingOn.push(settled);
+          else settled.catch(() => undefined); // its outcome is the run's
+        },
+        rerun: async (runId, newRunId) => {
+          const run = await this.rerun(runId, { runId: newRunId });
+          if (embedded) goingOn.push(run.wait());
+        },
+      },
+      this.ledger,
+      request,
+    );
+    await Promise.allSettled(goingOn);
+    return report;
   }
 
   /**

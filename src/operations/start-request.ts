@@ -56,4 +56,6 @@ export interface RerunRequest {
   priority?: number;
   /** Hears the new run's steps as they go. */
   observer?: EngineObserver;
+  /** The new run's id (default: a new UUID); asked again with the same id, that run is answered. */
+  runId?: string;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_PREFIX } from '../queue-names.js';
 import { connectRedis, pingRedis, printableRedisUrl } from '../redis-connection.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { RedisIdempotency } from './redis-idempotency.js';
+import { RedisBulkLedger } from './redis-bulk-ledger.js';
 import { RedisBackend } from './redis-backend.js';
 import { ScheduleBook } from '../triggers/schedule-book.js';
 import { redisUnavailable } from '../../errors/deployment-errors.js';
@@ -15,6 +16,7 @@ import { redisUnavailable } from '../../errors/deployment-errors.js';
 export interface RedisParts {
   backend: RedisBackend;
   claims: RedisIdempotency;
+  ledger: RedisBulkLedger;
   book: ScheduleBook;
 }
 
@@ -34,6 +36,7 @@ export async function openRedis(
   return {
     backend: new RedisBackend(redis, keyPrefix, loader, telemetry),
     claims: new RedisIdempotency(redis, keyPrefix),
+    ledger: new RedisBulkLedger(redis, keyPrefix),
     book: new ScheduleBook(redis, keyPrefix),
   };
 }

@@ -68,6 +68,7 @@ export class TriggerWorker {
       idempotencyKey: data.idempotencyKey ?? `job:${job.id}`,
       ...(data.reuse !== undefined && { reuse: data.reuse }),
       ...(data.tags !== undefined && { tags: data.tags }),
+      ...(data.priority !== undefined && { priority: data.priority }),
       trigger,
     });
     if (data.wait === undefined) return runId;
