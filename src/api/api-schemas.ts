@@ -115,7 +115,7 @@ export const SHARED_SCHEMAS = [
       directive: { type: 'string' },
       status: {
         type: 'string',
-        enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'],
+        enum: ['queued', 'running', 'waiting', 'paused', 'completed', 'failed', 'cancelled'],
       },
       outputs: { type: ['object', 'null'], additionalProperties: true },
       steps: { type: 'array', items: { $ref: 'StepEntry#' } },

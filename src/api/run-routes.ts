@@ -5,7 +5,7 @@
 import { parseTags } from '../engine/run-tags.js';
 import { REUSE_POLICIES, type ReusePolicy } from '../operations/idempotency.js';
 import type { FastifyInstance } from 'fastify';
-import type { RunRecord, RunStatus } from '../engine/run-record.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../engine/run-record.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunFilter } from '../run-backend/run-filter.js';
@@ -15,7 +15,7 @@ import { parseTime } from './parse-time.js';
 import { recordOrAccepted, settleWithin } from './settle-within.js';
 
 /** Statuses in which a run answers a request that waits for it. */
-const SETTLED = new Set<RunStatus>(['waiting', 'completed', 'failed', 'cancelled']);
+const SETTLED = new Set<RunStatus>(['waiting', 'paused', 'completed', 'failed', 'cancelled']);
 
 /** A run id as the API takes it: a UUID, or any id of letters, digits, `-` and `_`. */
 export const RUN_ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$' } as const;
@@ -185,7 +185,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
           properties: {
             status: {
               type: 'string',
-              enum: ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'],
+              enum: [...RUN_STATUSES],
             },
             directive: { type: 'string', minLength: 1, maxLength: 512 },
             tag: {

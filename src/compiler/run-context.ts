@@ -30,6 +30,11 @@ export interface StepRecord {
   retryAt?: number;
   /** When the attempt under way times out (epoch ms), for a step with a timeout; a resumed attempt keeps it. */
   deadline?: number;
+  /**
+   * The step was entered while its directive was paused: it has not begun, and begins when the
+   * directive is resumed (see `operations/pause.ts`).
+   */
+  held?: true;
   /** The `state` keys the step's `<assign>`s (and a foreach's `collect`) wrote when it completed. */
   assigned?: Record<string, unknown>;
   /**

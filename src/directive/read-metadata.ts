@@ -28,7 +28,7 @@ export interface MetadataParts {
   schedules: ScheduleDecl[];
   /** `<on event>`s: runs per event. */
   events: EventDecl[];
-  /** `<tag>`, `<priority>`, `<concurrency>`. */
+  /** `<tag>`, `<priority>`, `<concurrency>`, `<retention>`. */
   runSettings: RunSettings;
 }
 
@@ -106,6 +106,7 @@ export function readMetadata(el: XmlElement | undefined, diag: Diagnostics): Met
       case 'tag':
       case 'priority':
       case 'concurrency':
+      case 'retention':
         readRunSetting(kid, out.runSettings, diag);
         break;
       case 'model':

@@ -1,19 +1,21 @@
 /**
  * A directive's run settings (`<metadata>`): tags that make its runs searchable, the priority its
- * runs start with when workers are busy, and a concurrency key that bounds how many of its runs go
- * at once per key. Read and checked here (part of the AST, see `ast.ts`); the operations and
- * workers act on them.
+ * runs start with when workers are busy, a concurrency key that bounds how many of its runs go
+ * at once per key, and how long its runs are kept once ended. Read and checked here (part of the
+ * AST, see `ast.ts`); the operations, stores and workers act on them.
  *
  * ```xml
  * <metadata>
  *   <tag name="customer" value="${inputs.customer}"/>
  *   <priority value="8"/>
  *   <concurrency key="${inputs.customer}" limit="1"/>
+ *   <retention days="30"/>
  * </metadata>
  * ```
  *
  * Their values may read the run's inputs only (`${inputs.x}`, `{input:x}`): they are settled when
- * the run starts, before any step.
+ * the run starts, before any step. The retention is a plain number: it wins over the project's
+ * (`retention` in `.ai/config/dirigent.yaml`, see `policy/project-policy.ts`).
  */
 import { didYouMean } from '../errors/did-you-mean.js';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -44,15 +46,29 @@ export interface RunSettings {
   /** 1 to 10, higher first; undefined: the default. */
   priority: number | undefined;
   concurrency: ConcurrencyDecl | undefined;
+  /**
+   * `<retention days>`: how long the directive's runs are kept once ended, in seconds (the days
+   * written, decimals allowed, times 86,400); undefined: the project's retention.
+   */
+  retentionSeconds: number | undefined;
 }
 
 /** The settings of a directive that declares none. */
 export function noRunSettings(): RunSettings {
-  return { tags: [], priority: undefined, concurrency: undefined };
+  return { tags: [], priority: undefined, concurrency: undefined, retentionSeconds: undefined };
 }
 
 /** The elements of `<metadata>` that are run settings. */
-export const RUN_SETTING_TAGS = ['tag', 'priority', 'concurrency'] as const;
+export const RUN_SETTING_TAGS = ['tag', 'priority', 'concurrency', 'retention'] as const;
+
+/** Seconds in a day: `<retention days>` counts in days. */
+const DAY_SECONDS = 86_400;
+
+/**
+ * The longest retention a directive may ask, in days (about 100 years): beyond it a number is a
+ * typo, and Redis expiries are capped.
+ */
+export const MAX_RETENTION_DAYS = 36_500;
 
 /** Priorities run from 1 to 10. */
 export const PRIORITY_RANGE = { min: 1, max: 10 } as const;
@@ -96,7 +112,29 @@ export function readRunSetting(el: XmlElement, into: RunSettings, diag: Diagnost
       into.concurrency = { key, limit, loc: el.loc };
       return;
     }
+    case 'retention':
+      return readRetention(el, into, diag);
   }
+}
+
+/** `<retention days="30"/>`: a positive number of days, decimals allowed (`0.5` is 12 hours). */
+function readRetention(el: XmlElement, into: RunSettings, diag: Diagnostics): void {
+  const r = new ElementReader(el, diag, ['days'], ['days']);
+  if (into.retentionSeconds !== undefined) return twice(el, diag, 'retention');
+  const raw = r.str('days');
+  if (raw === undefined) return;
+  const days = Number(raw);
+  // At least a second, so that a run is kept at all: Redis expires in whole seconds.
+  if (raw.trim() === '' || !Number.isFinite(days) || days * DAY_SECONDS < 1 || days > MAX_RETENTION_DAYS) {
+    diag.error(
+      ErrorCode.INVALID_ATTRIBUTE,
+      `<retention days="${raw}">: a retention is a positive number of days (decimals allowed), at most ${MAX_RETENTION_DAYS}.`,
+      attrLoc(el, 'days'),
+      'Write <retention days="30"/> to keep ended runs 30 days, or <retention days="0.5"/> for 12 hours.',
+    );
+    return;
+  }
+  into.retentionSeconds = days * DAY_SECONDS;
 }
 
 function readTag(el: XmlElement, into: RunSettings, diag: Diagnostics): void {

@@ -13,6 +13,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { EmbeddedRunChanges } from './embedded-run-changes.js';
 import { EmbeddedFeeds } from './embedded-feeds.js';
+import { FilePauseBook } from './file-pause-book.js';
 import { countRecords, type CountFilter, type RunCounts } from '../run-backend/run-counts.js';
 import type { ChangeSource } from '../run-backend/run-changes.js';
 import type { BackendStart, RunBackend } from '../run-backend/run-backend.js';
@@ -28,6 +29,7 @@ export class EmbeddedBackend implements RunBackend {
   readonly engine: Engine;
   private readonly store: FileRunStore;
   private readonly feeds: EmbeddedFeeds;
+  readonly pauses: FilePauseBook;
 
   constructor(
     private readonly projectDir: string,
@@ -35,6 +37,7 @@ export class EmbeddedBackend implements RunBackend {
     telemetry: Telemetry | undefined,
   ) {
     this.store = new FileRunStore(projectDir);
+    this.pauses = new FilePauseBook(projectDir);
     this.feeds = new EmbeddedFeeds(
       (id) => this.engine.activeRun(id)?.lineage.parentRunId ?? undefined,
     );
@@ -46,6 +49,7 @@ export class EmbeddedBackend implements RunBackend {
         ...(telemetry && { telemetry }),
       }),
       store: this.store,
+      pauses: this.pauses,
       observer: this.feeds.observer,
       ...(telemetry && { telemetry }),
     });
@@ -117,6 +121,19 @@ export class EmbeddedBackend implements RunBackend {
 
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
     return this.engine.signal(runId, name, payload);
+  }
+
+  async resumePaused(): Promise<number> {
+    const live = this.engine.releaseHolds();
+    const settled = live.map((run) => run.settled());
+    // Paused runs at rest in the store (their process ended): resumed here, oldest first.
+    const resting = (await this.store.list())
+      .filter((r) => r.status === 'paused' && this.engine.activeRun(r.runId) === undefined)
+      .filter((r) => !this.pauses.isPaused(r.directive))
+      .sort((a, b) => a.startedAt - b.startedAt);
+    for (const r of resting) settled.push((await this.engine.resume(r.runId)).settled());
+    await Promise.allSettled(settled);
+    return live.length + resting.length;
   }
 
   async redrive(runId: string, by: string): Promise<{ settled: Promise<RunRecord> }> {

@@ -138,6 +138,10 @@ export class ActiveRun {
     this.lifecycle = new RunLifecycle(this.record, host, {
       parentRunId: lineage.parentRunId,
       waitingSteps: () => this.waitingSteps(),
+      heldSteps: () =>
+        Object.entries(this.book.steps)
+          .filter(([, rec]) => rec.held === true)
+          .map(([name]) => name),
       outputs: (context) => runOutputs(this.directive, context, this.data),
       store: () => host.persist(this),
       ended: () => this.spans?.ended(this.actor.getSnapshot().context.inputs),
@@ -185,6 +189,12 @@ export class ActiveRun {
   /** True while this run waits for a signal, itself or through a child directive. */
   get isWaiting(): boolean {
     return this.record.status === 'waiting';
+  }
+
+  /** Whether some step of this run is held, its directive paused (see `operations/pause.ts`). */
+  get holds(): boolean {
+    for (const rec of Object.values(this.book.steps)) if (rec.held === true) return true;
+    return false;
   }
 
   /** Starts (or, for a restored run, re-arms the timers of) the run. */
@@ -419,7 +429,8 @@ export class ActiveRun {
     }
     if (this.host.durable && this.record.status === 'running') this.lifecycle.checkpointSoon();
     // Only a wait, or a child run (which may wait), can leave the run waiting.
-    if (this.waiting.size > 0 || this.book.counters.spawns > 0) this.lifecycle.queueIdleCheck();
+    if (this.waiting.size > 0 || this.book.counters.spawns > 0 || this.book.holding)
+      this.lifecycle.queueIdleCheck();
   }
 
   /** The steps this run waits on, or undefined while real work is under way. */

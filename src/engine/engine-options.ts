@@ -16,6 +16,8 @@ export interface EngineObserver {
   stepRetrying?(runId: string, step: string, error: SerializedError, delayMs: number): void;
   runWaiting?(runId: string, waiting: WaitingStep[]): void;
   runEnded?(record: RunRecord): void;
+  /** A run holds its next steps (`steps`): its directive is paused. */
+  runPaused?(runId: string, steps: string[]): void;
   /** Storing a run failed: a waiting run may not be resumable from another process. */
   storeFailed?(runId: string, error: SerializedError | Error): void;
 }
@@ -39,11 +41,19 @@ export interface EngineOptions {
    * process can resume it after a crash ({@link Engine.resume}). Used with the Redis store.
    */
   durable?: boolean;
+  /** Which directives are paused: their runs hold their next steps (see `operations/pause.ts`). */
+  pauses?: PauseView;
   /**
    * Where the runs' spans and metrics go (tracer and meter providers); nothing is recorded
    * without it. See `telemetry/telemetry.ts`.
    */
   telemetry?: Telemetry | TelemetryOptions;
+}
+
+/** What an engine asks of the pauses in force, at each step it enters. */
+export interface PauseView {
+  /** Whether runs of `directive` (an item id) hold their next steps. */
+  isPaused(directive: string): boolean;
 }
 
 /** Run-level defaults (RYE's resilience defaults for depth and spawns). */

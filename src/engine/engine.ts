@@ -19,7 +19,12 @@ import { checkRunAnswer } from './check-answer.js';
 import { childOutcome } from './child-outcome.js';
 import type { CancelOptions } from './cancel-options.js';
 import type { DirectiveLoader, LoadedDirective } from './directive-loader.js';
-import { ENGINE_DEFAULTS, type EngineObserver, type EngineOptions } from './engine-options.js';
+import {
+  ENGINE_DEFAULTS,
+  type EngineObserver,
+  type EngineOptions,
+  type PauseView,
+} from './engine-options.js';
 import { MemoryRunStore } from './memory-run-store.js';
 import { redrivenRun } from './redrive.js';
 import { restoredRun, storedDirective } from './restored-run.js';
@@ -53,6 +58,7 @@ export class Engine implements RunHost {
   readonly durable: boolean;
   /** Where spans and metrics go; undefined records nothing. */
   readonly telemetry: Telemetry | undefined;
+  private readonly pauses: PauseView | undefined;
   private readonly active = new Map<string, ActiveRun>();
   private readonly provided = new WeakMap<RunMachine, RunMachine>();
   private readonly byActor = new WeakMap<object, ActiveRun>();
@@ -73,6 +79,25 @@ export class Engine implements RunHost {
     this.observer = options.observer;
     this.durable = options.durable ?? false;
     this.telemetry = Telemetry.of(options.telemetry);
+    this.pauses = options.pauses;
+  }
+
+  /** Whether runs of `directive` hold their next steps (see `operations/pause.ts`). */
+  isPaused(directive: string): boolean {
+    return this.pauses?.isPaused(directive) ?? false;
+  }
+
+  /**
+   * Begins the held steps of the paused runs live here whose directive is no longer paused;
+   * resolves with those runs (each `settled()` says when it ends or waits again).
+   */
+  releaseHolds(): ActiveRun[] {
+    const released: ActiveRun[] = [];
+    for (const run of [...this.active.values()])
+      if (run.record.status === 'paused' || run.holds) {
+        if (run.effects.releaseHolds()) released.push(run);
+      }
+    return released;
   }
 
   /**
@@ -234,7 +259,8 @@ export class Engine implements RunHost {
       const stored = this.active.get(runId) ?? (await this.store.load(runId));
       if (stored instanceof ActiveRun) return stored;
       const status = stored?.record.status;
-      if (status === 'running' || status === 'waiting') return this.attach(runId, true);
+      if (status === 'running' || status === 'waiting' || status === 'paused')
+        return this.attach(runId, true);
       if (stored !== undefined) return stored.record; // it ended: its outcome settles the step
     }
     const file = await this.loader.resolve(ref, parent.loaded.file);
@@ -359,10 +385,13 @@ export class Engine implements RunHost {
       for (const [node, , child] of children)
         if (child === undefined && run.steps[node]?.status === 'running') run.forgetChild(node);
       run.restartInterrupted();
+      run.effects.releaseHolds();
     }
     for (const [node, childId, child] of children) {
       const resumable =
-        child?.record.status === 'waiting' || (interrupted && child?.record.status === 'running');
+        child?.record.status === 'waiting' ||
+        child?.record.status === 'paused' ||
+        (interrupted && child?.record.status === 'running');
       if (resumable) run.adoptChild(node, await this.attach(childId, interrupted));
       // A child that ended while the parent's process was down: its outcome settles the step.
       else if (interrupted && child && run.steps[node]?.status === 'running')

@@ -17,6 +17,7 @@ import { evaluateCondition } from '../expr/condition.js';
 import { dispatchStep, type DispatchingRun } from './dispatch-step.js';
 import { ENGINE_DEFAULTS } from './engine-options.js';
 import type { RunEffects } from './run-effects.js';
+import type { RunLifecycle } from './run-lifecycle.js';
 import type { RunRecord } from './run-record.js';
 import type { StepBook } from './step-book.js';
 import type { StepWork } from './step-work.js';
@@ -25,6 +26,7 @@ import type { Compensations } from './compensations.js';
 /** What the effects act on: the run (an {@link ActiveRun}) and its parts. */
 export interface EffectedRun extends DispatchingRun {
   readonly record: RunRecord;
+  readonly lifecycle: Pick<RunLifecycle, 'queueIdleCheck' | 'resumeRunning'>;
   readonly book: StepBook;
   readonly work: StepWork;
   /** Child runs started by this run, by the step that started them. */
@@ -61,7 +63,21 @@ export class MachineEffects implements RunEffects {
       run.work.settleStep(cn, context, { branches });
       return;
     }
+    if (run.host.isPaused(run.record.directive)) {
+      // Held, not begun: the run pauses once the work under way has ended.
+      run.book.stepHeld(node);
+      run.lifecycle.queueIdleCheck();
+      return;
+    }
+    this.beginStep(context, cn);
+  }
+
+  /** Begins a step entered: its condition, then its dispatch (see {@link startStep}). */
+  beginStep(context: RunContext, cn: CompiledNode): void {
+    const run = this.run;
+    const node = cn.name;
     const step = cn.node;
+    if (step.kind !== 'step') return;
     const rec = run.book.stepStarted(node);
     try {
       if (step.condition && !evaluateCondition(step.condition, scopeOf(context, run.data))) {
@@ -74,6 +90,24 @@ export class MachineEffects implements RunEffects {
     } catch (err) {
       run.work.failStep(cn, err);
     }
+  }
+
+  /**
+   * Begins the steps held while the run's directive was paused, now that it is not; true when
+   * there were any.
+   */
+  releaseHolds(): boolean {
+    const run = this.run;
+    const held = Object.entries(run.steps).filter(([, rec]) => rec.held === true);
+    if (held.length === 0 || run.host.isPaused(run.record.directive)) return false;
+    run.book.holding = false;
+    run.lifecycle.resumeRunning();
+    const context = run.actor.getSnapshot().context;
+    for (const [node] of held) {
+      const cn = run.loaded.compiled.nodes.get(node);
+      if (cn !== undefined) this.beginStep(context, cn);
+    }
+    return true;
   }
 
   /** `stopStep`: the machine left the step; stop whatever still runs or waits for it. */
@@ -115,6 +149,7 @@ export class MachineEffects implements RunEffects {
     for (const [node, rec] of Object.entries(run.steps)) {
       const cn = run.loaded.compiled.nodes.get(node);
       if (rec.status !== 'running' || cn?.node.kind !== 'step' || waits.has(node)) continue;
+      if (rec.held === true) continue; // begins when the directive is resumed (releaseHolds)
       if (run.children[node] !== undefined) continue; // a child run resumes on its own
       // Not announced again: it was when it started (a next attempt is, when it starts).
       run.work.repeat(node);

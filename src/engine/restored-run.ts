@@ -19,7 +19,7 @@ export function restoredRun(
   interrupted: boolean,
 ): ActiveRun {
   const status = stored.record.status;
-  if (status !== 'waiting' && !(interrupted && status === 'running')) {
+  if (status !== 'waiting' && status !== 'paused' && !(interrupted && status === 'running')) {
     throw runNotWaiting(runId, status, interrupted ? 'resume-interrupted' : 'resume');
   }
   const loaded = storedDirective(loader, stored);

@@ -28,6 +28,8 @@ export interface RunHost {
   readonly durable: boolean;
   /** Where spans and metrics go; undefined records nothing. */
   readonly telemetry: Telemetry | undefined;
+  /** Whether the runs of `directive` (an item id) hold their next steps: it is paused. */
+  isPaused(directive: string): boolean;
   /** The compiled machine with its effects provided (each calls the acting run's `effects`). */
   providedMachine(machine: RunMachine): RunMachine;
   /** Stores the run as it stands. */

@@ -7,7 +7,7 @@ import type { RunContext } from '../compiler/run-context.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunHost } from './run-host.js';
-import type { RunRecord, WaitingStep } from './run-record.js';
+import { hasEnded, type RunRecord, type WaitingStep } from './run-record.js';
 
 type Waiter = (record: RunRecord) => void;
 
@@ -23,6 +23,8 @@ export interface LifecycleHooks {
   readonly parentRunId: string | null;
   /** The steps the run waits on, or undefined while work is under way. */
   waitingSteps(): WaitingStep[] | undefined;
+  /** The steps the run holds, its directive paused. */
+  heldSteps(): string[];
   /** The declared outputs, evaluated when the run completes. */
   outputs(context: RunContext): Record<string, unknown>;
   /** Writes the run to the store. */
@@ -70,7 +72,7 @@ export class RunLifecycle {
 
   /** Marks this run (and the parents waiting through it) as running again. */
   resumeRunning(): void {
-    if (this.record.status !== 'waiting') return;
+    if (this.record.status !== 'waiting' && this.record.status !== 'paused') return;
     this.record.status = 'running';
     delete this.record.waiting;
     const parent = this.hooks.parentRunId;
@@ -85,7 +87,17 @@ export class RunLifecycle {
       this.idleCheckQueued = false;
       if (this.record.status !== 'running') return;
       const waiting = this.hooks.waitingSteps();
-      if (waiting === undefined || waiting.length === 0) return;
+      if (waiting === undefined) return;
+      // Nothing under way: held steps make it paused (a signal may still come for a wait).
+      const held = this.hooks.heldSteps();
+      if (held.length > 0) {
+        this.record.status = 'paused';
+        if (waiting.length > 0) this.record.waiting = waiting;
+        this.host.observer?.runPaused?.(this.record.runId, held);
+        this.save();
+        return;
+      }
+      if (waiting.length === 0) return;
       this.record.status = 'waiting';
       this.record.waiting = waiting;
       this.host.observer?.runWaiting?.(this.record.runId, waiting);
@@ -234,6 +246,6 @@ export class RunLifecycle {
   }
 
   private isOver(): boolean {
-    return this.record.status !== 'running' && this.record.status !== 'waiting';
+    return hasEnded(this.record.status);
   }
 }

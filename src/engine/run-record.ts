@@ -9,15 +9,24 @@ import type { SourceLocation } from '../errors/source-location.js';
 
 /**
  * How a run stands. `running` only while work is under way; `queued` (never stored) while a run
- * started on a Redis deployment waits for a worker to take it up.
+ * started on a Redis deployment waits for a worker to take it up; `paused` while its directive (or
+ * the deployment) is paused: it holds its next steps until it is resumed (see `operations/pause.ts`).
  */
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+export type RunStatus =
+  | 'queued'
+  | 'running'
+  | 'waiting'
+  | 'paused'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
 
 /** Every {@link RunStatus}, in the order a run can pass through them. */
 export const RUN_STATUSES: readonly RunStatus[] = [
   'queued',
   'running',
   'waiting',
+  'paused',
   'completed',
   'failed',
   'cancelled',
@@ -96,12 +105,16 @@ export function clockStart(record: Pick<RunRecord, 'startedAt' | 'redrives'>): n
   return record.redrives?.at(-1)?.at ?? record.startedAt;
 }
 
-/** Exit status of the CLI for a run status (DIRECTIVES.md): 0 completed, 1 failed or cancelled, 3 waiting. */
+/**
+ * Exit status of the CLI for a run status (DIRECTIVES.md): 0 completed, 1 failed or cancelled, 3
+ * waiting (or paused: the run waits for someone either way).
+ */
 export function exitCodeOf(status: RunStatus): number {
   switch (status) {
     case 'completed':
       return 0;
     case 'waiting':
+    case 'paused':
       return 3;
     case 'failed':
     case 'cancelled':

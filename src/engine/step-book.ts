@@ -18,6 +18,8 @@ export interface StoredBook {
 
 /** Keeps a run's step records, counters and step entries (see the module comment). */
 export class StepBook {
+  /** Whether some step may be held (see {@link stepHeld}), until the holds are released. */
+  holding = false;
   /** Step records, beside the snapshot (see run-context.ts). */
   readonly steps: Record<string, StepRecord>;
   readonly counters: RunCounters;
@@ -37,6 +39,7 @@ export class StepBook {
   ) {
     this.steps = stored.steps ?? {};
     this.counters = { transitions: 0, spawns: 0, ...stored.counters };
+    this.holding = Object.values(this.steps).some((rec) => rec.held === true);
   }
 
   /** A step starts its first attempt. */
@@ -53,6 +56,24 @@ export class StepBook {
     this.steps[node] = rec;
     this.spans?.attemptBegun(node);
     return rec;
+  }
+
+  /**
+   * A step entered while the run's directive is paused: recorded as under way but not begun, so
+   * that a run resumed anywhere begins it then.
+   */
+  stepHeld(node: string): void {
+    this.holding = true;
+    this.steps[node] = {
+      status: 'running',
+      result: null,
+      error: null,
+      attempts: 1,
+      startedAt: null,
+      endedAt: null,
+      seq: this.counters.transitions,
+      held: true,
+    };
   }
 
   /** `nodeEntered`: a parallel block starts. */

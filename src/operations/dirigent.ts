@@ -28,6 +28,7 @@ import { emitEvent, type Emitted } from './emit-event.js';
 import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { FileIdempotency } from '../embedded/file-idempotency.js';
 import { FileBulkLedger } from '../embedded/file-bulk-ledger.js';
+import { checkPauseTarget, type PauseState, type PauseTarget } from './pause.js';
 import { runBulkAction, type BulkLedger, type BulkReport, type BulkRequest } from './bulk-action.js';
 import { checkTags } from '../engine/run-tags.js';
 import { checkPriority } from '../engine/run-priority.js';
@@ -252,6 +253,37 @@ export class Dirigent {
     );
     await Promise.allSettled(goingOn);
     return report;
+  }
+
+  /**
+   * Pauses a directive (`{ directive }`, an item id of the project) or the whole deployment
+   * (`{ all: true }`), and resolves with the pauses in force (see `pause.ts`): its runs hold their
+   * next steps, new ones included, until it is resumed. `UNKNOWN_DIRECTIVE` for a directive the
+   * project does not have.
+   */
+  async pause(target: PauseTarget): Promise<PauseState> {
+    checkPauseTarget(target);
+    if ('directive' in target) await this.load(target.directive);
+    await this.backend.pauses.pause(target);
+    return this.backend.pauses.state();
+  }
+
+  /**
+   * Lifts the pause of a directive, or (`{ all: true }`) every pause, then begins the held steps
+   * of the paused runs no pause holds any more, in the order they started. Resolves with the
+   * pauses still in force and how many runs it resumed (embedded, once they end or wait again;
+   * on Redis, once they are queued).
+   */
+  async resume(target: PauseTarget): Promise<{ paused: PauseState; resumed: number }> {
+    checkPauseTarget(target);
+    await this.backend.pauses.resume(target);
+    const resumed = await this.backend.resumePaused();
+    return { paused: await this.backend.pauses.state(), resumed };
+  }
+
+  /** The pauses in force: the whole deployment's, and the directives paused. */
+  pauses(): Promise<PauseState> {
+    return this.backend.pauses.state();
   }
 
   /**
@@ -502,6 +534,7 @@ export class Dirigent {
    * on the workers.
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
+    this.backend.pauses.close();
     await this.book?.close();
     await this.itemOperations?.close();
     await this.backend.close(options.graceMs);

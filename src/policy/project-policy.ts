@@ -1,7 +1,8 @@
 /**
  * What a project allows its directives: which environment variables `{env:…}` may read, whether
  * shell text built from values is refused (strict mode), whether directives and tools must be
- * signed by a trusted key, and how large what comes in may be. Read from
+ * signed by a trusted key, how large what comes in may be, and how long ended runs are kept
+ * (`retention`, see `docs/operating-retention.md`). Read from
  * `.ai/config/dirigent.yaml` and the environment (`DIRIGENT_STRICT`, `DIRIGENT_ENV_ALLOW`,
  * `DIRIGENT_REQUIRE_SIGNATURES`); see `docs/security.md`.
  */
@@ -13,6 +14,7 @@ import { ErrorCode } from '../errors/error-codes.js';
 import { lazyPackage } from '../lazy-package.js';
 import { ALWAYS_ALLOWED_ENV } from './always-allowed-env.js';
 import { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
+import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 
 export { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
 
@@ -32,7 +34,19 @@ export interface ProjectPolicy {
    */
   requireSignatures: boolean;
   limits: InputLimits;
+  /**
+   * How long runs are kept once ended, in seconds (`retention: 7d`); a directive's
+   * `<retention days>` wins over it. Undefined: not set, the store's default
+   * ({@link DEFAULT_RETENTION_SECONDS}, 7 days, unless a worker was given another).
+   */
+  retentionSeconds?: number;
 }
+
+/** How long ended runs are kept when neither the project nor the directive says: 7 days. */
+export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
+
+/** The longest retention a project may set (about 100 years, as a directive's at most). */
+const MAX_RETENTION_SECONDS = 36_500 * 86_400;
 
 /** The policy of a project without configuration: nothing beyond {@link ALWAYS_ALLOWED_ENV}. */
 export const DEFAULT_POLICY: ProjectPolicy = Object.freeze({
@@ -89,6 +103,7 @@ export function loadProjectPolicy(
     envAllow: new Set([...fromFile.envAllow, ...extra]),
     requireSignatures: fromFile.requireSignatures || signaturesRequiredByEnv(env),
     limits: fromFile.limits,
+    ...(fromFile.retentionSeconds !== undefined && { retentionSeconds: fromFile.retentionSeconds }),
   };
 }
 
@@ -119,6 +134,7 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
   let requireSignatures = false;
   const envAllow = new Set(ALWAYS_ALLOWED_ENV);
   const limits = { ...DEFAULT_LIMITS };
+  let retentionSeconds: number | undefined;
   for (const pair of (root as { items: { key: unknown; value: unknown }[] }).items) {
     const keyNode = pair.key as { value?: unknown; range?: [number] };
     const valueNode = pair.value as { range?: [number] } | null;
@@ -158,16 +174,33 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
         }
         limits[field!] = n as number;
       }
+    } else if (key === 'retention') {
+      const seconds =
+        typeof value === 'number' || typeof value === 'string' ? parseDuration(value) : undefined;
+      if (seconds === undefined || seconds < 1 || seconds > MAX_RETENTION_SECONDS) {
+        fail(
+          `"retention" must be a duration of at least a second, not ${JSON.stringify(value)}.`,
+          at,
+          `Write how long ended runs are kept: ${DURATION_EXAMPLES}, e.g. retention: 30d.`,
+        );
+      }
+      retentionSeconds = seconds;
     } else {
       fail(
         `unknown setting "${key}".`,
         keyNode?.range?.[0],
-        `Known settings: strict, env_allow, require_signatures, limits. ${EXAMPLE}`,
+        `Known settings: strict, env_allow, require_signatures, limits, retention. ${EXAMPLE}`,
       );
     }
   }
-  return { strict, envAllow, requireSignatures, limits };
+  return {
+    strict,
+    envAllow,
+    requireSignatures,
+    limits,
+    ...(retentionSeconds !== undefined && { retentionSeconds }),
+  };
 }
 
 const EXAMPLE =
-  'Example:\n  strict: true\n  env_allow: [REGION, STAGE]\n  require_signatures: true\n  limits:\n    inputs_bytes: 1048576';
+  'Example:\n  strict: true\n  env_allow: [REGION, STAGE]\n  require_signatures: true\n  limits:\n    inputs_bytes: 1048576\n  retention: 7d';

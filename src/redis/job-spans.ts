@@ -20,7 +20,15 @@ import {
 import type { ToolJobData } from './tool-job.js';
 
 /** Why a run worker took up a run's job. */
-export type TakenUp = 'start' | 'signal' | 'cancel' | 'wake' | 'redrive' | 'takeover' | 'resume';
+export type TakenUp =
+  | 'start'
+  | 'signal'
+  | 'cancel'
+  | 'wake'
+  | 'redrive'
+  | 'unpause'
+  | 'takeover'
+  | 'resume';
 
 /** The attributes of a job in a queue (OpenTelemetry's messaging conventions). */
 function messaging(t: Telemetry, queue: string, jobId: string): Attributes {

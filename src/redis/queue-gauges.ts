@@ -14,7 +14,7 @@ import { queueOptions } from './queue-options.js';
 import { RedisRunStore } from './run-store/redis-run-store.js';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed'] as const;
-const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
+const RUN_STATUSES = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled'] as const;
 
 /** Registers the gauges; `close()` stops them and closes their queues. */
 export function observeQueues(

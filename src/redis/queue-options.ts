@@ -10,10 +10,20 @@ export function queueOptions(redis: Redis, prefix: string): QueueOptions {
 }
 
 /**
+ * The longest any finished job of a run (run jobs, wake jobs, tool jobs) is kept, seconds: a day,
+ * for a failed one. It is shorter than the default retention of ended runs (7 days), so a run's
+ * job data is gone before the run; a run kept for less has its finished jobs removed when it
+ * expires (see `run-store/expired-run-jobs.ts`), and a store's prune removes any finished job
+ * older than this, which BullMQ removes only when another job of its queue finishes.
+ */
+export const MAX_JOB_KEEP_SECONDS = 86_400;
+
+/**
  * Finished run jobs leave BullMQ at once (whoever waits hears the outcome from the events stream;
- * the run record lives in the store); failed ones stay a while, for inspection.
+ * the run record lives in the store); failed ones stay a while, for inspection, at most
+ * {@link MAX_JOB_KEEP_SECONDS}.
  */
 export const RUN_JOB_RETENTION = {
   removeOnComplete: true,
-  removeOnFail: { age: 86_400, count: 1000 },
+  removeOnFail: { age: MAX_JOB_KEEP_SECONDS, count: 1000 },
 } as const;

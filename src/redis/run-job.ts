@@ -82,7 +82,9 @@ export type RunJobData =
    * had been redriven when this was asked, so a job delivered again after its redrive happened
    * goes on with the run rather than redriving it twice.
    */
-  | { kind: 'redrive'; runId: string; by: string; redrives: number };
+  | { kind: 'redrive'; runId: string; by: string; redrives: number }
+  /** A paused run's directive was resumed: its held steps begin (`operations/pause.ts`). */
+  | { kind: 'unpause'; runId: string };
 
 /** The jobs about one run: every kind but a group of starts. */
 export type OneRunJobData = Exclude<RunJobData, { kind: 'starts' }>;

@@ -2,6 +2,7 @@ import type { LoadedDirective } from '../engine/directive-loader.js';
 import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
 import type { RerunSeed } from '../engine/rerun.js';
+import type { PauseBook } from '../operations/pause.js';
 import type { RunTags } from '../engine/run-tags.js';
 import type { RunTrigger } from '../telemetry/run-trace.js';
 import type { CountFilter, RunCounts } from './run-counts.js';
@@ -29,6 +30,14 @@ export interface BackendStart {
  */
 export interface RunBackend {
   readonly mode: 'embedded' | 'redis';
+  /** The pauses of the deployment (see `operations/pause.ts`). */
+  readonly pauses: PauseBook;
+  /**
+   * Begins the held steps of the paused runs whose directive is no longer paused, in the order
+   * the runs started; resolves with how many runs it resumed, once they are under way (embedded:
+   * once they end or wait again) or queued (Redis).
+   */
+  resumePaused(): Promise<number>;
   /**
    * Begins a run of `loaded` with validated `inputs` under `runId`; resolves once it is under way
    * (embedded) or queued (Redis), with its record as it stands then.

@@ -36,7 +36,7 @@ export interface ChangeSource {
 }
 
 /** Statuses of runs not ended yet: a run seen in one of them is looked at until it ends. */
-export const UNENDED: ReadonlySet<string> = new Set(['queued', 'running', 'waiting']);
+export const UNENDED: ReadonlySet<string> = new Set(['queued', 'running', 'waiting', 'paused']);
 
 /**
  * What a {@link ChangeSource} saw last of each run it looks at: its status and start, so that a

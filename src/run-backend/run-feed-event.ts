@@ -42,6 +42,8 @@ export type RunEventBody =
   | ({ type: 'step.ended'; runId: string; at: number; step: string } & StepEntry)
   /** The run waits for signals: nothing runs until one arrives. */
   | { type: 'run.waiting'; runId: string; at: number; waiting: WaitingStep[] }
+  /** Its directive is paused: the run holds `steps` until it is resumed. */
+  | { type: 'run.paused'; runId: string; at: number; steps: string[] }
   /**
    * The run ended; `record` is its final record. The feed's last event, unless the run is
    * redriven.
@@ -72,6 +74,7 @@ export const RUN_FEED_EVENT_TYPES = [
   'step.retrying',
   'step.ended',
   'run.waiting',
+  'run.paused',
   'run.ended',
   'run.redriven',
 ] as const satisfies readonly RunFeedEvent['type'][];
@@ -96,6 +99,7 @@ export function feedObserver(write: (event: RunEventBody) => void): EngineObserv
     stepEnded: (runId, entry) =>
       write({ type: 'step.ended', runId, at: Date.now(), step: entry.name, ...entry }),
     runWaiting: (runId, waiting) => write({ type: 'run.waiting', runId, at: Date.now(), waiting }),
+    runPaused: (runId, steps) => write({ type: 'run.paused', runId, at: Date.now(), steps }),
     runEnded: (record) =>
       write({
         type: 'run.ended',
@@ -134,6 +138,8 @@ export function tellObserver(event: RunFeedEvent, observer: EngineObserver): voi
       return observer.stepEnded?.(event.runId, entryOf(event));
     case 'run.waiting':
       return observer.runWaiting?.(event.runId, event.waiting);
+    case 'run.paused':
+      return observer.runPaused?.(event.runId, event.steps);
     case 'run.ended':
       return observer.runEnded?.(event.record);
     case 'run.redriven':
@@ -155,10 +161,11 @@ export function entryOf(event: Extract<RunFeedEvent, { type: 'step.ended' }>): S
  */
 export function settles(event: RunFeedEvent, runId: string): boolean {
   if (event.runId !== runId) return false;
-  if (event.type === 'run.ended' || event.type === 'run.waiting') return true;
+  if (event.type === 'run.ended' || event.type === 'run.waiting' || event.type === 'run.paused')
+    return true;
   return (
     event.type === 'run.state' &&
-    ['completed', 'failed', 'cancelled', 'waiting'].includes(event.record.status)
+    ['completed', 'failed', 'cancelled', 'waiting', 'paused'].includes(event.record.status)
   );
 }
 

@@ -10,6 +10,8 @@ import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
 import type { RunSource } from '../run-job.js';
 import { runSourceOf } from '../run-source.js';
+import { pausedIn } from '../../operations/pause.js';
+import { RedisPauseBook } from './redis-pause-book.js';
 import { RunsClient } from './runs-client.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { countStoredRuns } from '../run-store/redis-run-counts.js';
@@ -32,6 +34,7 @@ import {
 export class RedisBackend implements RunBackend {
   readonly mode = 'redis';
   readonly client: RunsClient;
+  readonly pauses: RedisPauseBook;
   private readonly feeds: FeedReader;
   private readonly sources = new WeakMap<
     LoadedDirective,
@@ -45,6 +48,7 @@ export class RedisBackend implements RunBackend {
     telemetry: Telemetry | undefined,
   ) {
     this.client = new RunsClient(redis, prefix, telemetry);
+    this.pauses = new RedisPauseBook(redis, prefix);
     this.feeds = new FeedReader(redis, this.client.store, (runId) => this.client.status(runId));
   }
 
@@ -121,6 +125,11 @@ export class RedisBackend implements RunBackend {
 
   signal(runId: string, name: string, payload: unknown): Promise<RunRecord> {
     return this.client.signal(runId, name, payload);
+  }
+
+  async resumePaused(): Promise<number> {
+    const state = await this.pauses.state();
+    return this.client.unpause((directive) => pausedIn(state, directive));
   }
 
   redrive(runId: string, by: string): Promise<{ settled: Promise<RunRecord> }> {

@@ -17,6 +17,9 @@ import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { CancelOptions } from '../../engine/cancel-options.js';
 import { runNotFound } from '../../errors/run-errors.js';
 
+/** Paused runs read (and unpause jobs sent) at a time. */
+const UNPAUSE_PAGE = 500;
+
 /** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
 const WAIT_POLL_MS = 1000;
 
@@ -167,6 +170,40 @@ export class RunsClient {
     if (member === undefined) return undefined;
     const { directive } = group.data.sources[member.source]!;
     return { directive, at: group.timestamp, failedReason: group.failedReason };
+  }
+
+  /**
+   * Sends an `unpause` job for every paused run whose directive `paused` no longer says is
+   * paused, in the order the runs started; resolves with how many.
+   */
+  async unpause(paused: (directive: string) => boolean): Promise<number> {
+    const key = this.store.indexKey({ status: 'paused' });
+    const ids: string[] = [];
+    for (let at = 0; ; at += UNPAUSE_PAGE) {
+      const page = await this.redis.zrange(key, at, at + UNPAUSE_PAGE - 1);
+      ids.push(...page);
+      if (page.length < UNPAUSE_PAGE) break;
+    }
+    let sent = 0;
+    for (let at = 0; at < ids.length; at += UNPAUSE_PAGE) {
+      const chunk = ids.slice(at, at + UNPAUSE_PAGE);
+      const pipeline = this.redis.pipeline();
+      for (const id of chunk) pipeline.hget(this.store.runKey(id), 'directive');
+      const directives = (await pipeline.exec()) ?? [];
+      const jobs = chunk
+        .filter((_, i) => {
+          const d = directives[i]?.[1];
+          return typeof d === 'string' && !paused(d);
+        })
+        .map((runId) => ({
+          name: 'unpause',
+          data: { kind: 'unpause' as const, runId },
+          opts: RUN_JOB_RETENTION,
+        }));
+      if (jobs.length > 0) await this.queue.addBulk(jobs);
+      sent += jobs.length;
+    }
+    return sent;
   }
 
   /** How many workers take run jobs right now. */

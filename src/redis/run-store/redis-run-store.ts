@@ -10,7 +10,7 @@
 import type { IndexOf } from './list-stored-runs.js';
 import type { Redis } from 'ioredis';
 import type { StepRecord } from '../../compiler/run-context.js';
-import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../../engine/run-record.js';
 import type { RunStore, StoredRun } from '../../engine/run-store.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
@@ -40,11 +40,7 @@ import {
 } from './run-hash.js';
 import { RunSaver } from './run-saver.js';
 import { WrittenRuns } from './written-runs.js';
-import {
-  defineRunStoreCommands,
-  RUN_STATUSES,
-  type RunStoreCommands,
-} from './run-store-scripts.js';
+import { defineRunStoreCommands, type RunStoreCommands } from './run-store-scripts.js';
 import { workersKey } from '../takeover/worker-lease.js';
 import { FEED_START } from '../../run-backend/run-feed.js';
 import type { PendingEvents } from './pending-events.js';
@@ -159,7 +155,7 @@ export class RedisRunStore implements RunStore {
   async saveVersioned(run: StoredRun, options: SaveRunOptions = {}): Promise<number> {
     const { record } = run;
     const { expectVersion } = options;
-    if (!RUN_STATUSES.includes(record.status))
+    if (record.status === 'queued' || !RUN_STATUSES.includes(record.status))
       throw DirigentError.fatal(ErrorCode.INTERNAL, `Unknown run status "${record.status}".`);
     const before = this.written.get(record.runId);
     const meta = metaOf(run);

@@ -2,6 +2,8 @@
  * The Lua of the run store's scripts (see `run-store-scripts.ts` for their commands, and
  * `run-hash.ts` for the keys they touch).
  */
+import { MAX_JOB_KEEP_SECONDS } from '../queue-options.js';
+
 /**
  * The pseudo-field with which a read answers a run's directive text, when the run keeps it at its
  * text key (see `run-hash.ts`): not a field of the hash, and no field is named so.
@@ -54,7 +56,7 @@ local function forget(prefix, runId, hint)
   if d then directives[d] = true end
   if hint ~= '' then directives[hint] = true end
   for name in pairs(directives) do redis.call('ZREM', prefix .. ':runs:directive:' .. name, runId) end
-  for _, s in ipairs({'running', 'waiting', 'completed', 'failed', 'cancelled'}) do
+  for _, s in ipairs({'running', 'waiting', 'paused', 'completed', 'failed', 'cancelled'}) do
     redis.call('ZREM', prefix .. ':runs:status:' .. s, runId)
   end
   local tagsOf = prefix .. ':runs:tags-of'
@@ -128,7 +130,9 @@ if mode == 'diff' and not based then return {'stale', current} end
 local runId, status, directive = ARGV[6], ARGV[7], ARGV[8]
 local statuses = {running = 3, waiting = 4, completed = 5, failed = 6, cancelled = 7}
 local own = statuses[status]
-if mode ~= 'steps' and not own then return redis.error_reply('unknown run status ' .. status) end
+-- A paused run's index is named here, not passed: runs pause seldom, and the keys stay as they are.
+local pausedIndex = prefix .. ':runs:status:paused'
+if mode ~= 'steps' and not own and status ~= 'paused' then return redis.error_reply('unknown run status ' .. status) end
 local textHash, text = ARGV[13], ARGV[14]
 local textKey = prefix .. ':directive-text:' .. textHash
 if textHash ~= '' and text == '' and redis.call('EXISTS', textKey) == 0 then
@@ -202,6 +206,7 @@ redis.call('ZADD', KEYS[2], score, runId)
 for _, k in pairs(statuses) do
   if k == own then redis.call('ZADD', KEYS[k], score, runId) else redis.call('ZREM', KEYS[k], runId) end
 end
+if status == 'paused' then redis.call('ZADD', pausedIndex, score, runId) else redis.call('ZREM', pausedIndex, runId) end
 redis.call('ZADD', KEYS[8], score, runId)
 redis.call('HSET', KEYS[10], runId, directive)
 -- A run's tags never change: each is an index of its own, and tags-of finds them once the
@@ -212,14 +217,20 @@ if tags then
   redis.call('HSET', prefix .. ':runs:tags-of', runId, tags)
 end
 local retention, now = tonumber(ARGV[10]), nowMs()
+-- A run kept for less than its finished jobs are is due to have them removed when it expires
+-- (see expired-run-jobs.ts): jobs-due holds 'id@startedAt', scored by the run's expiry.
+local jobsDue, jobsOf = prefix .. ':runs:jobs-due', runId .. '@' .. ARGV[9]
 if retention > 0 and (status == 'completed' or status == 'failed' or status == 'cancelled') then
   redis.call('EXPIRE', hash, retention)
   redis.call('EXPIRE', KEYS[11], retention)
   redis.call('ZADD', KEYS[9], now + retention * 1000, runId)
+  if retention < ${MAX_JOB_KEEP_SECONDS} then redis.call('ZADD', jobsDue, now + retention * 1000, jobsOf)
+  else redis.call('ZREM', jobsDue, jobsOf) end
 else
   redis.call('PERSIST', hash)
   redis.call('PERSIST', KEYS[11])
   redis.call('ZREM', KEYS[9], runId)
+  redis.call('ZREM', jobsDue, jobsOf)
 end
 sweep(prefix, now, 2)
 return {'ok', version}

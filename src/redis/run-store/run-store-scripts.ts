@@ -78,9 +78,15 @@ export function saveRunArgs(
     set: Map<string, string>;
     /** Feed events to append (see `pending-events.ts`). */
     events?: RunEvents | undefined;
+    /**
+     * Seconds an ended run is kept: its own retention (see `engine/run-retention.ts`); default
+     * the store's. `Infinity` keeps it.
+     */
+    retentionSeconds?: number;
   },
 ): Args {
-  const retention = Number.isFinite(store.retentionSeconds) ? Math.ceil(store.retentionSeconds) : 0;
+  const seconds = write.retentionSeconds ?? store.retentionSeconds;
+  const retention = Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : 0;
   const parents = write.events?.parents ?? [];
   const args: Args = [
     11 + 2 * parents.length,

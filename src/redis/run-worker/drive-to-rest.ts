@@ -21,6 +21,7 @@ import { startDriveSpan, type TakenUp } from '../job-spans.js';
 import { markParked, PARKED_CHECK_IN_MS, promoteParked } from '../parked-runs.js';
 import type { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from '../queue-names.js';
+import type { RedisPauseBook } from '../client/redis-pause-book.js';
 import type { RedisRunStore } from '../run-store/redis-run-store.js';
 import type { RunJob, RunJobData } from '../run-job.js';
 import { goAlone } from './go-alone.js';
@@ -53,6 +54,8 @@ export interface DriveContext {
   worker: string;
   /** Tells what happens to the runs (`RunWorkerOptions.events`); never throws. */
   events: RunEventSink;
+  /** The pauses in force (see `operations/pause.ts`), kept up to date. */
+  pauses: RedisPauseBook;
 }
 
 type Rest =

@@ -15,6 +15,8 @@ import type { TakenUp } from '../job-spans.js';
 import type { VersionedRun } from '../run-store/run-hash.js';
 import type { OneRunJobData } from '../run-job.js';
 import { loadRunDirective } from '../run-source.js';
+import { pausedIn } from '../../operations/pause.js';
+import { RUN_JOB_RETENTION } from '../queue-options.js';
 
 /**
  * Takes the run of a job up: claims it (a start taken up the first time has nothing stored, and
@@ -87,7 +89,7 @@ export async function takeUpRun(
 async function letGo(ctx: DriveContext, runId: string, record?: RunRecord): Promise<void> {
   const tree = runTree(ctx.engine, runId);
   ctx.engine.releaseRun(runId);
-  if (record !== undefined && !['running', 'waiting'].includes(record.status))
+  if (record !== undefined && !['running', 'waiting', 'paused'].includes(record.status))
     for (const id of tree) ctx.store.forgetClaim(id);
   else await Promise.all(tree.map((id) => ctx.store.release(id)));
 }
@@ -106,7 +108,7 @@ async function performRunJob(
 ): Promise<RunRecord> {
   const engine = ctx.engine;
   const redelivered = takenUp === 'takeover' || takenUp === 'resume';
-  const over = stored && !['running', 'waiting'].includes(stored.record.status);
+  const over = stored && !['running', 'waiting', 'paused'].includes(stored.record.status);
   const drive = (run: ActiveRun) => driveToRest(ctx, run, taken, takenUp);
   let record: RunRecord;
   switch (data.kind) {
@@ -170,8 +172,15 @@ async function performRunJob(
       record = await drive(run);
       break;
     }
+    case 'unpause':
+      if (stored === undefined) return notFound(data.runId);
+      if (stored.record.status !== 'paused') return stored.record;
+      await ctx.pauses.state(); // as it is now: the resume that sent this job is in it
+      record = await drive(await engine.resume(data.runId));
+      break;
   }
   if (record.status === 'waiting') await scheduleWake(ctx, data, record);
+  if (record.status === 'paused') await unpauseIfResumed(ctx, record);
   // Ended here, by this job (a job delivered again after the end returned above, telling nothing).
   const { status } = record;
   if (status === 'completed' || status === 'failed' || status === 'cancelled')
@@ -210,4 +219,13 @@ async function scheduleWake(
 
 function notFound(runId: string): never {
   throw runNotFound(runId, 'redis');
+}
+
+/**
+ * A run that has just paused, when its directive was resumed meanwhile (the resume looked for
+ * paused runs before this one was stored as paused): its held steps begin in a job of their own.
+ */
+async function unpauseIfResumed(ctx: DriveContext, record: RunRecord): Promise<void> {
+  if (pausedIn(await ctx.pauses.state(), record.directive)) return;
+  await ctx.runsQueue.add('unpause', { kind: 'unpause', runId: record.runId }, RUN_JOB_RETENTION);
 }

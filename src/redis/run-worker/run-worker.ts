@@ -22,6 +22,7 @@ import { Telemetry } from '../../telemetry/telemetry.js';
 import { DrivenRun, PARK_AFTER_MS, type DriveContext } from './drive-to-rest.js';
 import { toJobError } from '../job-error.js';
 import { wakeParked } from '../parked-runs.js';
+import { RedisPauseBook } from '../client/redis-pause-book.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from '../queue-names.js';
 import { queueOptions } from '../queue-options.js';
@@ -54,6 +55,10 @@ export class RunWorker {
   private readonly runsQueue: Queue<RunJobData>;
   private readonly toolsQueue: Queue<ToolJobData>;
   private readonly inbox: ResultInbox;
+  /** The pauses in force, which the engine asks at every step. */
+  private readonly pauses: RedisPauseBook;
+  /** Resolves once the pauses in force were first read. */
+  private readonly pausesRead: Promise<void>;
   /** The tool calls of every project's engine go through it. */
   private readonly dispatcher: QueueDispatcher;
   private readonly subscriber: Redis;
@@ -117,6 +122,11 @@ export class RunWorker {
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.pauses = new RedisPauseBook(redis, prefix);
+    this.pausesRead = this.pauses.watch().catch((err: unknown) => {
+      // Redis away at the start: the book reads the pauses again on its timer.
+      this.log.warn({ err: String(err) }, `could not read the pauses in force: ${String(err)}`);
+    });
     this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
     this.inbox = new ResultInbox(redis, prefix, this.toolsQueue);
     this.dispatcher = new QueueDispatcher(
@@ -183,6 +193,7 @@ export class RunWorker {
     await this.engineOfProject?.drain();
     this.engineOfProject?.release();
     await this.lease.close();
+    this.pauses.close();
     this.inbox.close();
     await Promise.all([this.runsQueue.close(), this.toolsQueue.close()]);
     for (const c of this.owned) c.disconnect();
@@ -195,6 +206,7 @@ export class RunWorker {
   }
 
   private async process(job: RunJob, token: string | undefined): Promise<RunJobResult> {
+    await this.pausesRead; // no run takes a step before the pauses in force are known
     this.jobsActive++;
     try {
       return await this.perform(job, token);
@@ -310,6 +322,7 @@ export class RunWorker {
       telemetry: this.telemetry,
       log: this.log,
       driving: this.driving,
+      pauses: this.pauses,
       closing: () => this.closing,
       worker: this.name,
       events: this.tell,
@@ -320,6 +333,7 @@ export class RunWorker {
   private engine(): Engine {
     this.engineOfProject ??= workerEngine({
       ...this.options,
+      pauses: this.pauses,
       dispatcher: this.dispatcher,
       store: this.store,
       telemetry: this.telemetry,

@@ -12,6 +12,7 @@ import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { QueueDispatcher } from './queue-dispatcher.js';
+import type { PauseView } from '../../engine/engine-options.js';
 import type { RedisRunStore } from '../run-store/redis-run-store.js';
 import { PendingEvents } from '../run-store/pending-events.js';
 
@@ -26,6 +27,8 @@ export interface WorkerEngineParts {
   telemetry: Telemetry | undefined;
   /** Stops driving a run: another worker took it over (its write was fenced off). */
   lose: (runId: string, error: DirigentError) => void;
+  /** The pauses in force, asked at every step. */
+  pauses: PauseView;
 }
 
 /** The engine of a run worker (see the module comment). */
@@ -40,6 +43,7 @@ export function workerEngine(p: WorkerEngineParts): Engine {
     loader: new DirectiveLoader(projectDir),
     store: p.store,
     durable: true,
+    pauses: p.pauses,
     observer: {
       ...events.observer,
       storeFailed: (runId, error) => {
