@@ -1,10 +1,12 @@
 /**
- * The routes that operate runs (DESIGN.md, "Operating runs"): redrive, rerun, and bulk actions. Each translates
+ * The routes that operate runs (DESIGN.md, "Operating runs"): redrive, rerun, bulk actions, and
+ * pausing and resuming directives. Each translates
  * the request into one operation of `Dirigent` and its result into a response.
  */
 import type { FastifyInstance } from 'fastify';
 import { RUN_STATUSES, type RunStatus } from '../engine/run-record.js';
 import { BULK_ACTIONS, type BulkActionName } from '../operations/bulk-action.js';
+import type { PauseTarget } from '../operations/pause.js';
 import { parseTime } from './parse-time.js';
 import type { ApiContext } from './api-context.js';
 import { errorResponses, ref } from './api-schemas.js';
@@ -198,4 +200,102 @@ export function operateRoutes(app: FastifyInstance, ctx: ApiContext): void {
       });
     },
   );
+
+  const PAUSE_STATE = {
+    type: 'object',
+    required: ['all', 'directives'],
+    properties: {
+      all: { type: 'boolean', description: 'The whole deployment is paused.' },
+      directives: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'The directives paused one by one (item ids).',
+      },
+    },
+    additionalProperties: false,
+  } as const;
+  const TARGET = {
+    type: 'object',
+    properties: {
+      directive: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 512,
+        description: 'A directive (item id).',
+      },
+      all: { type: 'boolean', description: 'The whole deployment.' },
+    },
+    additionalProperties: false,
+  } as const;
+  const targetOf = (body: { directive?: string; all?: boolean } | null): PauseTarget =>
+    body?.all === true && body.directive === undefined
+      ? { all: true }
+      : ({ directive: body?.directive, ...(body?.all === true && { all: true }) } as PauseTarget);
+
+  app.get(
+    '/v1/pauses',
+    {
+      schema: {
+        operationId: 'getPauses',
+        tags: ['runs'],
+        summary: 'The pauses in force',
+        response: { 200: PAUSE_STATE, ...errorResponses(400) },
+      },
+    },
+    () => dirigent.pauses(),
+  );
+
+  for (const how of ['pause', 'resume'] as const) {
+    const description =
+      how === 'pause'
+        ? 'Pauses a directive (`{directive}`) or the whole deployment (`{all: true}`): its runs hold their next steps and wait with status `paused` (new ones before their first step, those under way after the step they are in), holding no worker slot; signals and cancels still reach them. Answers the pauses in force. 404 UNKNOWN_DIRECTIVE for a directive the project does not have.'
+        : 'Lifts the pause of a directive, or with `{all: true}` every pause, then begins the held steps of the paused runs no pause holds any more, in the order they started. Answers the pauses still in force and how many runs were resumed.';
+    const response =
+      how === 'pause'
+        ? PAUSE_STATE
+        : {
+            type: 'object',
+            required: ['paused', 'resumed'],
+            properties: { paused: PAUSE_STATE, resumed: { type: 'integer' } },
+            additionalProperties: false,
+          };
+    const act = (target: PauseTarget) =>
+      how === 'pause' ? dirigent.pause(target) : dirigent.resume(target);
+    app.post<{ Body: { directive?: string; all?: boolean } | null }>(
+      `/v1/${how}`,
+      {
+        bodyLimit: ctx.bodyLimits.small,
+        schema: {
+          operationId: `${how}Runs`,
+          tags: ['runs'],
+          summary:
+            how === 'pause'
+              ? 'Pause a directive, or everything'
+              : 'Resume a directive, or everything',
+          description,
+          body: TARGET,
+          response: { 200: response, ...errorResponses(400, 404, 413, 415) },
+        },
+      },
+      (request) => act(targetOf(request.body)),
+    );
+    app.post<{ Params: { directive: string } }>(
+      `/v1/directives/:directive/${how}`,
+      {
+        schema: {
+          operationId: `${how}Directive`,
+          tags: ['directives'],
+          summary: how === 'pause' ? 'Pause a directive' : 'Resume a directive',
+          description: `${description} The directive's item id is one path segment: its \`/\` written %2F.`,
+          params: {
+            type: 'object',
+            required: ['directive'],
+            properties: { directive: { type: 'string', minLength: 1, maxLength: 512 } },
+          },
+          response: { 200: response, ...errorResponses(400, 404) },
+        },
+      },
+      (request) => act({ directive: request.params.directive }),
+    );
+  }
 }

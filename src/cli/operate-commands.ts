@@ -11,6 +11,7 @@ import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { BulkActionName, BulkFilter } from '../operations/bulk-action.js';
 import { Dirigent } from '../operations/dirigent.js';
+import type { PauseTarget } from '../operations/pause.js';
 import { parseInputs } from './parse-inputs.js';
 import {
   cancelCommand,
@@ -112,7 +113,8 @@ export function bulkCommand(action: BulkActionName, opts: BulkOptions): Promise<
           );
       },
     });
-    if (!dryRun) process.stderr.write(`action ${report.actionId} (give --action-id to go on with it)\n`);
+    if (!dryRun)
+      process.stderr.write(`action ${report.actionId} (give --action-id to go on with it)\n`);
     const { matched, acted, skipped, failed, failures, sample } = report;
     if (opts.json) {
       out(JSON.stringify({ matched, acted, skipped, failed, ...(sample && { sample }) }));
@@ -156,9 +158,10 @@ export function oneOrAll(
   runId: string | undefined,
   opts: BulkOptions,
 ): 'one' | 'all' {
-  const filtered = ['status', 'directive', 'since', 'until', 'dryRun', 'actionId'].some(
-    (k) => opts[k as keyof BulkOptions] !== undefined,
-  ) || (opts.tag?.length ?? 0) > 0;
+  const filtered =
+    ['status', 'directive', 'since', 'until', 'dryRun', 'actionId'].some(
+      (k) => opts[k as keyof BulkOptions] !== undefined,
+    ) || (opts.tag?.length ?? 0) > 0;
   if (opts.all === true && runId === undefined) return 'all';
   if (opts.all !== true && runId !== undefined && !filtered) return 'one';
   throw DirigentError.fatal(
@@ -189,4 +192,50 @@ export async function cancelOneOrAll(
     return reportInvalid(err, opts);
   }
   return how === 'all' ? bulkCommand('cancel', opts) : cancelCommand(runId!, opts);
+}
+
+/**
+ * `dirigent pause <directive>|--all` and `dirigent resume <directive>|--all`: prints the pauses
+ * in force (and how many runs a resume began again); `--json` prints them as the API answers.
+ */
+export function pauseCommand(
+  how: 'pause' | 'resume',
+  directive: string | undefined,
+  opts: CommonOptions & { all?: boolean },
+): Promise<number> {
+  return withDirigent(opts, async (dirigent: Dirigent) => {
+    const target: PauseTarget =
+      opts.all === true && directive === undefined
+        ? { all: true }
+        : ({ directive, ...(opts.all === true && { all: true }) } as PauseTarget);
+    const answer =
+      how === 'pause' ? { paused: await dirigent.pause(target) } : await dirigent.resume(target);
+    if (opts.json) {
+      out(JSON.stringify(how === 'pause' ? answer.paused : answer));
+      return 0;
+    }
+    if ('resumed' in answer)
+      out(`resumed ${answer.resumed} paused run${answer.resumed === 1 ? '' : 's'}`);
+    const { all, directives } = answer.paused;
+    if (all) out('the whole deployment is paused (dirigent resume --all)');
+    for (const d of directives) out(`paused: ${d}`);
+    if (!all && directives.length === 0) out('nothing is paused');
+    return 0;
+  });
+}
+
+/** `dirigent pause`. */
+export function pauseDirective(
+  directive: string | undefined,
+  opts: CommonOptions & { all?: boolean },
+) {
+  return pauseCommand('pause', directive, opts);
+}
+
+/** `dirigent resume`. */
+export function resumeDirective(
+  directive: string | undefined,
+  opts: CommonOptions & { all?: boolean },
+) {
+  return pauseCommand('resume', directive, opts);
 }

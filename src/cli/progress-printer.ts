@@ -34,6 +34,10 @@ export function printOutcome(record: RunRecord, write: (line: string) => void): 
     write(
       `error: ${record.error.message} [${record.error.code}]${record.error.step ? ` at step "${record.error.step}"` : ''}`,
     );
+  if (record.status === 'paused')
+    write(
+      `paused: its directive is paused; the run goes on once it is resumed: dirigent resume ${record.directive}`,
+    );
   for (const w of record.waiting ?? []) {
     if (w.text) write(`\nstep "${w.step}" asks:\n${indent(w.text)}`);
     if (w.answer) write(`its answer: ${describeAnswer(w.answer)}`);

@@ -9,7 +9,12 @@ function bulkOptions(command: Command): Command {
     .option('--all', 'act on every run the filters match (see --dry-run)')
     .option('--status <status>', 'with --all: only runs with this status')
     .option('--directive <item_id>', 'with --all: only runs of this directive')
-    .option('--tag <name=value>', 'with --all: only runs with this tag (repeatable: every one)', collect, [])
+    .option(
+      '--tag <name=value>',
+      'with --all: only runs with this tag (repeatable: every one)',
+      collect,
+      [],
+    )
     .option('--since <time>', 'with --all: only runs started at or after (ISO 8601 or epoch ms)')
     .option('--until <time>', 'with --all: only runs started at or before (ISO 8601 or epoch ms)')
     .option('--dry-run', 'with --all: say how many runs match, and show some; change nothing')
@@ -82,7 +87,10 @@ export function registerRunCommands(program: Command): void {
     ),
   )
     .option('--no-compensate', "end the run at once, without running its steps' compensations")
-    .option('--json', 'print the run record as JSON (with --all: {matched, acted, skipped, failed})')
+    .option(
+      '--json',
+      'print the run record as JSON (with --all: {matched, acted, skipped, failed})',
+    )
     .action(lazyAction(async () => (await import('./operate-commands.js')).cancelOneOrAll));
 
   bulkOptions(
@@ -96,7 +104,10 @@ export function registerRunCommands(program: Command): void {
       { embedded: true },
     ),
   )
-    .option('--json', 'print the run record as JSON (with --all: {matched, acted, skipped, failed})')
+    .option(
+      '--json',
+      'print the run record as JSON (with --all: {matched, acted, skipped, failed})',
+    )
     .action(lazyAction(async () => (await import('./operate-commands.js')).redriveCommand));
 
   const rerun = program
@@ -108,9 +119,33 @@ export function registerRunCommands(program: Command): void {
     .option('--from <step>', 'the step to start at (default: the step the run failed at)');
   inputOptions(rerun);
   connectionOptions(rerun, { embedded: true })
-    .option('--priority <1-10>', 'higher first when workers are busy (default: as the directive says, else 5)')
+    .option(
+      '--priority <1-10>',
+      'higher first when workers are busy (default: as the directive says, else 5)',
+    )
     .option('--json', 'print the run record as JSON')
     .action(lazyAction(async () => (await import('./operate-commands.js')).rerunCommand));
+
+  for (const how of ['pause', 'resume'] as const)
+    connectionOptions(
+      program
+        .command(how)
+        .description(
+          how === 'pause'
+            ? 'Pause a directive, or everything with --all: its runs hold their next steps and wait as paused (runs under way after the step they are in), until it is resumed.'
+            : 'Resume a paused directive, or everything with --all: the paused runs go on, in the order they started.',
+        )
+        .argument('[directive]', 'the directive (item id)')
+        .option('--all', how === 'pause' ? 'the whole deployment' : 'every pause'),
+      { embedded: true },
+    )
+      .option('--json', 'print the pauses in force as JSON')
+      .action(
+        lazyAction(async () => {
+          const m = await import('./operate-commands.js');
+          return how === 'pause' ? m.pauseDirective : m.resumeDirective;
+        }),
+      );
 
   connectionOptions(
     program.command('status').description("Print a run's record.").argument('<runId>'),

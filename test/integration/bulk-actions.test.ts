@@ -107,7 +107,11 @@ for (const mode of MODES) {
       const a = await dirigent.run({ directive: 'gate' });
       const b = await dirigent.run({ directive: 'gate' });
       writeFileSync(join(dir, 'open'), '');
-      const report = await dirigent.bulk({ action: 'redrive', filter: { status: 'failed' }, by: 'ops' });
+      const report = await dirigent.bulk({
+        action: 'redrive',
+        filter: { status: 'failed' },
+        by: 'ops',
+      });
       expect(report).toMatchObject({ matched: 2, acted: 2, skipped: 0, failed: 0 });
       for (const id of [a.runId, b.runId]) {
         // On Redis the redrives are queued when the action ends: each run goes on soon after.
@@ -124,9 +128,9 @@ for (const mode of MODES) {
 
     it('refuses an unknown action, status or action id', async () => {
       const { dirigent } = await open();
-      await expect(
-        dirigent.bulk({ action: 'explode' as never, filter: {} }),
-      ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+      await expect(dirigent.bulk({ action: 'explode' as never, filter: {} })).rejects.toMatchObject(
+        { code: 'INVALID_REQUEST' },
+      );
       await expect(
         dirigent.bulk({ action: 'cancel', filter: { status: 'done' as never } }),
       ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });

@@ -170,7 +170,7 @@ for (const mode of MODES) {
       ]);
     });
 
-    it("gives the redriven step its retries again, its attempts counting on", async () => {
+    it('gives the redriven step its retries again, its attempts counting on', async () => {
       const { dirigent, dir } = await open();
       const run = await dirigent.start({ directive: 'retried' });
       expect((await run.wait()).steps.map((s) => [s.name, s.status, s.attempts])).toEqual([
