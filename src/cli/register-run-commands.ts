@@ -25,8 +25,9 @@ function bulkOptions(command: Command): Command {
 }
 
 /**
- * Registers `run`, `signal`, `cancel`, `status` and `runs` (see `run-command.ts`): their options and
- * help only; each loads its command's module when it runs.
+ * Registers `run`, `signal`, `cancel`, `status`, `runs` and `runs export` (see `run-command.ts`,
+ * `runs-export-command.ts`): their options and help only; each loads its command's module when it
+ * runs.
  */
 export function registerRunCommands(program: Command): void {
   const run = program
@@ -154,7 +155,7 @@ export function registerRunCommands(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .action(lazyAction(async () => (await import('./run-command.js')).statusCommand));
 
-  connectionOptions(
+  const runs = connectionOptions(
     program
       .command('runs')
       .description('List runs, newest first.')
@@ -169,4 +170,33 @@ export function registerRunCommands(program: Command): void {
   )
     .option('--json', 'print a JSON array of run records')
     .action(lazyAction(async () => (await import('./run-command.js')).runsCommand));
+
+  // Its options are its own: `runs export --status failed` is not `runs --status failed`.
+  runs.enablePositionalOptions();
+  connectionOptions(
+    runs
+      .command('export')
+      .description(
+        'Write ended runs (record, inputs, outputs, steps) to a JSON Lines file before their retention removes them; run again with the same --out to go on after an interruption.',
+      )
+      .option(
+        '--out <file>',
+        'the JSON Lines file to write (appended to: runs already in it are not written again)',
+      )
+      .option('--status <status>', 'only runs with this status (completed, failed, cancelled)')
+      .option('--directive <item_id>', 'only runs of this directive')
+      .option('--tag <name=value>', 'only runs with this tag (repeatable: every one)', collect, [])
+      .option(
+        '--since <time>',
+        'only runs started at or after (ISO 8601, epoch ms, or ago: 24h, 7d)',
+      )
+      .option(
+        '--until <time>',
+        'only runs started at or before (ISO 8601, epoch ms, or ago: 24h, 7d)',
+      )
+      .option('--page-size <n>', 'runs read at a time (default 100, at most 1000)'),
+    { embedded: true },
+  )
+    .option('--json', 'print {file, written, skipped, notEnded, repaired}')
+    .action(lazyAction(async () => (await import('./runs-export-command.js')).runsExportCommand));
 }

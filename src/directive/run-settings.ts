@@ -125,7 +125,12 @@ function readRetention(el: XmlElement, into: RunSettings, diag: Diagnostics): vo
   if (raw === undefined) return;
   const days = Number(raw);
   // At least a second, so that a run is kept at all: Redis expires in whole seconds.
-  if (raw.trim() === '' || !Number.isFinite(days) || days * DAY_SECONDS < 1 || days > MAX_RETENTION_DAYS) {
+  if (
+    raw.trim() === '' ||
+    !Number.isFinite(days) ||
+    days * DAY_SECONDS < 1 ||
+    days > MAX_RETENTION_DAYS
+  ) {
     diag.error(
       ErrorCode.INVALID_ATTRIBUTE,
       `<retention days="${raw}">: a retention is a positive number of days (decimals allowed), at most ${MAX_RETENTION_DAYS}.`,

@@ -98,6 +98,8 @@ export const ErrorCode = {
   // once), and line numbers or line ids the file no longer has.
   NOT_A_DIRECTORY: 'NOT_A_DIRECTORY',
   IS_A_DIRECTORY: 'IS_A_DIRECTORY',
+  /** A file Dirigent is asked to write (an export's `--out`) cannot be written: no permission, a read-only disk. */
+  FILE_NOT_WRITABLE: 'FILE_NOT_WRITABLE',
   BINARY_FILE: 'BINARY_FILE',
   FILE_TOO_LARGE: 'FILE_TOO_LARGE',
   INVALID_PATTERN: 'INVALID_PATTERN',

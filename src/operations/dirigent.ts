@@ -528,6 +528,20 @@ export class Dirigent {
   }
 
   /**
+   * Writes the ended runs `request.filter` matches to `request.out` as JSON lines (record, inputs,
+   * outputs, steps), a page at a time; run again with the same file after an interruption, it
+   * appends only the runs not yet written (see `export-runs.ts`).
+   */
+  async exportRuns(
+    request: import('./export-runs.js').ExportRequest,
+  ): Promise<import('./export-runs.js').ExportReport> {
+    return (await import('./export-runs.js')).exportRuns(
+      { list: (filter) => this.list(filter), stored: (runId) => this.backend.stored(runId) },
+      request,
+    );
+  }
+
+  /**
    * Closes what this object opened. Embedded, runs under way get `graceMs` (default 0) to end or
    * wait, and the rest are cancelled, so each is recorded; runs that wait live on in
    * `.dirigent/`, and work that was stopped has stopped before this resolves. On Redis, runs go on

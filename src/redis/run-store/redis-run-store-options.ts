@@ -1,11 +1,16 @@
 /** The options of `RedisRunStore` and of its saves. */
+import { DEFAULT_RETENTION_SECONDS } from '../../policy/project-policy.js';
+
 /** What a `RedisRunStore` is built with. */
 export interface RedisRunStoreOptions {
   /** Key prefix. Default: `dirigent`. */
   prefix?: string;
   /**
    * Seconds a run is kept after it completed, failed or was cancelled (the hash's `EXPIRE`,
-   * refreshed by every save of an ended run). `Infinity` keeps ended runs until `RedisRunStore.delete`. Default: 7 days.
+   * refreshed by every save of an ended run), when neither its directive (`<retention days>`)
+   * nor its project (`retention` in `.ai/config/dirigent.yaml`) sets one: those win (see
+   * `engine/run-retention.ts`). `Infinity` keeps such runs until `RedisRunStore.delete`.
+   * Default: 7 days.
    */
   retentionSeconds?: number;
   /**
@@ -31,4 +36,4 @@ export interface SaveRunOptions {
 }
 
 /** Default retention of ended runs: 7 days. */
-export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
+export { DEFAULT_RETENTION_SECONDS };

@@ -39,6 +39,7 @@ import {
   type VersionedRun,
 } from './run-hash.js';
 import { RunSaver } from './run-saver.js';
+import { removeExpiredRunJobs } from './expired-run-jobs.js';
 import { WrittenRuns } from './written-runs.js';
 import { defineRunStoreCommands, type RunStoreCommands } from './run-store-scripts.js';
 import { workersKey } from '../takeover/worker-lease.js';
@@ -343,9 +344,12 @@ export class RedisRunStore implements RunStore {
    * Removes the index entries of ended runs whose retention is over (their hashes have expired),
    * at most `max` in one atomic script; resolves with how many runs were removed. Every save
    * already retires two such runs, and {@link list} never shows them: call this only to clean up
-   * at once (after a burst of runs, or on a timer).
+   * at once (after a burst of runs, or on a timer). Also removes the finished jobs of expired
+   * runs, and any finished run or tool job past its age (see `expired-run-jobs.ts`). A store
+   * that saves ended runs prunes on its own when they expire (see `expiry-sweeper.ts`).
    */
-  prune(max = 1000): Promise<number> {
+  async prune(max = 1000): Promise<number> {
+    await removeExpiredRunJobs(this.redis, this.prefix, max);
     return this.redis.dirigentPruneRuns(`${this.prefix}:runs:expiring`, this.prefix, max);
   }
 

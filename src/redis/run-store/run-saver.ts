@@ -3,14 +3,20 @@
  * run's meta also keeps the directive's text once, at its text key (see `run-hash.ts`): the text
  * goes along unless this store sent it before, and if it is no longer kept (every run of it was
  * deleted or expired since), the script asks for it and the save is sent again with it.
+ *
+ * A save of an ended run carries the run's own retention (its directive's, else its project's,
+ * else the store's: see `engine/run-retention.ts`), and arms the store's sweeper for when the run
+ * expires (see `expiry-sweeper.ts`).
  */
 import type { IndexOf } from './list-stored-runs.js';
-import type { RunRecord } from '../../engine/run-record.js';
+import { hasEnded, type RunRecord } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
+import { runRetentionSeconds } from '../../engine/run-retention.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { RunEvents } from './pending-events.js';
 import { sourceHash } from './run-hash.js';
+import { ExpirySweeper } from './expiry-sweeper.js';
 import {
   saveRunArgs,
   type Args,
@@ -18,20 +24,27 @@ import {
   type SaveMode,
 } from './run-store-scripts.js';
 
-/** What a save sends of a run: its record's identity, and its source when its meta is written. */
+/**
+ * What a save sends of a run: its record's identity, its source when its meta is written, and its
+ * project's folder (with the source, where an ended run's retention is read from).
+ */
 export interface SavedRun {
   record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>;
   source?: StoredRun['source'];
+  projectDir?: string;
 }
 
 /** The store a save goes to. */
 interface SaveStore {
   redis: RunStoreCommands;
   prefix: string;
+  /** The retention of an ended run that sets none (its directive and project say nothing). */
   retentionSeconds: number;
   runKey(runId: string): string;
   feedKey(runId: string): string;
   indexKey(by?: IndexOf): string;
+  /** Prunes what has expired (the sweeper's work); a store that never ends a run needs none. */
+  prune?(): Promise<number>;
 }
 
 /** How a save writes: on what it builds (a diff: the etag of that write, else ''), and the fields. */
@@ -48,6 +61,8 @@ export interface SaveWrite {
 export class RunSaver {
   /** The content hashes of the texts sent, forgotten all at once at 1,000. */
   private readonly sent = new Set<string>();
+  /** Made by the first ended run this saver saves. */
+  private sweeper: ExpirySweeper | undefined;
 
   /** `fenceOf`: the fence a write of a run carries; `owner`: the lease name writing. */
   constructor(
@@ -64,6 +79,7 @@ export class RunSaver {
     write: SaveWrite,
   ): Promise<[string, number, string?]> {
     const hash = run.source && write.set.has('meta') ? sourceHash(run.source) : '';
+    const retentionSeconds = this.retentionOf(run);
     const send = (text: string | undefined) => {
       const args: Args = saveRunArgs(this.store, mode, run.record, {
         ...write,
@@ -71,6 +87,7 @@ export class RunSaver {
         fence: this.fenceOf(run.record.runId),
         owner: this.owner,
         text: hash === '' ? undefined : { hash, text },
+        ...(retentionSeconds !== undefined && { retentionSeconds }),
       });
       return this.store.redis.dirigentSaveRun(...args);
     };
@@ -89,6 +106,37 @@ export class RunSaver {
       if (this.sent.size >= 1000) this.sent.clear();
       this.sent.add(hash);
     }
+    if (retentionSeconds !== undefined && Number.isFinite(retentionSeconds) && reply[0] === 'ok')
+      this.sweeperOf()?.expires(Date.now() + retentionSeconds * 1000);
     return reply;
   }
+
+  /** The seconds an ended run is kept (see the module comment); undefined for one under way. */
+  private retentionOf(run: SavedRun): number | undefined {
+    if (!hasEnded(run.record.status)) return undefined;
+    const fallback = this.store.retentionSeconds;
+    if (run.source === undefined || run.projectDir === undefined) return fallback;
+    return runRetentionSeconds({ source: run.source, projectDir: run.projectDir }, fallback);
+  }
+
+  private sweeperOf(): ExpirySweeper | undefined {
+    const { store } = this;
+    if (store.prune === undefined) return undefined;
+    const redis = store.redis as RunStoreCommands & Partial<SweptConnection>;
+    this.sweeper ??= new ExpirySweeper({
+      prune: () => store.prune!(),
+      nextExpiry: async () => {
+        const first = await redis.zrange?.(`${store.prefix}:runs:expiring`, 0, 0, 'WITHSCORES');
+        return first?.[1] === undefined ? undefined : Number(first[1]);
+      },
+      isOpen: () => redis.status !== 'end',
+    });
+    return this.sweeper;
+  }
+}
+
+/** What the sweeper reads of the store's connection (an ioredis `Redis`). */
+interface SweptConnection {
+  status: string;
+  zrange(key: string, start: number, stop: number, withScores: 'WITHSCORES'): Promise<string[]>;
 }
