@@ -48,6 +48,7 @@ import type { RunStart } from './run-start.js';
 import { inputsSummary } from './inputs-summary.js';
 import { secretNames } from './secret-names.js';
 import type { RerunSeed } from './rerun.js';
+import { runConcurrencyOf, type RunConcurrency } from './run-concurrency.js';
 import { StepBook, type StoredBook } from './step-book.js';
 import { StepWaits } from './step-waits.js';
 import { StepWork, type Inflight, type StepTry } from './step-work.js';
@@ -119,6 +120,7 @@ export class ActiveRun {
       ...('tags' in start && start.tags && { tags: start.tags }),
       ...summaryOf(start),
       ...(seed && { rerunOf: seed.of }),
+      ...concurrencyOf(loaded, start),
     };
     this.children = { ...stored?.children };
     this.point = stored?.redrivePoint;
@@ -489,4 +491,14 @@ function seededSnapshot(
   return machine.getPersistedSnapshot(
     machine.resolveState({ value: { main: seed.of.step }, context } as never),
   );
+}
+
+/** A new run's concurrency key (see `run-concurrency.ts`), as its record keeps it. */
+function concurrencyOf(
+  loaded: LoadedDirective,
+  start: RunStart,
+): { concurrency?: RunConcurrency } {
+  if (!('inputs' in start)) return {};
+  const c = runConcurrencyOf(loaded.compiled.directive, start.inputs);
+  return c === undefined ? {} : { concurrency: c };
 }

@@ -83,6 +83,11 @@ export interface RunRecord {
   redrives?: RedriveEntry[];
   /** The run this one reruns from one of its steps (see `engine/rerun.ts`). */
   rerunOf?: { runId: string; step: string };
+  /**
+   * Its concurrency key, rendered, and the limit per key (see `engine/run-concurrency.ts`): it
+   * holds one of the key's slots until it ends.
+   */
+  concurrency?: { key: string; limit: number };
 }
 
 /**

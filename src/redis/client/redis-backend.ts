@@ -11,6 +11,7 @@ import type { StoredRun } from '../../engine/run-store.js';
 import type { RunSource } from '../run-job.js';
 import { runSourceOf } from '../run-source.js';
 import { pausedIn } from '../../operations/pause.js';
+import { runConcurrencyOf, type RunConcurrency } from '../../engine/run-concurrency.js';
 import { RedisPauseBook } from './redis-pause-book.js';
 import { RunsClient } from './runs-client.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
@@ -65,6 +66,7 @@ export class RedisBackend implements RunBackend {
       ...(options.tags && { tags: options.tags }),
       ...(options.priority !== undefined && { priority: options.priority }),
       ...(options.from && { from: options.from }),
+      ...concurrencyOf(loaded, inputs),
     });
     return queuedRecord(runId, source.directive, Date.now());
   }
@@ -153,4 +155,13 @@ export class RedisBackend implements RunBackend {
     this.loader.items.close();
     this.redis.disconnect();
   }
+}
+
+/** A run's concurrency key, for its start (see `engine/run-concurrency.ts`). */
+function concurrencyOf(
+  loaded: LoadedDirective,
+  inputs: Record<string, unknown>,
+): { concurrency?: RunConcurrency } {
+  const concurrency = runConcurrencyOf(loaded.compiled.directive, inputs);
+  return concurrency === undefined ? {} : { concurrency };
 }

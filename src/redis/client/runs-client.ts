@@ -12,6 +12,9 @@ import { queueOptions, RUN_JOB_RETENTION } from '../queue-options.js';
 import { RedisRunStore, type RunListFilter } from '../run-store/redis-run-store.js';
 import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-job.js';
 import { groupJobIdOf } from './start-group-ids.js';
+import { randomUUID } from 'node:crypto';
+import { ConcurrencySlots, SLOT_WAIT_SAFETY_MS } from '../concurrency-slots.js';
+import type { RunConcurrency } from '../../engine/run-concurrency.js';
 import { StartSender, type SendOptions, type StartOptions } from './start-sender.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { CancelOptions } from '../../engine/cancel-options.js';
@@ -39,6 +42,7 @@ export class RunsClient {
   private readonly telemetry: Telemetry | undefined;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly sender: StartSender;
+  private readonly slots: ConcurrencySlots;
 
   constructor(
     private readonly redis: Redis,
@@ -50,6 +54,7 @@ export class RunsClient {
     this.store = new RedisRunStore(redis, { prefix });
     this.queue = new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix));
     this.sender = new StartSender(this.queue, this.telemetry, options);
+    this.slots = new ConcurrencySlots(redis, prefix);
   }
 
   /**
@@ -62,9 +67,21 @@ export class RunsClient {
   async start(
     source: RunSource,
     inputs: Record<string, unknown>,
-    options: SendOptions = {},
+    options: SendOptions & { concurrency?: RunConcurrency } = {},
   ): Promise<string> {
-    return this.sender.start(source, inputs, options);
+    const { concurrency, ...send } = options;
+    if (concurrency === undefined) return this.sender.start(source, inputs, send);
+    // A run with a concurrency key takes its slot here, in the order runs are started: its job is
+    // added waiting, then goes at once if the run took a slot (else the run that frees one
+    // promotes it, see `concurrency-slots.ts`).
+    const runId = send.runId ?? randomUUID();
+    await this.sender.start(source, inputs, { ...send, runId, delayMs: SLOT_WAIT_SAFETY_MS });
+    const admitted = await this.slots.admit(source.directive, concurrency, runId, this.queue);
+    if (admitted !== 'wait') {
+      const job = await Job.fromId(this.queue, runId);
+      if (job !== undefined && (await job.getState()) === 'delayed') await job.promote();
+    }
+    return runId;
   }
 
   /**

@@ -80,6 +80,8 @@ export interface SendOptions {
   /** 1 to 10 (see `engine/run-priority.ts`): a start with a priority of its own is a job of its own. */
   priority?: number;
   from?: RerunSeed;
+  /** Delay the start job this long (a run waiting for a slot of its concurrency key). */
+  delayMs?: number;
 }
 
 /** Sends starts to the runs queue. */
@@ -114,10 +116,10 @@ export class StartSender {
       ...(options.from && { from: options.from }),
     };
     const priority = jobPriority(options.priority);
-    if (options.runId === undefined && priority === DEFAULT_JOB_PRIORITY)
+    if (options.runId === undefined && priority === DEFAULT_JOB_PRIORITY && !options.delayMs)
       return this.gathered.add(start);
     const runId = options.runId ?? randomUUID();
-    await this.sendOne(runId, start, priority);
+    await this.sendOne(runId, start, priority, options.delayMs);
     return runId;
   }
 
@@ -172,6 +174,7 @@ export class StartSender {
     runId: string,
     start: Start,
     priority = DEFAULT_JOB_PRIORITY,
+    delayMs = 0,
   ): Promise<void> {
     const trace = this.telemetry?.newRunTrace(runId, start.trigger);
     const data: RunJobData = {
@@ -182,7 +185,12 @@ export class StartSender {
     };
     const span = this.sendSpan(runId, runId, start.source, start.trigger, trace);
     try {
-      await this.queue.add('start', data, { jobId: runId, priority, ...RUN_JOB_RETENTION });
+      await this.queue.add('start', data, {
+        jobId: runId,
+        priority,
+        ...(delayMs > 0 && { delay: delayMs }),
+        ...RUN_JOB_RETENTION,
+      });
     } finally {
       span?.end();
     }

@@ -21,6 +21,7 @@ import { startDriveSpan, type TakenUp } from '../job-spans.js';
 import { markParked, PARKED_CHECK_IN_MS, promoteParked } from '../parked-runs.js';
 import type { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from '../queue-names.js';
+import type { ConcurrencySlots } from '../concurrency-slots.js';
 import type { RedisPauseBook } from '../client/redis-pause-book.js';
 import type { RedisRunStore } from '../run-store/redis-run-store.js';
 import type { RunJob, RunJobData } from '../run-job.js';
@@ -56,6 +57,8 @@ export interface DriveContext {
   events: RunEventSink;
   /** The pauses in force (see `operations/pause.ts`), kept up to date. */
   pauses: RedisPauseBook;
+  /** The slots of run concurrency keys (see `concurrency-slots.ts`). */
+  slots: ConcurrencySlots;
 }
 
 type Rest =

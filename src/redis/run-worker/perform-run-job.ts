@@ -5,7 +5,7 @@
  */
 import { DelayedError, WaitingError } from 'bullmq';
 import type { ActiveRun } from '../../engine/active-run.js';
-import { clockStart, type RunRecord } from '../../engine/run-record.js';
+import { clockStart, hasEnded, type RunRecord } from '../../engine/run-record.js';
 import { runNotFound } from '../../errors/run-errors.js';
 import { traceFields } from '../../telemetry/logger.js';
 import { comeBackLater, mayComeBack, transient } from './come-back-later.js';
@@ -16,6 +16,9 @@ import type { VersionedRun } from '../run-store/run-hash.js';
 import type { OneRunJobData } from '../run-job.js';
 import { loadRunDirective } from '../run-source.js';
 import { pausedIn } from '../../operations/pause.js';
+import { runConcurrencyOf } from '../../engine/run-concurrency.js';
+import { SLOT_WAIT_SAFETY_MS } from '../concurrency-slots.js';
+import { goAlone } from './go-alone.js';
 import { RUN_JOB_RETENTION } from '../queue-options.js';
 
 /**
@@ -119,7 +122,11 @@ async function performRunJob(
         break;
       }
       const trigger = data.trigger ?? 'queue';
-      const run = engine.start(await loadRunDirective(engine.loader, data.source), data.inputs, {
+      const loaded = await loadRunDirective(engine.loader, data.source);
+      const c = runConcurrencyOf(loaded.compiled.directive, data.inputs);
+      if (c !== undefined && (await ctx.slots.admit(loaded.itemId, c, data.runId, ctx.runsQueue)) === 'wait')
+        return await waitForSlot(ctx, taken, data.runId);
+      const run = engine.start(loaded, data.inputs, {
         runId: data.runId,
         trigger,
         ...(data.trace && { trace: data.trace }),
@@ -181,6 +188,8 @@ async function performRunJob(
   }
   if (record.status === 'waiting') await scheduleWake(ctx, data, record);
   if (record.status === 'paused') await unpauseIfResumed(ctx, record);
+  if (record.concurrency !== undefined && hasEnded(record.status))
+    await ctx.slots.release(record.directive, record.concurrency, record.runId, ctx.runsQueue);
   // Ended here, by this job (a job delivered again after the end returned above, telling nothing).
   const { status } = record;
   if (status === 'completed' || status === 'failed' || status === 'cancelled')
@@ -228,4 +237,16 @@ function notFound(runId: string): never {
 async function unpauseIfResumed(ctx: DriveContext, record: RunRecord): Promise<void> {
   if (pausedIn(await ctx.pauses.state(), record.directive)) return;
   await ctx.runsQueue.add('unpause', { kind: 'unpause', runId: record.runId }, RUN_JOB_RETENTION);
+}
+
+/**
+ * A start whose concurrency key has no free slot: its run waits, queued, holding no worker slot,
+ * until the run that frees a slot promotes its job (see `concurrency-slots.ts`); the job is
+ * delayed meanwhile (a run of a group of starts goes on in a job of its own, delayed).
+ */
+async function waitForSlot(ctx: DriveContext, taken: TakenJob, runId: string): Promise<never> {
+  const { job, token, shared } = taken;
+  if (shared) await goAlone(ctx.runsQueue, job, runId, SLOT_WAIT_SAFETY_MS);
+  else await job.moveToDelayed(Date.now() + SLOT_WAIT_SAFETY_MS, token);
+  throw new DelayedError();
 }

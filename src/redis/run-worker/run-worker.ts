@@ -23,6 +23,7 @@ import { DrivenRun, PARK_AFTER_MS, type DriveContext } from './drive-to-rest.js'
 import { toJobError } from '../job-error.js';
 import { wakeParked } from '../parked-runs.js';
 import { RedisPauseBook } from '../client/redis-pause-book.js';
+import { ConcurrencySlots } from '../concurrency-slots.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from '../queue-names.js';
 import { queueOptions } from '../queue-options.js';
@@ -57,6 +58,8 @@ export class RunWorker {
   private readonly inbox: ResultInbox;
   /** The pauses in force, which the engine asks at every step. */
   private readonly pauses: RedisPauseBook;
+  /** The slots of run concurrency keys. */
+  private readonly slots: ConcurrencySlots;
   /** Resolves once the pauses in force were first read. */
   private readonly pausesRead: Promise<void>;
   /** The tool calls of every project's engine go through it. */
@@ -123,6 +126,7 @@ export class RunWorker {
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
     this.pauses = new RedisPauseBook(redis, prefix);
+    this.slots = new ConcurrencySlots(redis, prefix);
     this.pausesRead = this.pauses.watch().catch((err: unknown) => {
       // Redis away at the start: the book reads the pauses again on its timer.
       this.log.warn({ err: String(err) }, `could not read the pauses in force: ${String(err)}`);
@@ -323,6 +327,7 @@ export class RunWorker {
       log: this.log,
       driving: this.driving,
       pauses: this.pauses,
+      slots: this.slots,
       closing: () => this.closing,
       worker: this.name,
       events: this.tell,

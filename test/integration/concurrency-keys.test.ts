@@ -1,0 +1,93 @@
+/**
+ * Run concurrency keys on Redis, under two workers: at most `limit` runs of a directive go at once
+ * per rendered key; the others wait `queued`, holding no worker slot, and start when a slot frees,
+ * in start order per key; a key with hundreds of waiting runs does not delay another key's run.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Dirigent } from '../../src/operations/dirigent.js';
+import { writeDirective } from '../support/directive-file.js';
+import { inProcessWorker } from '../support/in-process-worker.js';
+import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
+
+const redis = redisForTest();
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.reverse()) await close();
+  closers.length = 0;
+});
+
+/** `keyed`: one run at a time per customer; its step logs `start` and `end` around a short sleep. */
+async function deployment(limit: number): Promise<{ dirigent: Dirigent; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'dirigent-keys-'));
+  const directives = join(dir, '.ai', 'directives');
+  mkdirSync(directives, { recursive: true });
+  writeDirective(
+    directives,
+    'keyed',
+    `<metadata><concurrency key="\${inputs.customer}" limit="${limit}"/></metadata>
+  <inputs><input name="customer" type="string" required="true"/><input name="n" type="integer" default="0"/><input name="nap" type="number" default="0.05"/></inputs>
+  <process><step name="work"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo start {input:customer} {input:n} >> log; sleep {input:nap}; echo end {input:customer} {input:n} >> log"/></execute></step></process>`,
+  );
+  closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  for (let i = 0; i < 2; i++) {
+    const w = inProcessWorker(redis, { projectDir: dir });
+    closers.push(() => w.close());
+  }
+  const dirigent = await Dirigent.open({ project: dir, redis: redis.url, prefix: redis.prefix });
+  closers.push(() => dirigent.close());
+  return { dirigent, dir };
+}
+
+const lines = (dir: string) => readFileSync(join(dir, 'log'), 'utf8').trim().split('\n');
+
+describe('run concurrency keys (redis, two workers)', { timeout: 90_000 }, () => {
+  it('never lets two runs of one key overlap, starts each key in start order, and runs keys side by side', async () => {
+    const { dirigent, dir } = await deployment(1);
+    const runs = [];
+    for (let n = 0; n < 6; n++)
+      for (const customer of ['c1', 'c2'])
+        runs.push(await dirigent.start({ directive: 'keyed', inputs: { customer, n } }));
+    const queued = await Promise.all(runs.map((r) => r.status()));
+    expect(queued.some((r) => r.status === 'queued')).toBe(true);
+    for (const run of runs) expect((await run.wait()).status).toBe('completed');
+    const log = lines(dir);
+    for (const customer of ['c1', 'c2']) {
+      const own = log.filter((l) => l.split(' ')[1] === customer);
+      // start, end, start, end…: never two starts in a row.
+      expect(own.map((l) => l.split(' ')[0])).toEqual(
+        Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? 'start' : 'end')),
+      );
+      expect(own.filter((l) => l.startsWith('start')).map((l) => Number(l.split(' ')[2]))).toEqual([
+        0, 1, 2, 3, 4, 5,
+      ]);
+    }
+    // The two keys went side by side: a c2 run started before the last c1 run ended.
+    const firstC2 = log.indexOf('start c2 0');
+    expect(firstC2).toBeLessThan(log.lastIndexOf('end c1 5'));
+    const record = await runs[0]!.status();
+    expect(record.concurrency).toEqual({ key: 'c1', limit: 1 });
+  });
+
+  it('starts a second key at once although a first has 300 runs waiting', async () => {
+    const { dirigent, dir } = await deployment(1);
+    const many = await Promise.all(
+      Array.from({ length: 300 }, (_, n) =>
+        dirigent.start({ directive: 'keyed', inputs: { customer: 'big', n, nap: 0 } }),
+      ),
+    );
+    const small = await dirigent.start({ directive: 'keyed', inputs: { customer: 'small' } });
+    expect((await small.wait()).status).toBe('completed');
+    const bigDone = lines(dir).filter((l) => l.startsWith('end big')).length;
+    // Not behind the first key's waiting runs: most of them have not run yet.
+    expect(bigDone).toBeLessThan(150);
+    await waitFor(
+      async () => (await dirigent.runs.counts({ directive: 'keyed' })).byStatus.completed === 301,
+      { what: 'every run of the first key to end', timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(many).toHaveLength(300);
+  });
+});
