@@ -370,7 +370,11 @@ export class Engine implements RunHost {
   }
 
   /** {@link attach} of a run as `stored` holds it (its child runs as the store holds them). */
-  private async restore(runId: string, stored: StoredRun, interrupted: boolean): Promise<ActiveRun> {
+  private async restore(
+    runId: string,
+    stored: StoredRun,
+    interrupted: boolean,
+  ): Promise<ActiveRun> {
     const children = await Promise.all(
       Object.entries(stored.children).map(
         async ([node, childId]) => [node, childId, await this.store.load(childId)] as const,

@@ -115,11 +115,16 @@ export function checkBulkRequest(request: BulkRequest): void {
       { hint: `Actions: ${BULK_ACTIONS.join(', ')}.` },
     );
   checkRunFilter({ ...request.filter, limit: PAGE });
-  if (request.actionId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(request.actionId))
+  if (
+    request.actionId !== undefined &&
+    !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(request.actionId)
+  )
     throw DirigentError.fatal(
       ErrorCode.INVALID_REQUEST,
       `"${request.actionId}" is not an action id.`,
-      { hint: 'An action id is letters, digits, ".", "_" and "-" (at most 128), as a report gave it.' },
+      {
+        hint: 'An action id is letters, digits, ".", "_" and "-" (at most 128), as a report gave it.',
+      },
     );
 }
 
@@ -128,7 +133,14 @@ export function actionIdOf(action: BulkActionName, filter: BulkFilter): string {
   const tags = filter.tags
     ? Object.entries(filter.tags).sort(([a], [b]) => a.localeCompare(b))
     : undefined;
-  const key = JSON.stringify([action, filter.status, filter.directive, tags, filter.since, filter.until]);
+  const key = JSON.stringify([
+    action,
+    filter.status,
+    filter.directive,
+    tags,
+    filter.since,
+    filter.until,
+  ]);
   return `${action}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 

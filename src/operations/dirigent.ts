@@ -29,7 +29,12 @@ import { EmbeddedBackend } from '../embedded/embedded-backend.js';
 import { FileIdempotency } from '../embedded/file-idempotency.js';
 import { FileBulkLedger } from '../embedded/file-bulk-ledger.js';
 import { checkPauseTarget, type PauseState, type PauseTarget } from './pause.js';
-import { runBulkAction, type BulkLedger, type BulkReport, type BulkRequest } from './bulk-action.js';
+import {
+  runBulkAction,
+  type BulkLedger,
+  type BulkReport,
+  type BulkRequest,
+} from './bulk-action.js';
 import { checkTags } from '../engine/run-tags.js';
 import { checkPriority } from '../engine/run-priority.js';
 import {

@@ -46,8 +46,9 @@ export function pausedIn(state: PauseState, directive: string): boolean {
 export function stateOf(names: Iterable<string>): PauseState {
   const directives: string[] = [];
   let all = false;
-  for (const name of names) if (name === ALL) all = true;
-  else directives.push(name);
+  for (const name of names)
+    if (name === ALL) all = true;
+    else directives.push(name);
   return { all, directives: directives.sort() };
 }
 
