@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from './api-context.js';
 import { errorResponses } from './api-schemas.js';
 import { parseTime } from './parse-time.js';
+import { parseTags } from '../engine/run-tags.js';
 import { RUN_ID } from './run-routes.js';
 import { SseStream } from './sse-stream.js';
 
@@ -35,7 +36,7 @@ export function runViewRoutes(app: FastifyInstance, ctx: ApiContext): void {
     (request) => dirigent.runs.inspect(request.params.runId),
   );
 
-  app.get<{ Querystring: { directive?: string; since?: string; until?: string } }>(
+  app.get<{ Querystring: { directive?: string; tag?: string[]; since?: string; until?: string } }>(
     '/v1/runs/counts',
     {
       schema: {
@@ -46,6 +47,13 @@ export function runViewRoutes(app: FastifyInstance, ctx: ApiContext): void {
           type: 'object',
           properties: {
             directive: { type: 'string', minLength: 1, maxLength: 512 },
+            tag: {
+              type: 'array',
+              items: { type: 'string', minLength: 3, maxLength: 320 },
+              maxItems: 32,
+              description:
+                'Only runs with this tag, written name:value; repeat it for every one of several.',
+            },
             since: { ...TIME, description: 'Runs started at or after: ISO 8601 or epoch ms.' },
             until: { ...TIME, description: 'Runs started at or before: ISO 8601 or epoch ms.' },
           },
@@ -56,8 +64,10 @@ export function runViewRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     (request) => {
       const q = request.query;
+      const tags = parseTags(q.tag ?? [], ':');
       return dirigent.runs.counts({
         ...(q.directive !== undefined && { directive: q.directive }),
+        ...(tags && { tags }),
         ...(q.since !== undefined && { since: parseTime(q.since, 'since') }),
         ...(q.until !== undefined && { until: parseTime(q.until, 'until') }),
       });

@@ -1,9 +1,10 @@
 /** How many runs a list holds, by status: the counts a console shows above its list. */
 import { RUN_STATUSES, type RunRecord, type RunStatus } from '../engine/run-record.js';
 import type { RunFilter } from './run-filter.js';
+import { hasTags } from '../engine/run-tags.js';
 
 /** Which runs {@link Dirigent.counts} counts: a list's filter without status or paging. */
-export type CountFilter = Pick<RunFilter, 'directive' | 'since' | 'until'>;
+export type CountFilter = Pick<RunFilter, 'directive' | 'tags' | 'since' | 'until'>;
 
 /** How many runs match a {@link CountFilter}: in all, and by status. */
 export interface RunCounts {
@@ -21,7 +22,7 @@ export function noCounts(): RunCounts {
 
 /** Counts `records` that match `filter`, in memory (the embedded store). */
 export function countRecords(
-  records: Iterable<Pick<RunRecord, 'status' | 'directive' | 'startedAt'>>,
+  records: Iterable<Pick<RunRecord, 'status' | 'directive' | 'startedAt' | 'tags'>>,
   filter: CountFilter,
 ): RunCounts {
   const counts = noCounts();
@@ -29,6 +30,7 @@ export function countRecords(
     if (filter.directive !== undefined && r.directive !== filter.directive) continue;
     if (filter.since !== undefined && r.startedAt < filter.since) continue;
     if (filter.until !== undefined && r.startedAt > filter.until) continue;
+    if (!hasTags(r, filter.tags)) continue;
     counts.byStatus[r.status]++;
     counts.total++;
   }

@@ -57,6 +57,13 @@ for (const mode of MODES) {
       const failed = await dirigent.run({ directive: 'gate' });
       expect(failed.status).toBe('failed');
 
+      // Counted by tag as they are listed.
+      const counted = await dirigent.runs.counts({ tags: { customer: 'c1' } });
+      expect(counted.total).toBe(2);
+      expect(counted.byStatus.waiting).toBe(2);
+      expect(
+        (await dirigent.runs.counts({ directive: 'held', tags: { customer: 'c2' } })).total,
+      ).toBe(1);
       const dry = await dirigent.bulk({
         action: 'cancel',
         filter: { tags: { customer: 'c1' } },

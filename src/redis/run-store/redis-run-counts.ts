@@ -26,22 +26,33 @@ export async function countStoredRuns(
     counts.byStatus[status as RunStatus] += n;
     counts.total += n;
   };
-  if (filter.directive === undefined) {
+  if (filter.directive === undefined && filter.tags === undefined) {
     const pipeline = store.redis.pipeline();
     for (const status of STORED) pipeline.zcount(store.indexKey({ status }), min, max);
     const replies = (await pipeline.exec()) ?? [];
     STORED.forEach((status, i) => add(status, Number(answer(replies[i]))));
     return counts;
   }
-  const ids = await store.redis.zrangebyscore(
-    store.indexKey({ directive: filter.directive }),
-    min,
-    max,
-  );
+  // One index (the directive's, or a tag's) read whole, each run's status and other marks looked
+  // up: tags are matched against the run's `tags` field.
+  const [name, value] = Object.entries(filter.tags ?? {})[0] ?? [];
+  const index =
+    filter.directive !== undefined
+      ? store.indexKey({ directive: filter.directive })
+      : store.indexKey({ tag: [name!, value!] });
+  const ids = await store.redis.zrangebyscore(index, min, max);
+  const wanted = Object.entries(filter.tags ?? {}).map(([n, v]) => `${n}=${v}`);
   for (let at = 0; at < ids.length; at += CHUNK) {
     const pipeline = store.redis.pipeline();
-    for (const id of ids.slice(at, at + CHUNK)) pipeline.hget(store.runKey(id), 'status');
-    for (const reply of (await pipeline.exec()) ?? []) add(answer(reply) as string | null, 1);
+    for (const id of ids.slice(at, at + CHUNK))
+      pipeline.hmget(store.runKey(id), 'status', 'directive', 'tags');
+    for (const reply of (await pipeline.exec()) ?? []) {
+      const [status, directive, tags] = answer(reply) as (string | null)[];
+      if (filter.directive !== undefined && directive !== filter.directive) continue;
+      const lines = (tags ?? '').split('\n');
+      if (!wanted.every((t) => lines.includes(t))) continue;
+      add(status ?? null, 1);
+    }
   }
   return counts;
 }
