@@ -122,15 +122,10 @@ function readRetention(el: XmlElement, into: RunSettings, diag: Diagnostics): vo
   const r = new ElementReader(el, diag, ['days'], ['days']);
   if (into.retentionSeconds !== undefined) return twice(el, diag, 'retention');
   const raw = r.str('days');
-  if (raw === undefined) return;
+  if (raw === undefined || raw.trim() === '') return; // reported as missing
   const days = Number(raw);
   // At least a second, so that a run is kept at all: Redis expires in whole seconds.
-  if (
-    raw.trim() === '' ||
-    !Number.isFinite(days) ||
-    days * DAY_SECONDS < 1 ||
-    days > MAX_RETENTION_DAYS
-  ) {
+  if (!Number.isFinite(days) || days * DAY_SECONDS < 1 || days > MAX_RETENTION_DAYS) {
     diag.error(
       ErrorCode.INVALID_ATTRIBUTE,
       `<retention days="${raw}">: a retention is a positive number of days (decimals allowed), at most ${MAX_RETENTION_DAYS}.`,
