@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { DirectiveLoader, LoadedDirective } from '../engine/directive-loader.js';
 import { Engine } from '../engine/engine.js';
 import { FileRunStore } from '../engine/file-run-store.js';
-import type { RunRecord } from '../engine/run-record.js';
 import type { StoredRun } from '../engine/run-store.js';
 import { toStoredRun } from '../engine/to-stored-run.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -14,6 +13,11 @@ import { ItemDispatcher } from '../tools/item-dispatcher.js';
 import { EmbeddedRunChanges } from './embedded-run-changes.js';
 import { EmbeddedFeeds } from './embedded-feeds.js';
 import { FilePauseBook } from './file-pause-book.js';
+import { KeyGate } from './key-gate.js';
+import type { ActiveRun } from '../engine/active-run.js';
+import { runConcurrencyOf } from '../engine/run-concurrency.js';
+import { queuedRecord, type RunRecord } from '../engine/run-record.js';
+import { ErrorCode } from '../errors/error-codes.js';
 import { countRecords, type CountFilter, type RunCounts } from '../run-backend/run-counts.js';
 import type { ChangeSource } from '../run-backend/run-changes.js';
 import type { BackendStart, RunBackend } from '../run-backend/run-backend.js';
@@ -29,6 +33,10 @@ export class EmbeddedBackend implements RunBackend {
   readonly engine: Engine;
   private readonly store: FileRunStore;
   private readonly feeds: EmbeddedFeeds;
+  /** The slots of run concurrency keys, and the starts waiting for one. */
+  private readonly gate = new KeyGate();
+  /** Runs waiting for a slot of their concurrency key: their record, and when they start. */
+  private readonly queued = new Map<string, { record: RunRecord; started: Promise<ActiveRun> }>();
   readonly pauses: FilePauseBook;
 
   constructor(
@@ -61,17 +69,42 @@ export class EmbeddedBackend implements RunBackend {
     options: BackendStart,
   ): Promise<RunRecord> {
     const runId = options.runId ?? randomUUID();
-    const run = this.engine.start(loaded, inputs, {
-      runId,
-      trigger: options.trigger,
-      ...(options.tags && { tags: options.tags }),
-      ...(options.from && { from: options.from }),
-    });
-    return Promise.resolve(structuredClone(run.record));
+    const begin = () =>
+      this.engine.start(loaded, inputs, {
+        runId,
+        trigger: options.trigger,
+        ...(options.tags && { tags: options.tags }),
+        ...(options.from && { from: options.from }),
+      });
+    const c = runConcurrencyOf(loaded.compiled.directive, inputs);
+    if (c === undefined) return Promise.resolve(structuredClone(begin().record));
+    // A run with a concurrency key holds its key's slot until it ends (see run-concurrency.ts).
+    const key = `${loaded.itemId}\0${c.key}`;
+    const held = (run: ActiveRun) => {
+      void run.finished().finally(() => this.gate.leave(key));
+      return run;
+    };
+    let started!: (run: ActiveRun) => void;
+    const queued = {
+      record: queuedRecord(runId, loaded.itemId, Date.now()),
+      started: new Promise<ActiveRun>((resolve) => (started = resolve)),
+    };
+    const waitForSlot = () => {
+      this.queued.delete(runId);
+      started(held(begin()));
+    };
+    if (this.gate.enter(key, c.limit, runId, waitForSlot))
+      return Promise.resolve(structuredClone(held(begin()).record));
+    this.queued.set(runId, queued);
+    return Promise.resolve(structuredClone(queued.record));
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {
-    return this.engine.activeRun(runId)?.record ?? (await this.store.load(runId))?.record;
+    return (
+      this.engine.activeRun(runId)?.record ??
+      this.queued.get(runId)?.record ??
+      (await this.store.load(runId))?.record
+    );
   }
 
   async list(filter: RunFilter): Promise<RunPage> {
@@ -93,6 +126,7 @@ export class EmbeddedBackend implements RunBackend {
   private async records(): Promise<Iterable<RunRecord>> {
     const byId = new Map((await this.store.list()).map((r) => [r.runId, r]));
     for (const r of this.engine.activeRuns()) byId.set(r.runId, r.record);
+    for (const [runId, q] of this.queued) byId.set(runId, q.record);
     return byId.values();
   }
 
@@ -101,6 +135,14 @@ export class EmbeddedBackend implements RunBackend {
   }
 
   async wait(runId: string, timeoutMs?: number): Promise<RunRecord> {
+    const queued = this.queued.get(runId);
+    if (queued !== undefined) {
+      if (timeoutMs === undefined) return (await queued.started).settled();
+      const until = Date.now() + timeoutMs;
+      const late = new Promise<undefined>((r) => setTimeout(() => r(undefined), timeoutMs).unref());
+      if ((await Promise.race([queued.started, late])) === undefined) return queued.record;
+      return this.wait(runId, Math.max(0, until - Date.now()));
+    }
     const live = this.engine.activeRun(runId);
     if (live === undefined) return this.found(runId);
     if (timeoutMs === undefined) return live.settled();
@@ -116,6 +158,14 @@ export class EmbeddedBackend implements RunBackend {
   }
 
   cancel(runId: string, reason: string, options?: CancelOptions): Promise<RunRecord> {
+    const queued = this.queued.get(runId);
+    if (queued !== undefined && this.gate.drop(runId)) {
+      // It never started: it ends here, as it stood.
+      this.queued.delete(runId);
+      const at = Date.now();
+      const error = { code: ErrorCode.CANCELLED, message: reason, step: null };
+      return Promise.resolve({ ...queued.record, status: 'cancelled', endedAt: at, error });
+    }
     return this.engine.cancelRun(runId, reason, options);
   }
 

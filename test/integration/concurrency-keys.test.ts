@@ -2,6 +2,7 @@
  * Run concurrency keys on Redis, under two workers: at most `limit` runs of a directive go at once
  * per rendered key; the others wait `queued`, holding no worker slot, and start when a slot frees,
  * in start order per key; a key with hundreds of waiting runs does not delay another key's run.
+ * Embedded, the same holds in the one process.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,10 @@ afterEach(async () => {
 });
 
 /** `keyed`: one run at a time per customer; its step logs `start` and `end` around a short sleep. */
-async function deployment(limit: number): Promise<{ dirigent: Dirigent; dir: string }> {
+async function deployment(
+  limit: number,
+  mode: 'redis' | 'embedded' = 'redis',
+): Promise<{ dirigent: Dirigent; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'dirigent-keys-'));
   const directives = join(dir, '.ai', 'directives');
   mkdirSync(directives, { recursive: true });
@@ -33,6 +37,11 @@ async function deployment(limit: number): Promise<{ dirigent: Dirigent; dir: str
   <process><step name="work"><retry attempts="1"/><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo start {input:customer} {input:n} >> log; sleep {input:nap}; echo end {input:customer} {input:n} >> log"/></execute></step></process>`,
   );
   closers.push(() => rmSync(dir, { recursive: true, force: true }));
+  if (mode === 'embedded') {
+    const dirigent = await Dirigent.open({ project: dir });
+    closers.push(() => dirigent.close());
+    return { dirigent, dir };
+  }
   for (let i = 0; i < 2; i++) {
     const w = inProcessWorker(redis, { projectDir: dir });
     closers.push(() => w.close());
@@ -89,5 +98,34 @@ describe('run concurrency keys (redis, two workers)', { timeout: 90_000 }, () =>
       { what: 'every run of the first key to end', timeoutMs: 60_000, intervalMs: 200 },
     );
     expect(many).toHaveLength(300);
+  });
+});
+
+describe('run concurrency keys (embedded)', { timeout: 30_000 }, () => {
+  it('holds a run queued until its key has a free slot, in start order, and cancels one that waits', async () => {
+    const { dirigent, dir } = await deployment(2, 'embedded');
+    const runs = [];
+    for (let n = 0; n < 5; n++)
+      runs.push(await dirigent.start({ directive: 'keyed', inputs: { customer: 'c1', n } }));
+    expect(runs.map((r) => r.record.status)).toEqual([
+      'running',
+      'running',
+      'queued',
+      'queued',
+      'queued',
+    ]);
+    expect((await dirigent.get(runs[4]!.runId)).status).toBe('queued');
+    expect((await dirigent.cancel(runs[4]!.runId)).status).toBe('cancelled');
+    for (const run of runs.slice(0, 4)) expect((await run.wait()).status).toBe('completed');
+    const log = lines(dir);
+    // Never more than two at once.
+    let open = 0;
+    for (const l of log) {
+      open += l.startsWith('start') ? 1 : -1;
+      expect(open).toBeLessThanOrEqual(2);
+    }
+    expect(log.filter((l) => l.startsWith('start')).map((l) => Number(l.split(' ')[2]))).toEqual([
+      0, 1, 2, 3,
+    ]);
   });
 });
