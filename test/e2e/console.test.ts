@@ -296,15 +296,20 @@ describe('the console', { timeout: 60_000 }, () => {
 
   it("takes the docs' screenshots as `npm run screenshots` does, writing nothing into the repository", async () => {
     const { runId } = await start('showcase');
+    // Two failed runs for the list's selection, one of them with its redrive and rerun controls.
+    await start('fails');
+    const { runId: failed } = await start('flaky', { mend: join(project, 'never-there') });
     const out = mkdtempSync(join(tmpdir(), 'dirigent-screenshots-'));
     try {
-      const files = await takeScreenshots(browser, url, TOKEN, runId, out);
+      const files = await takeScreenshots(browser, url, TOKEN, { showcase: runId, failed }, out);
       expect(files.map((f) => f.slice(out.length + 1))).toEqual(Object.keys(SCREENSHOTS));
       const sizes = Object.fromEntries(files.map((f) => [f.slice(out.length + 1), pngSize(f)]));
       expect(sizes['runs.png']).toEqual({ width: 1280, height: 860 });
       expect(sizes['run.png']!.width).toBe(1280);
       expect(sizes['run.png']!.height).toBeGreaterThanOrEqual(860); // the whole page
       expect(sizes['run-narrow.png']).toEqual(NARROW);
+      expect(sizes['redrive.png']).toEqual({ width: 1280, height: 860 });
+      expect(sizes['bulk.png']).toEqual({ width: 1280, height: 860 });
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -1,13 +1,15 @@
 /**
  * Headless Chromium for the console's end-to-end tests (Debian's `chromium`, driven by
  * playwright-core): one browser per test file with a fresh profile, pages that fail their test
- * when they log a JavaScript error, and pages signed in with an API token for their session.
+ * when they log a JavaScript error, and pages signed in with an API token for their session. The
+ * browser is made sure of before it is launched (installed when missing, as the console's vitest
+ * project does first), so a console test file in any project of the suite gets it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM } from '../../scripts/ensure-chromium.mjs';
+import { CHROMIUM, ensureChromium } from '../../scripts/ensure-chromium.mjs';
 
 /**
  * Where Debian installs Chromium; scripts/ensure-chromium.mjs installs it when missing (the
@@ -41,6 +43,7 @@ export interface TestBrowser {
 
 /** Starts Chromium headless with a fresh profile (see the module comment). */
 export async function launchBrowser(): Promise<TestBrowser> {
+  ensureChromium();
   const profile = mkdtempSync(join(tmpdir(), 'dirigent-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -1,7 +1,8 @@
 /**
- * The project the console's browser tests run: directives that greet, fail a step, wait for an
- * instruction (one with typed answers), hold a shell tool, show every shape of graph (parallel,
- * foreach, a loop), and run 200 steps; plus a seeder of many stored runs.
+ * The project the console's browser tests run: directives that greet, fail a step, fail a step
+ * until a file exists (to redrive and rerun), wait for an instruction (one with typed answers),
+ * hold a shell tool, linger a minute, show every shape of graph (parallel, foreach, a loop), and
+ * run 200 steps; plus a seeder of many stored runs.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,24 @@ export function consoleProject(): string {
     <step name="broken">${tool('dirigent/shell/bash', { command: 'echo boom; exit 3' })}<retry attempts="2" backoff="fixed" delay_ms="100"/></step>
     <step name="never"><render>unreachable</render></step>
   </process>`,
+  );
+  // Fails at `mend` until the file `inputs.mend` names exists: redriven or rerun once it does, it
+  // completes.
+  writeDirective(
+    d,
+    'flaky',
+    `<inputs><input name="mend" type="string" required="true">A file: once it exists, the step passes</input><input name="tries" type="integer" default="1"/></inputs>
+  <process>
+    <step name="prepare"><render>ready</render><assign name="prepared" expr="true"/></step>
+    <step name="mend">${tool('dirigent/shell/bash', { command: 'if [ -f ${inputs.mend} ]; then echo mended; else echo not mended yet; exit 3; fi' })}</step>
+    <step name="finish"><render>done</render></step>
+  </process>
+  <outputs><output name="said" value="\${steps.mend.result}"/></outputs>`,
+  );
+  writeDirective(
+    d,
+    'linger',
+    `<process><step name="linger">${tool('dirigent/shell/bash', { command: 'sleep 60' })}</step></process>`,
   );
   writeDirective(
     d,

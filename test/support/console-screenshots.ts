@@ -1,6 +1,7 @@
 /**
  * The console's screenshots (`docs/console/`): the run list, a run of every shape of graph with a
- * step's details open, and that run on a phone's screen. {@link takeScreenshots} takes them in a
+ * step's details open, that run on a phone's screen, a failed run with its redrive and rerun
+ * controls open, and the run list with runs selected and a bulk action's dry run. {@link takeScreenshots} takes them in a
  * browser against a console that serves; {@link screenshotConsole} does the whole of it for
  * `npm run screenshots` (scripts/screenshots.mjs): a console project with a worker and a server
  * on Redis under a key prefix of its own, a few runs, the screenshots, and everything removed
@@ -9,7 +10,7 @@
  * Nothing here imports vitest: the screenshot script runs it outside the tests.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
@@ -23,6 +24,8 @@ export const SCREENSHOTS = {
   'runs.png': 'the run list',
   'run.png': 'a run with parallel branches, a foreach and a loop, one step opened',
   'run-narrow.png': 'the same run on a 375 px wide screen',
+  'redrive.png': 'a failed run, redriven once, with its Redrive and Rerun from step controls open',
+  'bulk.png': 'the failed runs listed, two selected, and a bulk redrive counted by its dry run',
 } as const;
 
 /** A file name of {@link SCREENSHOTS}. */
@@ -36,18 +39,27 @@ async function completed(page: Page, timeoutMs = 15_000): Promise<void> {
   await page.locator('article.run[data-status="completed"]').waitFor({ timeout: timeoutMs });
 }
 
+/** The runs the screenshots show, of the console project's directives. */
+export interface ScreenshotRuns {
+  /** A completed run of `showcase`. */
+  showcase: string;
+  /** A failed run of `flaky` (redriven once, ideally, so that its history shows). */
+  failed: string;
+}
+
 /**
  * Takes the {@link SCREENSHOTS} into `outDir` (made if missing), with `browser` signed in with
- * `token`, on the console at `url`; `showcaseRunId` is a completed run of the console project's
- * `showcase` directive. Resolves with the files written.
+ * `token`, on the console at `url`, of `runs`; the list shows at least two failed runs. Resolves
+ * with the files written.
  */
 export async function takeScreenshots(
   browser: TestBrowser,
   url: string,
   token: string,
-  showcaseRunId: string,
+  runs: ScreenshotRuns,
   outDir: string,
 ): Promise<string[]> {
+  const showcaseRunId = runs.showcase;
   mkdirSync(outDir, { recursive: true });
   const file = (name: ScreenshotName) => join(outDir, name);
 
@@ -69,6 +81,25 @@ export async function takeScreenshots(
   await narrow.screenshot({ path: file('run-narrow.png') });
   await narrow.close();
 
+  const failed = await browser.open(`${url}/runs/${runs.failed}`, { token });
+  await failed.locator('article.run[data-status="failed"]').waitFor({ timeout: 15_000 });
+  await failed.getByRole('button', { name: 'Redrive…' }).click();
+  await failed.getByRole('button', { name: 'Rerun from step…' }).click();
+  await failed.getByLabel('Step to start at').waitFor();
+  await failed.locator('[data-testid="graph"] [data-step="mend"]').waitFor();
+  await failed.screenshot({ path: file('redrive.png') });
+  await failed.close();
+
+  const selection = await browser.open(`${url}/?status=failed`, { token });
+  const rows = selection.locator('[data-run]');
+  await rows.nth(1).waitFor();
+  for (const i of [0, 1]) await rows.nth(i).getByRole('checkbox').check();
+  await selection.getByRole('button', { name: 'Bulk…' }).click();
+  await selection.getByRole('button', { name: 'Dry run' }).click();
+  await selection.getByTestId('bulk-dry-run').waitFor();
+  await selection.screenshot({ path: file('bulk.png') });
+  await selection.close();
+
   return (Object.keys(SCREENSHOTS) as ScreenshotName[]).map(file);
 }
 
@@ -86,9 +117,10 @@ const TOKEN = 'screenshots-token-0123456789abcdef';
 
 /**
  * Serves the console project (a worker and `dirigent serve` on `redisUrl`, keys under a prefix of
- * their own), makes a few runs (one completed, one failed, one waiting for an answer, the showcase)
- * and takes the {@link SCREENSHOTS} into `outDir`; then stops everything and deletes the keys and
- * the project. Resolves with the files written.
+ * their own), makes a few runs (completed, failed, one waiting for an answer, a failed one
+ * redriven once and rerun from its failed step, the showcase) and takes the {@link SCREENSHOTS}
+ * into `outDir`; then stops everything and deletes the keys and the project. Resolves with the
+ * files written.
  */
 export async function screenshotConsole(options: ScreenshotConsoleOptions): Promise<string[]> {
   const { cli, outDir, redisUrl } = options;
@@ -120,23 +152,29 @@ export async function screenshotConsole(options: ScreenshotConsoleOptions): Prom
     const browser = await launchBrowser();
     stops.push(() => browser.close());
     const url = served.match[1]!;
-    const start = async (directive: string, inputs: Record<string, unknown> = {}) => {
-      const res = await fetch(`${url}/v1/runs?wait=20`, {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${url}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ directive, inputs }),
+        body: JSON.stringify(body),
       });
-      const body = (await res.json()) as { runId?: string };
-      if (!res.ok || body.runId === undefined)
-        throw new Error(`Starting ${directive} failed (${res.status}): ${JSON.stringify(body)}`);
-      return body.runId;
+      const answer = (await res.json()) as { runId?: string };
+      if (!res.ok || answer.runId === undefined)
+        throw new Error(`POST ${path} failed (${res.status}): ${JSON.stringify(answer)}`);
+      return answer.runId;
     };
+    const start = (directive: string, inputs: Record<string, unknown> = {}) =>
+      post('/v1/runs?wait=20', { directive, inputs });
     await start('greet', { who: 'Ada' });
     await start('fails');
     await start('ask', { version: '2.4' });
     await start('greet', { who: 'Grace', times: 3 });
+    const failed = await start('flaky', { mend: join(project, 'mended') });
+    await post(`/v1/runs/${failed}/redrive?wait=20`, { by: 'ops:ada' });
+    writeFileSync(join(project, 'fixed'), 'ok');
+    await post(`/v1/runs/${failed}/rerun?wait=20`, { inputs: { mend: join(project, 'fixed') } });
     const showcase = await start('showcase');
-    return await takeScreenshots(browser, url, TOKEN, showcase, outDir);
+    return await takeScreenshots(browser, url, TOKEN, { showcase, failed }, outDir);
   } finally {
     for (const stop of stops.reverse()) await stop();
     const redis = connectRedis(redisUrl);

@@ -20,3 +20,40 @@ export function spawnServer(
     child.once('exit', (code) => failed(new Error(`${argv[1]} exited (${code}): ${err}`)));
   });
 }
+
+/** A console served: a worker and `dirigent serve` on Redis, both to be stopped by the caller. */
+export interface ServedConsole {
+  url: string;
+  /** Ends both processes. */
+  stop(): void;
+}
+
+/**
+ * Starts a worker and `dirigent serve` (port chosen by the system, no rate limit) of `project`
+ * with `cli` and `env` (REDIS_URL, DIRIGENT_PREFIX, DIRIGENT_API_TOKENS, …); resolves once both
+ * are ready. When one fails to start, the other is ended and the failure thrown.
+ */
+export async function serveConsole(
+  cli: string,
+  project: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ServedConsole> {
+  const started = await Promise.allSettled([
+    spawnServer(env, [cli, 'worker', '--project', project], /jobs from/),
+    spawnServer(
+      { ...env, DIRIGENT_LOG_LEVEL: 'warn' },
+      [cli, 'serve', '--port', '0', '--project', project, '--rate-limit', '0'],
+      /listening on (http:\/\/\S+)/,
+    ),
+  ]);
+  const stop = () => {
+    for (const s of started) if (s.status === 'fulfilled') s.value.child.kill('SIGKILL');
+  };
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    stop();
+    throw failed.reason;
+  }
+  const served = started[1] as PromiseFulfilledResult<Awaited<ReturnType<typeof spawnServer>>>;
+  return { url: served.value.match[1]!, stop };
+}

@@ -13,6 +13,7 @@ export type {
   GraphNode,
 } from '../../src/operations/directive-graph.js';
 export type { TimelineRow } from '../../src/operations/run-timeline.js';
+export type { BulkActionName, BulkReport, BulkSample } from '../../src/operations/bulk-action.js';
 
 /** `GET /v1/info`. */
 export interface ServerInfo {

@@ -2,14 +2,17 @@
  * A run's page (`/runs/<runId>`): its status and facts, what it waits for and how to steer it,
  * its directive drawn as a graph coloured by each step's state, the waterfall of its steps, the
  * chosen step's result and error beside the directive's text, its inputs and outputs, and the
- * runs it started. It follows the run live: each event of `GET /v1/runs/<id>/events` reads the
- * run's view again (at most every 300 ms) until the run ends.
+ * runs it started, the runs it is linked to by reruns, and its redrives. It follows the run live:
+ * each event of `GET /v1/runs/<id>/events` reads the run's view again (at most every 300 ms) until
+ * the run ends; once it is redriven, the feed is followed again from the last event read, so that
+ * `run.redriven` and what the run does next are seen.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { duration, when } from '../format';
 import { GraphView } from '../parts/graph-view';
 import { JsonBlock } from '../parts/json-block';
+import { RedriveHistory, RerunFacts, useReruns } from '../parts/run-operations';
 import { StatusBadge } from '../parts/status-badge';
 import { SteerPanel } from '../parts/steer-panel';
 import { StepDetail } from '../parts/step-detail';
@@ -17,20 +20,23 @@ import { TimelineView } from '../parts/timeline-view';
 import { openStream } from '../sse';
 import type { RunView, ServerInfo } from '../types';
 
-const ENDED = new Set(['completed', 'failed', 'cancelled']);
-
-/** Reads the run's view now and whenever its events say it moved. */
+/**
+ * Reads the run's view now and whenever its events say it moved; `follow` opens its feed again
+ * after the last event read (a redriven run goes on after its `run.ended`).
+ */
 function useRunView(runId: string) {
   const [view, setView] = useState<RunView | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [follows, setFollows] = useState(0);
   const pending = useRef<number | undefined>(undefined);
   const ended = useRef(false);
+  const lastId = useRef<string | undefined>(undefined);
+  const shownRun = useRef<string | undefined>(undefined);
   const load = () =>
     api<RunView>('GET', `/v1/runs/${runId}/view`).then(
       (v) => {
         setView(v);
         setError(undefined);
-        ended.current = ENDED.has(v.record.status);
         performance.mark('dirigent:run-view');
       },
       (e: Error) => setError(e.message),
@@ -42,13 +48,21 @@ function useRunView(runId: string) {
     }, 300);
   };
   useEffect(() => {
-    setView(undefined);
+    const again = shownRun.current === runId;
+    if (!again) {
+      shownRun.current = runId;
+      lastId.current = undefined;
+      setView(undefined);
+    }
     ended.current = false;
     void load();
     const stop = openStream(`/v1/runs/${runId}/events`, {
-      onEvent: ({ event }) => {
-        if (event === 'run.state') return;
+      ...(again && lastId.current !== undefined && { after: lastId.current }),
+      onEvent: ({ event, id }) => {
+        if (id !== undefined) lastId.current = id;
+        if (event === 'run.state' && !again) return;
         if (event === 'run.ended') ended.current = true;
+        if (event === 'run.redriven') ended.current = false;
         soon();
       },
       reconnect: () => !ended.current,
@@ -58,14 +72,15 @@ function useRunView(runId: string) {
       clearTimeout(pending.current);
       pending.current = undefined;
     };
-  }, [runId]);
-  return { view, error, reload: soon };
+  }, [runId, follows]);
+  return { view, error, reload: soon, follow: () => setFollows((n) => n + 1) };
 }
 
 /** See the module comment. */
 export function RunPage({ runId, info }: { runId: string; info: ServerInfo | undefined }) {
-  const { view, error, reload } = useRunView(runId);
+  const { view, error, reload, follow } = useRunView(runId);
   const [chosen, setChosen] = useState<string | undefined>();
+  const reruns = useReruns(runId, view?.record.status ?? '');
   if (view === undefined)
     return error ? (
       <p class="error" role="alert">
@@ -119,6 +134,7 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
             </dd>
           </>
         )}
+        <RerunFacts record={r} reruns={reruns} />
         {view.traceId && (
           <>
             <dt>trace</dt>
@@ -144,7 +160,8 @@ export function RunPage({ runId, info }: { runId: string; info: ServerInfo | und
           )}
         </div>
       )}
-      <SteerPanel view={view} onChanged={reload} />
+      <SteerPanel view={view} onChanged={reload} onRedriven={follow} />
+      <RedriveHistory record={r} />
       <div class="run-grid">
         <section class="card" aria-labelledby="graph-title">
           <h2 id="graph-title">Graph</h2>

@@ -2,13 +2,14 @@
  * The run list's data: pages of runs from `GET /v1/runs` (loaded as the list scrolls), counts by
  * status from `GET /v1/runs/counts`, and runs as they start and change from `GET /v1/runs/events`,
  * merged in without reloading. The feed is opened first and the list read once it is open, so no
- * change falls between the two.
+ * change falls between the two. With a tag filter, a run the feed tells of for the first time is
+ * found by reading the first page again (the feed does not carry tags).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, query } from '../api';
+import { api } from '../api';
 import { summaryOf } from '../../../src/run-backend/run-changes.js';
 import { openStream } from '../sse';
-import type { RunCounts, RunPage, RunStatus, RunSummary } from '../types';
+import type { RunCounts, RunPage, RunRecord, RunStatus, RunSummary } from '../types';
 
 /** What the list shows. */
 export interface ListFilter {
@@ -16,6 +17,16 @@ export interface ListFilter {
   directive?: string;
   /** Epoch ms. */
   since?: number;
+  /** Tags every run has, each written `name:value`. */
+  tags?: string[];
+}
+
+/** A run as the list shows it: its summary, and the few words its inputs are said in. */
+export type ListRun = RunSummary & { summary?: string };
+
+/** The {@link ListRun} of a record. */
+export function listRunOf(r: RunRecord): ListRun {
+  return { ...summaryOf(r), ...(r.summary !== undefined && { summary: r.summary }) };
 }
 
 const PAGE = 100;
@@ -24,16 +35,29 @@ function matches(r: RunSummary, f: ListFilter): boolean {
   return (
     (f.status === undefined || r.status === f.status) &&
     (f.directive === undefined || r.directive === f.directive) &&
-    (f.since === undefined || r.startedAt >= f.since)
+    (f.since === undefined || r.startedAt >= f.since) &&
+    (f.tags === undefined || f.tags.length === 0)
   );
 }
 
 const newestFirst = (a: RunSummary, b: RunSummary) =>
   b.startedAt - a.startedAt || (a.runId < b.runId ? 1 : -1);
 
+/** The query string of `GET /v1/runs` for `filter` (a tag is repeated, one per tag). */
+export function listQuery(filter: ListFilter, extra: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  if (filter.status) q.set('status', filter.status);
+  if (filter.directive) q.set('directive', filter.directive);
+  if (filter.since !== undefined) q.set('since', String(filter.since));
+  for (const t of filter.tags ?? []) q.append('tag', t);
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) q.set(k, v);
+  const s = q.toString();
+  return s === '' ? '' : `?${s}`;
+}
+
 /** See the module comment. */
 export function useRunList(filter: ListFilter) {
-  const [runs, setRuns] = useState<RunSummary[]>([]);
+  const [runs, setRuns] = useState<ListRun[]>([]);
   const [counts, setCounts] = useState<RunCounts | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loading, setLoading] = useState(true);
@@ -42,7 +66,7 @@ export function useRunList(filter: ListFilter) {
   const generation = useRef(0);
   const key = JSON.stringify(filter);
 
-  const countsQuery = query({ directive: filter.directive, since: filter.since });
+  const countsQuery = listQuery({ directive: filter.directive, since: filter.since }, {});
   const loadCounts = useCallback(() => {
     api<RunCounts>('GET', `/v1/runs/counts${countsQuery}`).then(setCounts, () => undefined);
   }, [countsQuery]);
@@ -55,13 +79,13 @@ export function useRunList(filter: ListFilter) {
       try {
         const page = await api<RunPage>(
           'GET',
-          `/v1/runs${query({ ...filter, limit: PAGE, cursor: first ? undefined : next.current })}`,
+          `/v1/runs${listQuery(filter, { limit: String(PAGE), cursor: first ? undefined : next.current })}`,
         );
         if (gen !== generation.current) return;
         next.current = page.next;
-        const loaded = page.runs.map(summaryOf);
+        const loaded = page.runs.map(listRunOf);
         setRuns((had) => {
-          const byId = new Map<string, RunSummary>();
+          const byId = new Map<string, ListRun>();
           // On a first page, runs the feed told of meanwhile keep their newer status.
           for (const r of first ? [...loaded, ...had] : had) byId.set(r.runId, r);
           if (!first) for (const r of loaded) if (!byId.has(r.runId)) byId.set(r.runId, r);
@@ -85,6 +109,9 @@ export function useRunList(filter: ListFilter) {
     setRuns([]);
     setLoading(true);
     let countTimer: number | undefined;
+    let pageTimer: number | undefined;
+    const tagged = (filter.tags?.length ?? 0) > 0;
+    const known = new Set<string>();
     const stop = openStream('/v1/runs/events', {
       onEvent: ({ event, data }) => {
         if (event === 'runs.open') {
@@ -94,16 +121,26 @@ export function useRunList(filter: ListFilter) {
         }
         if (event !== 'runs.changed') return;
         const changed = (data as { runs: RunSummary[] }).runs;
-        setRuns((had) => merge(had, changed, filter));
+        setRuns((had) => {
+          for (const r of had) known.add(r.runId);
+          return merge(had, changed, filter);
+        });
         countTimer ??= window.setTimeout(() => {
           countTimer = undefined;
           loadCounts();
         }, 1000);
+        // A new run may have the tags asked for: the first page says.
+        if (tagged && changed.some((r) => !known.has(r.runId)))
+          pageTimer ??= window.setTimeout(() => {
+            pageTimer = undefined;
+            void loadPage(true);
+          }, 500);
       },
     });
     return () => {
       stop();
       clearTimeout(countTimer);
+      clearTimeout(pageTimer);
     };
   }, [key]);
 
@@ -118,7 +155,7 @@ export function useRunList(filter: ListFilter) {
 }
 
 /** `had` with the `changed` runs updated, and those new to it that match `filter` added. */
-function merge(had: RunSummary[], changed: RunSummary[], filter: ListFilter): RunSummary[] {
+function merge(had: ListRun[], changed: RunSummary[], filter: ListFilter): ListRun[] {
   const byId = new Map(changed.map((r) => [r.runId, r]));
   let out = had.map((r) => {
     const now = byId.get(r.runId);

@@ -1,6 +1,6 @@
 /**
- * Steering a run from its page: cancel it, answer what it waits for, and run it again with the
- * same inputs or with changes. An answer is asked for as the waiting step declares it (its
+ * Steering a run from its page: cancel it, answer what it waits for, redrive it or rerun it from a
+ * step once it ended (run-operations.tsx), and run it again with the same inputs or with changes. An answer is asked for as the waiting step declares it (its
  * `<answer>`s): an object as a form with a field per declared field, a yes-or-no as two buttons,
  * another type as one field of it; undeclared, as text or JSON. Each is checked before it is sent,
  * and what the server still refuses (`INVALID_PAYLOAD`) is shown with the form.
@@ -9,12 +9,25 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { navigate } from '../router';
 import type { DirectiveInfo, RunRecord, RunView, WaitingStep } from '../types';
+import { ApiProblem } from './api-problem';
 import { InputsForm } from './inputs-form';
+import { RedriveButton, redrivable, RerunFromStep } from './run-operations';
 
-const UNDER_WAY = new Set(['queued', 'running', 'waiting']);
+/** Statuses of a run that can be cancelled (a paused run too: it holds its next steps). */
+const UNDER_WAY = new Set(['queued', 'running', 'waiting', 'paused']);
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
 /** See the module comment. */
-export function SteerPanel({ view, onChanged }: { view: RunView; onChanged: () => void }) {
+export function SteerPanel({
+  view,
+  onChanged,
+  onRedriven,
+}: {
+  view: RunView;
+  onChanged: () => void;
+  /** The run goes on again: follow it. */
+  onRedriven: () => void;
+}) {
   const r = view.record;
   return (
     <section class="steer" aria-label="Steer the run">
@@ -28,6 +41,8 @@ export function SteerPanel({ view, onChanged }: { view: RunView; onChanged: () =
       ))}
       <div class="actions">
         {UNDER_WAY.has(r.status) && <CancelButton runId={r.runId} onDone={onChanged} />}
+        {redrivable(r.status) && <RedriveButton record={r} onRedriven={onRedriven} />}
+        {ENDED.has(r.status) && <RerunFromStep view={view} />}
         <Rerun view={view} />
       </div>
     </section>
@@ -36,14 +51,14 @@ export function SteerPanel({ view, onChanged }: { view: RunView; onChanged: () =
 
 function CancelButton({ runId, onDone }: { runId: string; onDone: () => void }) {
   const [asking, setAsking] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>();
   const cancel = async () => {
     try {
       await api('POST', `/v1/runs/${runId}/cancel`, { reason: 'Cancelled in the console.' });
       setAsking(false);
       onDone();
     } catch (e) {
-      setError((e as Error).message);
+      setError(e);
     }
   };
   if (!asking)
@@ -61,7 +76,7 @@ function CancelButton({ runId, onDone }: { runId: string; onDone: () => void }) 
       <button type="button" onClick={() => setAsking(false)}>
         Keep it running
       </button>
-      {error && <span class="error-text">{error}</span>}
+      {error !== undefined && <ApiProblem error={error} />}
     </span>
   );
 }
