@@ -36,6 +36,8 @@ class FakeHost implements RunHost {
   readonly durable = false;
   readonly telemetry = undefined;
   readonly calls: ToolCall[] = [];
+  /** Nothing is paused. */
+  isPaused = () => false;
   readonly saved: StoredRun[] = [];
   readonly left: string[] = [];
   readonly byActor = new WeakMap<object, ActiveRun>();

@@ -36,6 +36,7 @@ function lifecycleOf(durable: boolean, waits: WaitingStep[] | undefined = undefi
   const hooks: LifecycleHooks = {
     parentRunId: null,
     waitingSteps: () => waits,
+    heldSteps: () => [],
     outputs: () => ({ text: 'hello' }),
     store: () => new Promise<void>((done) => writes.push({ status: record.status, done })),
     ended: () => undefined,
