@@ -22,6 +22,7 @@ import { searchBench } from './search-bench.js';
 import { cliBench } from './cli-bench.js';
 import { takeoverBench } from './takeover-bench.js';
 import { builtinToolsBench } from './builtin-tools-bench.js';
+import { memoryBench } from './memory-bench.js';
 import { mergeSections } from './merge-sections.js';
 import type { BenchSection } from './bench-section.js';
 
@@ -45,6 +46,7 @@ const SECTIONS = {
   python: () => pythonHostBench({ rounds }),
   deno: () => denoBench({ rounds }),
   distributed: () => distributedBench({ rounds: Math.min(rounds, 5) }),
+  memory: () => memoryBench({ rounds: Math.min(rounds, 3) }),
   takeover: () => takeoverBench({ kills: 20 }),
   telemetry: (engine?: BenchSection) =>
     telemetryBench({

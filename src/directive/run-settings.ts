@@ -128,7 +128,7 @@ function readRetention(el: XmlElement, into: RunSettings, diag: Diagnostics): vo
   if (!Number.isFinite(days) || days * DAY_SECONDS < 1 || days > MAX_RETENTION_DAYS) {
     diag.error(
       ErrorCode.INVALID_ATTRIBUTE,
-      `<retention days="${raw}">: a retention is a positive number of days (decimals allowed), at most ${MAX_RETENTION_DAYS}.`,
+      `<retention days="${raw}">: a retention is a positive number of days (decimals allowed), at least a second (0.000012) and at most ${MAX_RETENTION_DAYS}.`,
       attrLoc(el, 'days'),
       'Write <retention days="30"/> to keep ended runs 30 days, or <retention days="0.5"/> for 12 hours.',
     );
