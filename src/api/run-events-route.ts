@@ -26,7 +26,7 @@ export function runEventsRoute(app: FastifyInstance, ctx: ApiContext): void {
         tags: ['runs'],
         summary: "A run's progress as server-sent events",
         description:
-          "The run's event feed: `run.state` (the record, first), then `run.started`, `step.started`, `step.retrying`, `step.ended`, `run.waiting` in the order they happened (a child run's step events too, with its `runId`), and `run.ended` (the record, last; then the stream ends), each with JSON data and the event's id in the feed. Reconnecting with `Last-Event-ID` (or `?after=<id>`) goes on after that event, without `run.state` (unless the feed no longer holds it). A comment line every 15 s keeps the connection alive.",
+          "The run's event feed: `run.state` (the record, first), then `run.started`, `step.started`, `step.retrying`, `step.ended`, `run.waiting`, `run.paused` in the order they happened (a child run's step events too, with its `runId`), and `run.ended` (the record; then the stream ends; a run redriven after it goes on with `run.redriven`, read after that event's id), each with JSON data and the event's id in the feed. Reconnecting with `Last-Event-ID` (or `?after=<id>`) goes on after that event, without `run.state` (unless the feed no longer holds it). A comment line every 15 s keeps the connection alive.",
         params: {
           type: 'object',
           required: ['runId'],
