@@ -15,6 +15,7 @@ import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis
 import { apiClient, TOKEN } from '../support/api-server.js';
 import { launchBrowser, type TestBrowser } from '../support/browser.js';
 import { consoleProject } from '../support/console-project.js';
+import { NARROW } from '../support/console-screenshots.js';
 import { serveConsole, type ServedConsole } from '../support/console-servers.js';
 import { CLI_MAIN } from '../support/paths.js';
 import { deleteKeys, TEST_REDIS_URL } from '../support/redis.js';
@@ -220,6 +221,68 @@ describe('operating runs in the console', { timeout: 60_000 }, () => {
     expect((await record(done.runId)).status).toBe('completed');
     // The selection was emptied by the action.
     expect(await page.getByRole('checkbox', { checked: true }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('pauses a directive from its page, shows its run paused, and resumes it from the run', async () => {
+    try {
+      const directive = await browser.open(`${url}/directives/greet`, { token: TOKEN });
+      await directive.getByRole('button', { name: 'Pause directive' }).click();
+      await directive.getByRole('button', { name: 'Resume directive' }).waitFor();
+      expect(await directive.locator('.page-head .badge.st-paused').textContent()).toBe('paused');
+      expect((await client.get('/v1/pauses')).body).toEqual({ all: false, directives: ['greet'] });
+      await directive.close();
+
+      const { runId } = await start('greet', { who: 'Held' }, { wait: 0 });
+      await waitFor(async () => (await record(runId)).status === 'paused', {
+        timeoutMs: 15_000,
+        what: 'the run of the paused directive to be paused',
+      });
+      // Counted, and listed, like a waiting run.
+      const list = await browser.open(url, { token: TOKEN });
+      const count = list.locator('.count.st-paused');
+      await expect.poll(() => count.locator('strong').textContent(), { timeout: 10_000 }).toBe('1');
+      expect(await list.locator(`[data-run="${runId}"] .badge`).textContent()).toBe('paused');
+      expect(await list.getByRole('group', { name: 'Pauses' }).textContent()).toContain('greet');
+      await list.close();
+
+      const run = await browser.open(`${url}/runs/${runId}`, { token: TOKEN });
+      await expect.poll(() => status(run)).toBe('paused');
+      await run.getByRole('button', { name: 'Resume greet' }).click();
+      await expect.poll(() => status(run), { timeout: 15_000 }).toBe('completed');
+      expect((await client.get('/v1/pauses')).body).toEqual({ all: false, directives: [] });
+      await run.close();
+
+      // Everything, from the run list.
+      const runs = await browser.open(url, { token: TOKEN });
+      await runs.getByRole('button', { name: 'Pause everything…' }).click();
+      await runs.getByRole('button', { name: 'Pause everything', exact: true }).click();
+      await runs.getByText('Everything is paused').waitFor();
+      expect((await client.get('/v1/pauses')).body).toMatchObject({ all: true });
+      await runs.getByRole('button', { name: 'Resume everything' }).click();
+      await runs.getByRole('button', { name: 'Pause everything…' }).waitFor();
+      expect((await client.get('/v1/pauses')).body).toMatchObject({ all: false });
+      await runs.close();
+    } finally {
+      await client.post('/v1/resume', { all: true });
+    }
+  });
+
+  it('keeps the list with its selection boxes within a narrow screen', async () => {
+    await start('greet', { who: 'Ada' });
+    const page = await browser.open(url, { token: TOKEN, ...NARROW });
+    const row = page.locator('[data-run]').first();
+    await row.getByRole('checkbox').check();
+    await page.getByRole('region', { name: 'Selected runs' }).waitFor();
+    const overflow = await page.evaluate(() => {
+      // In the page: its document is wider than the screen when something overflows.
+      const g = globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number } };
+        innerWidth: number;
+      };
+      return g.document.documentElement.scrollWidth - g.innerWidth;
+    });
+    expect(overflow).toBeLessThanOrEqual(0);
     await page.close();
   });
 

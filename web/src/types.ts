@@ -14,6 +14,7 @@ export type {
 } from '../../src/operations/directive-graph.js';
 export type { TimelineRow } from '../../src/operations/run-timeline.js';
 export type { BulkActionName, BulkReport, BulkSample } from '../../src/operations/bulk-action.js';
+export type { PauseState } from '../../src/operations/pause.js';
 
 /** `GET /v1/info`. */
 export interface ServerInfo {

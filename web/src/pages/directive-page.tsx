@@ -1,11 +1,13 @@
 /**
  * A directive's page (`/directives/<item id>`): what it is, why it cannot run (each problem with
- * its place in the file), a form to start it generated from its inputs, and its latest runs.
+ * its place in the file), whether it is paused (and pausing or resuming it), a form to start it
+ * generated from its inputs, and its latest runs.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { duration, when } from '../format';
 import { InputsForm } from '../parts/inputs-form';
+import { DirectivePause } from '../parts/pauses';
 import { StatusBadge } from '../parts/status-badge';
 import { navigate } from '../router';
 import type { DirectiveInfo, RunPage, RunRecord } from '../types';
@@ -53,6 +55,7 @@ export function DirectivePage({ id }: { id: string }) {
         ) : (
           <span class="badge st-failed">invalid</span>
         )}
+        <DirectivePause directive={info.directive} />
       </div>
       {info.title && <p>{info.title}</p>}
       {info.description && <p class="muted">{info.description}</p>}

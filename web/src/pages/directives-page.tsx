@@ -1,7 +1,8 @@
-/** The project's directives: inputs, whether each is valid, and its latest run. */
+/** The project's directives: inputs, whether each is valid or paused, and its latest run. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { when } from '../format';
+import { usePauses } from '../parts/pauses';
 import { StatusBadge } from '../parts/status-badge';
 import type { DirectiveInfo, RunPage, RunRecord } from '../types';
 
@@ -10,6 +11,7 @@ export function DirectivesPage() {
   const [list, setList] = useState<DirectiveInfo[] | undefined>();
   const [latest, setLatest] = useState<Map<string, RunRecord>>(new Map());
   const [error, setError] = useState<string | undefined>();
+  const pauses = usePauses().state;
   useEffect(() => {
     api<{ directives: DirectiveInfo[] }>('GET', '/v1/directives').then(
       (d) => setList(d.directives),
@@ -78,6 +80,12 @@ export function DirectivesPage() {
                         <span class="badge st-failed" title={d.errors[0]?.message}>
                           {d.errors.length} error{d.errors.length === 1 ? '' : 's'}
                         </span>
+                      )}
+                      {(pauses?.all || pauses?.directives.includes(d.directive)) && (
+                        <>
+                          {' '}
+                          <span class="badge st-paused">paused</span>
+                        </>
                       )}
                       {d.warnings.length > 0 && (
                         <span class="muted small">

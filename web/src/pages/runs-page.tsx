@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { duration, shortId, when } from '../format';
 import { BulkPanel } from '../parts/bulk-panel';
+import { DeploymentPause } from '../parts/pauses';
 import { SelectionBar } from '../parts/run-selection';
 import { StatusBadge } from '../parts/status-badge';
 import { useVirtual } from '../parts/use-virtual';
@@ -102,6 +103,7 @@ export function RunsPage() {
         <span class="live" title="The list follows the runs as they change">
           live
         </span>
+        <DeploymentPause />
       </div>
       <div class="counts" role="group" aria-label="Runs by status">
         <button

@@ -11,6 +11,7 @@ import { navigate } from '../router';
 import type { DirectiveInfo, RunRecord, RunView, WaitingStep } from '../types';
 import { ApiProblem } from './api-problem';
 import { InputsForm } from './inputs-form';
+import { RunPause } from './pauses';
 import { RedriveButton, redrivable, RerunFromStep } from './run-operations';
 
 /** Statuses of a run that can be cancelled (a paused run too: it holds its next steps). */
@@ -31,6 +32,7 @@ export function SteerPanel({
   const r = view.record;
   return (
     <section class="steer" aria-label="Steer the run">
+      {r.status === 'paused' && <RunPause directive={r.directive} onResumed={onChanged} />}
       {(r.waiting ?? []).map((w) => (
         <Answer
           key={`${w.runId ?? r.runId}:${w.signal}`}
