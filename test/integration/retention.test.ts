@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forgetRetentions } from '../../src/engine/run-retention.js';
 import { Dirigent } from '../../src/operations/dirigent.js';
+import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import { writeDirective } from '../support/directive-file.js';
 import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
@@ -190,6 +191,26 @@ describe('retention on Redis', { timeout: 60_000 }, () => {
     const asking = await short.start({ directive: 'ask' });
     expect((await asking.wait()).status).toBe('waiting');
     expect(await redis.redis.ttl(`${redis.prefix}:run:${asking.runId}`)).toBe(-1);
+  });
+});
+
+describe('finished jobs on Redis', () => {
+  it('are removed by a prune once older than a day, as BullMQ does only when another job of the queue finishes', async () => {
+    const r = redis.redis;
+    const queue = `${redis.prefix}:dirigent-tools`;
+    const at = { old: Date.now() - 2 * 86_400_000, recent: Date.now() - 60_000 };
+    for (const [name, finishedOn] of Object.entries(at)) {
+      const id = `${name}-run.step.1.1`;
+      await r.hset(`${queue}:${id}`, 'data', '{}', 'finishedOn', finishedOn);
+      await r.rpush(`${queue}:${id}:logs`, 'a line');
+      await r.zadd(`${queue}:${name === 'old' ? 'failed' : 'completed'}`, finishedOn, id);
+    }
+    await new RedisRunStore(r, { prefix: redis.prefix }).prune();
+    expect((await keysOf(r, queue)).sort()).toEqual([
+      `${queue}:completed`,
+      `${queue}:recent-run.step.1.1`,
+      `${queue}:recent-run.step.1.1:logs`,
+    ]);
   });
 });
 
