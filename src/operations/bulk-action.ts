@@ -3,8 +3,8 @@
  * matches. A dry run counts the runs and shows a sample, changing nothing. An action reads the
  * runs a page at a time (never the whole list), acts on a few at once, reports its progress, and
  * keeps in a ledger, under its action id, what it did to each run: started again after an
- * interruption (the same action id), it acts on each run once, and its report counts every run
- * once, whichever pass acted on it.
+ * interruption (the same action id), it acts on each run once (and tries again those it failed
+ * on), and its report counts every run once, whichever pass acted on it.
  *
  * A run is written `pending` in the ledger before it is acted on, and its outcome after: a run
  * found `pending` when the action starts again was being acted on when it stopped, and is looked
@@ -174,32 +174,17 @@ export async function runBulkAction(
   };
   const by = bulkActor(actionId, request.by);
   const act = actOn(ops, request.action, actionId, by);
-  let cursor: string | undefined;
-  do {
-    const page = await ops.list({ ...request.filter, limit: PAGE, ...(cursor && { cursor }) });
-    cursor = page.next;
-    report.matched += page.runs.length;
-    if (dryRun) {
-      for (const r of page.runs)
-        if (report.sample!.length < SAMPLE)
-          report.sample!.push({
-            runId: r.runId,
-            directive: r.directive,
-            status: r.status,
-            startedAt: r.startedAt,
-            ...(r.summary !== undefined && { summary: r.summary }),
-          });
-      continue;
-    }
+  const actOnPage = async (runs: RunRecord[]) => {
     // Looked up a page at a time: memory stays bounded by the page, whatever the action's size.
     const done = await ledger.lookup(
       actionId,
-      page.runs.map((r) => r.runId),
+      runs.map((r) => r.runId),
     );
-    const todo = page.runs.filter((r) => {
+    const todo = runs.filter((r) => {
       const before = done.get(r.runId);
-      if (before === undefined || before === 'pending') return true;
-      count(report, r.runId, before); // acted on by an earlier pass of this action
+      // A run an earlier pass failed on is tried again; one it acted on or skipped is counted.
+      if (before === undefined || before === 'pending' || before === 'failed') return true;
+      count(report, r.runId, before);
       return false;
     });
     for (let i = 0; i < todo.length; i += AT_ONCE) {
@@ -216,6 +201,23 @@ export async function runBulkAction(
       }
       await ledger.write(actionId, written);
     }
+  };
+  let cursor: string | undefined;
+  do {
+    const page = await ops.list({ ...request.filter, limit: PAGE, ...(cursor && { cursor }) });
+    cursor = page.next;
+    report.matched += page.runs.length;
+    if (dryRun) {
+      for (const r of page.runs)
+        if (report.sample!.length < SAMPLE)
+          report.sample!.push({
+            runId: r.runId,
+            directive: r.directive,
+            status: r.status,
+            startedAt: r.startedAt,
+            ...(r.summary !== undefined && { summary: r.summary }),
+          });
+    } else await actOnPage(page.runs);
     request.onProgress?.(structuredClone(report));
   } while (cursor !== undefined);
   return report;
@@ -230,7 +232,7 @@ function count(report: BulkReport, runId: string, outcome: BulkOutcome, error?: 
       report.failures.push({
         runId,
         code: error?.code ?? ErrorCode.INTERNAL,
-        message: error?.message ?? 'The action failed on this run in an earlier pass.',
+        message: error?.message ?? 'The action failed on this run.',
       });
   }
 }
