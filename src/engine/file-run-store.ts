@@ -44,6 +44,7 @@ export class FileRunStore implements RunStore {
     this.now = options.now ?? Date.now;
   }
 
+  /** Writes the run; saving an ended run may sweep others (see the class comment). */
   async save(run: StoredRun): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const file = this.fileOf(run.record.runId);
@@ -71,6 +72,7 @@ export class FileRunStore implements RunStore {
     return undefined;
   }
 
+  /** The records of the runs kept, newest first; those found expired are removed. */
   async list(): Promise<RunRecord[]> {
     const runs = await Promise.all((await this.runIds()).map((id) => this.load(id)));
     return runs.flatMap((r) => (r ? [r.record] : [])).sort((a, b) => b.startedAt - a.startedAt);

@@ -93,17 +93,20 @@ export async function exportRuns(
     let cursor: string | undefined;
     do {
       const page = await source.list({ ...filter, limit, ...(cursor !== undefined && { cursor }) });
-      const lines: string[] = [];
+      const wanted: string[] = [];
       for (const listed of page.runs) {
         if (!hasEnded(listed.status)) report.notEnded++;
         else if (have.has(listed.runId)) report.skipped++;
-        else {
-          const stored = await source.stored(listed.runId);
-          // Gone since it was listed (its retention ended): nothing to write.
-          if (stored === undefined || !hasEnded(stored.record.status)) continue;
-          lines.push(JSON.stringify(exported(stored)) + '\n');
-          have.add(listed.runId);
-        }
+        else wanted.push(listed.runId);
+      }
+      // Read together (one page at most), written in list order.
+      const runs = await Promise.all(wanted.map((runId) => source.stored(runId)));
+      const lines: string[] = [];
+      for (const stored of runs) {
+        // Gone since it was listed (its retention ended), or redriven meanwhile: not written.
+        if (stored === undefined || !hasEnded(stored.record.status)) continue;
+        lines.push(JSON.stringify(exported(stored)) + '\n');
+        have.add(stored.record.runId);
       }
       if (lines.length > 0) await append(fh, lines.join(''), request.out, file);
       report.written += lines.length;
