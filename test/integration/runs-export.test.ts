@@ -64,6 +64,13 @@ function linesOf(file: string): ExportedRun[] {
 
 const idsIn = (file: string) => linesOf(file).map((r) => r.runId);
 
+/** A millisecond later than any time taken before: the time then. */
+async function nextMs(): Promise<number> {
+  const now = Date.now();
+  while (Date.now() <= now) await new Promise((r) => setImmediate(r));
+  return Date.now();
+}
+
 for (const mode of MODES) {
   describe(`runs export (${mode})`, { timeout: 60_000 }, () => {
     let dir: string;
@@ -115,10 +122,11 @@ for (const mode of MODES) {
     it('writes only the runs the status, directive, tags and time window match', async () => {
       const dirigent = await open();
       const c1 = await order(dirigent, 'c1');
-      const from = Date.now();
+      const from = await nextMs(); // after c1 started, before c2 does
       const c2 = await order(dirigent, 'c2');
       const big = await order(dirigent, 'c1', 500, 'failed');
       const to = Date.now();
+      await nextMs(); // c3 starts after `to`
       const late = await order(dirigent, 'c3');
       const exported = async (
         filter: Parameters<Dirigent['exportRuns']>[0]['filter'],
