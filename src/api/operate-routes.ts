@@ -4,7 +4,8 @@
  * the request into one operation of `Dirigent` and its result into a response.
  */
 import type { FastifyInstance } from 'fastify';
-import { RUN_STATUSES, type RunStatus } from '../engine/run-record.js';
+import type { RunStatus } from '../engine/run-record.js';
+import { DIRECTIVE, SINCE, STATUS, TAGS, UNTIL } from './run-filter-schemas.js';
 import { BULK_ACTIONS, type BulkActionName } from '../operations/bulk-action.js';
 import type { PauseTarget } from '../operations/pause.js';
 import { parseTime } from './parse-time.js';
@@ -150,23 +151,11 @@ export function operateRoutes(app: FastifyInstance, ctx: ApiContext): void {
             filter: {
               type: 'object',
               properties: {
-                status: { type: 'string', enum: [...RUN_STATUSES] },
-                directive: { type: 'string', minLength: 1, maxLength: 512 },
-                tags: {
-                  type: 'object',
-                  additionalProperties: { type: 'string' },
-                  description: 'Only runs with every one of these tags (name → value).',
-                },
-                since: {
-                  type: 'string',
-                  maxLength: 40,
-                  description: 'Runs started at or after: ISO 8601 or epoch ms.',
-                },
-                until: {
-                  type: 'string',
-                  maxLength: 40,
-                  description: 'Runs started at or before: ISO 8601 or epoch ms.',
-                },
+                status: STATUS,
+                directive: DIRECTIVE,
+                tags: TAGS,
+                since: SINCE,
+                until: UNTIL,
               },
               additionalProperties: false,
             },

@@ -5,7 +5,8 @@
 import { parseTags } from '../engine/run-tags.js';
 import { REUSE_POLICIES, type ReusePolicy } from '../operations/idempotency.js';
 import type { FastifyInstance } from 'fastify';
-import { RUN_STATUSES, type RunRecord, type RunStatus } from '../engine/run-record.js';
+import type { RunRecord, RunStatus } from '../engine/run-record.js';
+import { DIRECTIVE, SINCE, STATUS, TAG_QUERY, UNTIL } from './run-filter-schemas.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import type { RunFilter } from '../run-backend/run-filter.js';
@@ -183,28 +184,11 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext): void {
         querystring: {
           type: 'object',
           properties: {
-            status: {
-              type: 'string',
-              enum: [...RUN_STATUSES],
-            },
-            directive: { type: 'string', minLength: 1, maxLength: 512 },
-            tag: {
-              type: 'array',
-              items: { type: 'string', minLength: 3, maxLength: 320 },
-              maxItems: 32,
-              description:
-                'Only runs with this tag, written name:value; repeat it for every one of several.',
-            },
-            since: {
-              type: 'string',
-              maxLength: 40,
-              description: 'Runs started at or after: ISO 8601 or epoch ms.',
-            },
-            until: {
-              type: 'string',
-              maxLength: 40,
-              description: 'Runs started at or before: ISO 8601 or epoch ms.',
-            },
+            status: STATUS,
+            directive: DIRECTIVE,
+            tag: TAG_QUERY,
+            since: SINCE,
+            until: UNTIL,
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
             cursor: {
               type: 'string',

@@ -7,14 +7,9 @@ import type { ApiContext } from './api-context.js';
 import { errorResponses } from './api-schemas.js';
 import { parseTime } from './parse-time.js';
 import { parseTags } from '../engine/run-tags.js';
+import { DIRECTIVE, SINCE, TAG_QUERY, UNTIL } from './run-filter-schemas.js';
 import { RUN_ID } from './run-routes.js';
 import { SseStream } from './sse-stream.js';
-
-const TIME = {
-  type: 'string',
-  maxLength: 40,
-  description: 'ISO 8601 or epoch ms.',
-} as const;
 
 /** Registers the routes on `app`. */
 export function runViewRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -46,16 +41,10 @@ export function runViewRoutes(app: FastifyInstance, ctx: ApiContext): void {
         querystring: {
           type: 'object',
           properties: {
-            directive: { type: 'string', minLength: 1, maxLength: 512 },
-            tag: {
-              type: 'array',
-              items: { type: 'string', minLength: 3, maxLength: 320 },
-              maxItems: 32,
-              description:
-                'Only runs with this tag, written name:value; repeat it for every one of several.',
-            },
-            since: { ...TIME, description: 'Runs started at or after: ISO 8601 or epoch ms.' },
-            until: { ...TIME, description: 'Runs started at or before: ISO 8601 or epoch ms.' },
+            directive: DIRECTIVE,
+            tag: TAG_QUERY,
+            since: SINCE,
+            until: UNTIL,
           },
           additionalProperties: false,
         },
