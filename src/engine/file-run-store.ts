@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_RETENTION_SECONDS } from '../policy/project-policy.js';
 import { hasEnded, type RunRecord } from './run-record.js';
@@ -18,8 +18,10 @@ export interface FileRunStoreOptions {
 
 /** Files a sweep looks at, at most: the work a save may add is bounded. */
 export const SWEEP_FILES = 100;
-/** A store sweeps on save at most this often, ms. */
+/** A project's runs are swept on save at most this often, ms, whatever the processes saving. */
 const SWEEP_EVERY_MS = 60_000;
+/** The file whose modification time says when the project's runs were last swept. */
+const SWEPT = '.swept';
 
 /**
  * Keeps runs as JSON files in `<project>/.dirigent/runs/`, written atomically (temporary file,
@@ -28,7 +30,8 @@ const SWEEP_EVERY_MS = 60_000;
  * Ended runs are kept for their retention (see `run-retention.ts`), counted from when they ended;
  * then they are removed: a run found expired when it is loaded or listed is deleted and answered
  * as gone, and a save of an ended run sweeps up to {@link SWEEP_FILES} other files (at most once
- * a minute per store), so a project whose runs are never listed does not grow without bound.
+ * a minute per project, across the processes that save: `.swept` in the folder says when), so a
+ * project whose runs are never listed does not grow without bound.
  */
 export class FileRunStore implements RunStore {
   readonly dir: string;
@@ -53,8 +56,19 @@ export class FileRunStore implements RunStore {
     await rename(tmp, file);
     if (hasEnded(run.record.status) && this.now() - this.lastSweep >= SWEEP_EVERY_MS) {
       this.lastSweep = this.now();
-      await this.sweep();
+      if (await this.sweepDue()) await this.sweep();
     }
+  }
+
+  /** Whether no process swept the project's runs in the last minute; if so, this one does. */
+  private async sweepDue(): Promise<boolean> {
+    const file = join(this.dir, SWEPT);
+    const last = (await stat(file).catch(() => undefined))?.mtimeMs;
+    if (last !== undefined && this.now() - last < SWEEP_EVERY_MS) return false;
+    const at = new Date(this.now());
+    if (last === undefined) await writeFile(file, '');
+    await utimes(file, at, at);
+    return true;
   }
 
   /** The run, or undefined when it is not kept (never was, or its retention is over). */
