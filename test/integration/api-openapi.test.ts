@@ -48,8 +48,9 @@ it('serves a valid OpenAPI 3 document that names every route', async () => {
     .filter((r) => / \/(v1\/|healthz|readyz)/.test(r))
     .map((r) => r.replace(/:(\w+)/g, '{$1}'));
   expect(documented.sort()).toEqual(expected.sort());
-  // probes (2), info, runs (6), the console's runs (3), events, directives (2), batches (3), items (4)
-  expect(expected).toHaveLength(22);
+  // probes (2), info, runs (6), the console's runs (3), events, directives (2), batches (3), items
+  // (4), operating runs (8: redrive, rerun, bulk, pauses, pause and resume, of one directive too)
+  expect(expected).toHaveLength(30);
   expect(routes).toEqual(expect.arrayContaining(['POST /mcp', 'GET /mcp', 'DELETE /mcp']));
 
   // Runs take a bearer token; the probes do not.
