@@ -19,6 +19,11 @@ const ON_A_DEPLOYMENT = [
   'cancel',
   'status',
   'runs',
+  'runs export',
+  'redrive',
+  'rerun',
+  'pause',
+  'resume',
   'batch',
   'batch resume',
   'execute',
@@ -56,8 +61,8 @@ const SHARED: Record<string, string[]> = {
   '--prefix <prefix>': ON_A_DEPLOYMENT,
   '--detach': ['run', 'execute', 'batch'],
   '--payload <json>': ['signal', 'execute'],
-  '-i, --input <name=value>': ['run', 'schedule add'],
-  '--inputs <json|@file>': ['run', 'schedule add'],
+  '-i, --input <name=value>': ['run', 'rerun', 'schedule add'],
+  '--inputs <json|@file>': ['run', 'rerun', 'schedule add'],
 };
 
 /** Former names, kept working: they never show in the help. */
