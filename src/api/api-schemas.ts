@@ -144,7 +144,8 @@ export const SHARED_SCHEMAS = [
       },
       redrives: {
         type: 'array',
-        description: 'Each time the run was redriven after it failed or was cancelled, oldest first.',
+        description:
+          'Each time the run was redriven after it failed or was cancelled, oldest first.',
         items: {
           type: 'object',
           required: ['at', 'by', 'steps', 'status'],
@@ -178,7 +179,10 @@ export const SHARED_SCHEMAS = [
     description: 'What a bulk action did (or, dry, would act on).',
     required: ['actionId', 'action', 'dryRun', 'matched', 'acted', 'skipped', 'failed'],
     properties: {
-      actionId: { type: 'string', description: 'Give it again to go on with an interrupted action.' },
+      actionId: {
+        type: 'string',
+        description: 'Give it again to go on with an interrupted action.',
+      },
       action: { type: 'string' },
       dryRun: { type: 'boolean' },
       matched: { type: 'integer', description: 'Runs the filter matched.' },
@@ -189,7 +193,11 @@ export const SHARED_SCHEMAS = [
         type: 'array',
         items: {
           type: 'object',
-          properties: { runId: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+          properties: {
+            runId: { type: 'string' },
+            code: { type: 'string' },
+            message: { type: 'string' },
+          },
           additionalProperties: false,
         },
       },
