@@ -24,6 +24,8 @@
  * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms) and
  *   `<prefix>:runs:directive-of` (hash run id → directive): what index cleanup needs once a run's
  *   hash has expired.
+ * - `<prefix>:runs:jobs-due` (sorted set): the runs kept less than a day, whose finished jobs are
+ *   removed by a prune once they expire (see `expired-run-jobs.ts`).
  */
 import type { StepRecord } from '../../compiler/run-context.js';
 import { contentHash } from '../../directive/parse-directive.js';
