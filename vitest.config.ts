@@ -23,7 +23,7 @@ const TIMING = [
 const ALONE = ['test/integration/chaos.test.ts', 'test/integration/api-serve.test.ts'];
 
 /** The console's browser tests: their project makes sure Chromium is installed first. */
-const CONSOLE = ['test/e2e/console.test.ts'];
+const CONSOLE = ['test/e2e/console.test.ts', 'test/e2e/console-operate.test.ts'];
 
 /**
  * Test files at once in the first group. Every file keeps to Redis keys of its own (a fresh

@@ -134,11 +134,6 @@ export function RunsPage() {
               </strong>
             </button>
           ))}
-        {tags.length > 0 && (
-          <span class="muted small" title="GET /v1/runs/counts does not take tags">
-            (counts are not narrowed by tag)
-          </span>
-        )}
       </div>
       <div class="filters">
         <label>

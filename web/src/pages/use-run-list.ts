@@ -66,7 +66,10 @@ export function useRunList(filter: ListFilter) {
   const generation = useRef(0);
   const key = JSON.stringify(filter);
 
-  const countsQuery = listQuery({ directive: filter.directive, since: filter.since }, {});
+  const countsQuery = listQuery(
+    { directive: filter.directive, since: filter.since, tags: filter.tags },
+    {},
+  );
   const loadCounts = useCallback(() => {
     api<RunCounts>('GET', `/v1/runs/counts${countsQuery}`).then(setCounts, () => undefined);
   }, [countsQuery]);
