@@ -23,6 +23,8 @@ export const CONSOLE_SCHEMAS = [
       endedAt: { type: ['number', 'null'], description: 'Epoch ms.' },
       error: { type: ['object', 'null'], additionalProperties: true },
       waiting: { type: 'integer', description: 'Steps waiting for a signal.' },
+      tags: { type: 'object', additionalProperties: { type: 'string' } },
+      summary: { type: 'string', description: 'Its inputs in a few words.' },
     },
     additionalProperties: false,
   },

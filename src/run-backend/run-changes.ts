@@ -15,6 +15,10 @@ export interface RunSummary {
   error: RunRecord['error'];
   /** How many steps wait for a signal (status `waiting`). */
   waiting?: number;
+  /** Its tags, when it has any. */
+  tags?: Record<string, string>;
+  /** Its inputs in a few words. */
+  summary?: string;
 }
 
 /** The {@link RunSummary} of a record. */
@@ -27,6 +31,8 @@ export function summaryOf(r: RunRecord): RunSummary {
     endedAt: r.endedAt,
     error: r.error,
     ...(r.waiting !== undefined && r.waiting.length > 0 && { waiting: r.waiting.length }),
+    ...(r.tags !== undefined && { tags: r.tags }),
+    ...(r.summary !== undefined && { summary: r.summary }),
   };
 }
 

@@ -1,9 +1,9 @@
 /**
  * The run list's data: pages of runs from `GET /v1/runs` (loaded as the list scrolls), counts by
  * status from `GET /v1/runs/counts`, and runs as they start and change from `GET /v1/runs/events`,
- * merged in without reloading. The feed is opened first and the list read once it is open, so no
- * change falls between the two. With a tag filter, a run the feed tells of for the first time is
- * found by reading the first page again (the feed does not carry tags).
+ * merged in without reloading (the feed carries each run's tags, so a tag filter applies to it
+ * too). The feed is opened first and the list read once it is open, so no change falls between
+ * the two.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
@@ -22,7 +22,7 @@ export interface ListFilter {
 }
 
 /** A run as the list shows it: its summary, and the few words its inputs are said in. */
-export type ListRun = RunSummary & { summary?: string };
+export type ListRun = RunSummary;
 
 /** The {@link ListRun} of a record. */
 export function listRunOf(r: RunRecord): ListRun {
@@ -36,7 +36,10 @@ function matches(r: RunSummary, f: ListFilter): boolean {
     (f.status === undefined || r.status === f.status) &&
     (f.directive === undefined || r.directive === f.directive) &&
     (f.since === undefined || r.startedAt >= f.since) &&
-    (f.tags === undefined || f.tags.length === 0)
+    (f.tags ?? []).every((t) => {
+      const at = t.indexOf(':');
+      return r.tags?.[t.slice(0, at)] === t.slice(at + 1);
+    })
   );
 }
 
@@ -112,9 +115,6 @@ export function useRunList(filter: ListFilter) {
     setRuns([]);
     setLoading(true);
     let countTimer: number | undefined;
-    let pageTimer: number | undefined;
-    const tagged = (filter.tags?.length ?? 0) > 0;
-    const known = new Set<string>();
     const stop = openStream('/v1/runs/events', {
       onEvent: ({ event, data }) => {
         if (event === 'runs.open') {
@@ -124,26 +124,16 @@ export function useRunList(filter: ListFilter) {
         }
         if (event !== 'runs.changed') return;
         const changed = (data as { runs: RunSummary[] }).runs;
-        setRuns((had) => {
-          for (const r of had) known.add(r.runId);
-          return merge(had, changed, filter);
-        });
+        setRuns((had) => merge(had, changed, filter));
         countTimer ??= window.setTimeout(() => {
           countTimer = undefined;
           loadCounts();
         }, 1000);
-        // A new run may have the tags asked for: the first page says.
-        if (tagged && changed.some((r) => !known.has(r.runId)))
-          pageTimer ??= window.setTimeout(() => {
-            pageTimer = undefined;
-            void loadPage(true);
-          }, 500);
       },
     });
     return () => {
       stop();
       clearTimeout(countTimer);
-      clearTimeout(pageTimer);
     };
   }, [key]);
 
