@@ -33,7 +33,7 @@ afterEach(() => rmSync(project, { recursive: true, force: true }));
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     delete env.REDIS_URL;
     const child = spawn(process.execPath, [CLI_MAIN, ...args, '--project', project], {
       env,

@@ -84,7 +84,8 @@ describe('groups of starts', { timeout: 60_000 }, () => {
     expect(new Set(ids).size).toBe(7);
     for (const id of ids) expect(id).toMatch(UUID);
 
-    const waiting = await runsQueue().getJobs(['wait']);
+    // Start jobs carry a run's priority (see engine/run-priority.ts): they wait as prioritized.
+    const waiting = await runsQueue().getJobs(['prioritized']);
     expect(waiting).toHaveLength(1);
     const group = waiting[0]!.data;
     expect(group.kind).toBe('starts');
@@ -100,8 +101,11 @@ describe('groups of starts', { timeout: 60_000 }, () => {
     expect(records.map((r) => [r.status, String(r.outputs?.n), r.steps.length])).toEqual(
       ids.map((_, n) => ['completed', String(n), 1]),
     );
-    expect(await runsQueue().getJobCounts('wait', 'active', 'delayed', 'failed')).toEqual({
+    expect(
+      await runsQueue().getJobCounts('wait', 'prioritized', 'active', 'delayed', 'failed'),
+    ).toEqual({
       wait: 0,
+      prioritized: 0,
       active: 0,
       delayed: 0,
       failed: 0,
@@ -114,7 +118,7 @@ describe('groups of starts', { timeout: 60_000 }, () => {
     const ids = await Promise.all(Array.from({ length: 7 }, (_, n) => c.start(src, { n })));
     const own = await c.start(src, { n: 9 }, { runId: 'my-own-id' });
     expect(own).toBe('my-own-id');
-    const jobs = await runsQueue().getJobs(['wait']);
+    const jobs = await runsQueue().getJobs(['prioritized']);
     const shapes = jobs.map((j) =>
       j.data.kind === 'starts' ? j.data.runs.length : `${j.data.kind} ${j.id}`,
     );

@@ -247,6 +247,8 @@ export class RunsClient {
         connection: this.eventsConnection,
         prefix: this.prefix,
       });
+      // Every job waited for (a signal, a cancel, sixteen of a bulk action at once) listens here.
+      events.setMaxListeners(0);
       const settle = (records: RunRecord[]) => {
         for (const record of records) {
           if (record.status === 'running') continue;

@@ -7,6 +7,7 @@
  * nothing more). A run that is not settled is let go in the store (`RedisRunStore.release`), so
  * whoever takes it up next claims it at once.
  */
+import { backToWait } from '../back-to-wait.js';
 import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ActiveRun } from '../../engine/active-run.js';
@@ -195,7 +196,7 @@ export async function driveToRest(
     // The job is no longer this worker's when another took the run over; if it still is (Redis
     // did not answer for a lease), it goes back to the queue.
     if (!shared)
-      await job.moveToWait(token).catch(() => {
+      await backToWait(job, token, ctx.runsQueue, ctx.redis).catch(() => {
         // Not this worker's job any more (another took the run over): nothing to put back.
       });
     throw new WaitingError();
@@ -219,7 +220,7 @@ export async function driveToRest(
       await goAlone(ctx.runsQueue, job, run.runId);
       throw new DelayedError();
     }
-    await job.moveToWait(token);
+    await backToWait(job, token, ctx.runsQueue, ctx.redis);
     throw new WaitingError();
   }
   ctx.log.debug({ ...fields, until: rest.due }, `parked run ${run.runId}`);

@@ -233,8 +233,14 @@ export class RunWorker {
     const data = job.data;
     const redelivered = job.attemptsStarted > 1 || job.stalledCounter > 0;
     if (data.kind === 'starts')
-      return performStartGroup(job, token, redelivered, this.runsQueue, this.log, (member) =>
-        this.processRun(job, token, member, redelivered, true),
+      return performStartGroup(
+        job,
+        token,
+        redelivered,
+        this.runsQueue,
+        this.options.redis,
+        this.log,
+        (member) => this.processRun(job, token, member, redelivered, true),
       );
     if (data.kind === 'cancel') {
       // The worker driving the run (if one does, this one included) cancels it at once; a run

@@ -13,7 +13,9 @@
  * run again: one that has a job of its own is left to it, one stored is claimed and resumed (or,
  * ended, answered from the store), one never stored starts.
  */
+import { backToWait } from '../back-to-wait.js';
 import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import type { Logger } from '../../telemetry/logger.js';
@@ -55,6 +57,7 @@ export async function performStartGroup(
   token: string | undefined,
   redelivered: boolean,
   runs: Queue<RunJobData>,
+  redis: Redis,
   log: Logger,
   runOne: (data: OneRunJobData) => Promise<RunRecord>,
 ): Promise<RunRecord[]> {
@@ -104,7 +107,7 @@ export async function performStartGroup(
     throw toJobError(again.error);
   }
   if (outcomes.some((o) => o.kind === 'lost')) {
-    await job.moveToWait(token).catch((err: unknown) =>
+    await backToWait(job, token, runs, redis).catch((err: unknown) =>
       // The job stays active until its lock lapses, then comes back as stalled: later, not lost.
       log.warn(
         { group: job.id, err: String(err) },

@@ -6,6 +6,7 @@
  * failed with `WORKER_LOST` (retryable), told to its caller like any outcome, so the step that
  * made it is retried under its retry policy: the lost call counts as an attempt.
  */
+import { backToWait } from '../back-to-wait.js';
 import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { workerLost } from '../../tools/worker-lost.js';
@@ -89,7 +90,7 @@ export async function reapDeadWorker(ctx: ReapContext, name: string): Promise<Re
       queue === QueueName.TOOLS
         ? await failLostCall(ctx, jobId, token, workerId)
         : queue === QueueName.RUNS
-          ? await requeue(ctx.runs(), jobId, token)
+          ? await requeue(ctx, jobId, token)
           : false;
     if (taken) jobIds.push(jobId);
   }
@@ -117,10 +118,11 @@ export async function takeOverDeadWorkers(
 }
 
 /** Puts a dead worker's run job back in the wait list. */
-async function requeue(runs: Queue<RunJobData>, jobId: string, token: string): Promise<boolean> {
+async function requeue(ctx: ReapContext, jobId: string, token: string): Promise<boolean> {
+  const runs = ctx.runs();
   const job = await Job.fromId<RunJobData>(runs, jobId);
   if (job === undefined) return false;
-  return job.moveToWait(token).then(
+  return backToWait(job, token, runs, ctx.redis).then(
     () => true,
     () => false, // finished or taken meanwhile
   );
