@@ -124,7 +124,10 @@ async function performRunJob(
       const trigger = data.trigger ?? 'queue';
       const loaded = await loadRunDirective(engine.loader, data.source);
       const c = runConcurrencyOf(loaded.compiled.directive, data.inputs);
-      if (c !== undefined && (await ctx.slots.admit(loaded.itemId, c, data.runId, ctx.runsQueue)) === 'wait')
+      if (
+        c !== undefined &&
+        (await ctx.slots.admit(loaded.itemId, c, data.runId, ctx.runsQueue)) === 'wait'
+      )
         return await waitForSlot(ctx, taken, data.runId);
       const run = engine.start(loaded, data.inputs, {
         runId: data.runId,
