@@ -494,10 +494,7 @@ function seededSnapshot(
 }
 
 /** A new run's concurrency key (see `run-concurrency.ts`), as its record keeps it. */
-function concurrencyOf(
-  loaded: LoadedDirective,
-  start: RunStart,
-): { concurrency?: RunConcurrency } {
+function concurrencyOf(loaded: LoadedDirective, start: RunStart): { concurrency?: RunConcurrency } {
   if (!('inputs' in start)) return {};
   const c = runConcurrencyOf(loaded.compiled.directive, start.inputs);
   return c === undefined ? {} : { concurrency: c };

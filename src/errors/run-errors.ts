@@ -115,10 +115,14 @@ export function invalidPayload(
  * `engine/redrive.ts`).
  */
 export function runNotRedrivable(runId: string, status: string, why: string): DirigentError {
-  return DirigentError.fatal(ErrorCode.RUN_NOT_REDRIVABLE, `Run ${runId} cannot be redriven: ${why}.`, {
-    hint: `Only a failed or cancelled run is redriven. Its record: \`dirigent status ${runId}\`; to do its work again from a step, \`dirigent rerun ${runId} --from <step>\`.`,
-    details: { runId, status },
-  });
+  return DirigentError.fatal(
+    ErrorCode.RUN_NOT_REDRIVABLE,
+    `Run ${runId} cannot be redriven: ${why}.`,
+    {
+      hint: `Only a failed or cancelled run is redriven. Its record: \`dirigent status ${runId}\`; to do its work again from a step, \`dirigent rerun ${runId} --from <step>\`.`,
+      details: { runId, status },
+    },
+  );
 }
 
 /**

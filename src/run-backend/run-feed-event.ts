@@ -177,4 +177,3 @@ export function ends(event: RunFeedEvent, runId: string): boolean {
     event.type === 'run.state' && ['completed', 'failed', 'cancelled'].includes(event.record.status)
   );
 }
-

@@ -659,7 +659,9 @@ describe('dirigent runs', () => {
     const bogus = await cli(['runs', '--status', 'complete', '--project', project]);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain('"complete" is not a run status. Did you mean "completed"?');
-    expect(bogus.stderr).toContain('queued, running, waiting, paused, completed, failed, cancelled');
+    expect(bogus.stderr).toContain(
+      'queued, running, waiting, paused, completed, failed, cancelled',
+    );
     const done = await json(['run', example('hello')]);
     const listed = await cli(['runs', '--status', 'completed', '--project', project]);
     expect(listed.code).toBe(0);

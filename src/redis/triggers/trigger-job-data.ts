@@ -56,7 +56,12 @@ export function triggerData(data: unknown): TriggerJobData {
     throw bad(`has a "reuse" that is neither ${REUSE_POLICIES.map((p) => `"${p}"`).join(' nor ')}`);
   if (
     d.priority !== undefined &&
-    !(typeof d.priority === 'number' && Number.isInteger(d.priority) && d.priority >= 1 && d.priority <= 10)
+    !(
+      typeof d.priority === 'number' &&
+      Number.isInteger(d.priority) &&
+      d.priority >= 1 &&
+      d.priority <= 10
+    )
   )
     throw bad('has a "priority" that is not a whole number from 1 to 10');
   if (
