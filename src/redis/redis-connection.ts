@@ -2,6 +2,9 @@
  * Connecting to the Redis that the distributed engine (run store, BullMQ queues) shares.
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { DirigentError } from '../errors/dirigent-error.js';
+import { ErrorCode } from '../errors/error-codes.js';
+import { parseRedisUrl } from './redis-endpoint.js';
 
 export { redisUrl } from './redis-url.js';
 
@@ -15,20 +18,48 @@ export type ConnectRedisOptions = Omit<RedisOptions, 'maxRetriesPerRequest' | 'l
  * clear error matters.
  */
 export function connectRedis(url: string, options: ConnectRedisOptions = {}): Redis {
-  return new Redis(url, { ...options, maxRetriesPerRequest: null, lazyConnect: false });
+  return redisClient(url, { ...options, maxRetriesPerRequest: null, lazyConnect: false });
 }
 
 /**
- * Whether a Redis answers `PING` at `url` within `timeoutMs`. Never throws and never retries: it
- * opens its own short-lived connection and always closes it.
+ * An ioredis client for any form of Redis URL (see `redis-endpoint.ts`): one Redis, or the
+ * primary of a Sentinel deployment, found through its sentinels and followed through a failover.
+ * `INVALID_CONFIG` for a malformed URL, and for a Redis Cluster, which this version does not run on.
+ */
+function redisClient(url: string, options: RedisOptions): Redis {
+  const endpoint = parseRedisUrl(url);
+  switch (endpoint.kind) {
+    case 'single':
+      return new Redis(url, options);
+    case 'sentinel':
+      return new Redis({
+        ...endpoint.options,
+        ...options,
+        sentinels: endpoint.sentinels,
+        name: endpoint.name,
+      });
+    case 'cluster':
+      throw DirigentError.fatal(
+        ErrorCode.INVALID_CONFIG,
+        `${printableRedisUrl(url)} names a Redis Cluster, which this version of Dirigent does not run on yet.`,
+        { hint: 'Use one Redis (redis://…) or a Sentinel deployment (redis+sentinel://…).' },
+      );
+  }
+}
+
+/**
+ * Whether a Redis answers `PING` at `url` within `timeoutMs`. Never retries: it opens its own
+ * short-lived connection and always closes it. Throws only `INVALID_CONFIG`, for a URL no Redis
+ * could be reached by (see {@link connectRedis}).
  */
 export async function pingRedis(url: string, timeoutMs = 1000): Promise<boolean> {
-  const client = new Redis(url, {
+  const client = redisClient(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
+    sentinelRetryStrategy: () => null,
   });
   client.on('error', () => {}); // reported through the result, not as an unhandled 'error' event
   let timer: NodeJS.Timeout | undefined;
