@@ -193,12 +193,6 @@ export class ActiveRun {
     return this.record.status === 'waiting';
   }
 
-  /** Whether some step of this run is held, its directive paused (see `operations/pause.ts`). */
-  get holds(): boolean {
-    for (const rec of Object.values(this.book.steps)) if (rec.held === true) return true;
-    return false;
-  }
-
   /** Starts (or, for a restored run, re-arms the timers of) the run. */
   begin(): void {
     const seconds = this.directive.limits.durationSeconds;

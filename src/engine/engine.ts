@@ -94,9 +94,7 @@ export class Engine implements RunHost {
   releaseHolds(): ActiveRun[] {
     const released: ActiveRun[] = [];
     for (const run of [...this.active.values()])
-      if (run.record.status === 'paused' || run.holds) {
-        if (run.effects.releaseHolds()) released.push(run);
-      }
+      if (run.book.holding && run.effects.releaseHolds()) released.push(run);
     return released;
   }
 

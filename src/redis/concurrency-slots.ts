@@ -42,13 +42,15 @@ if redis.call('ZCARD', slots) >= limit then
   end
 end
 local out = {'wait'}
-while redis.call('ZCARD', slots) < limit do
+local held = redis.call('ZCARD', slots)
+while held < limit do
   local id = redis.call('LPOP', queue)
   if not id then break end
   redis.call('ZADD', slots, now, id)
+  held = held + 1
   out[#out + 1] = id
 end
-if redis.call('ZCARD', slots) < limit then
+if held < limit then
   redis.call('ZADD', slots, now, runId)
   out[1] = 'go'
   return out
@@ -66,10 +68,12 @@ local slots, queue = KEYS[1], KEYS[2]
 local limit, now = tonumber(ARGV[2]), tonumber(ARGV[3])
 redis.call('ZREM', slots, ARGV[1])
 local next = {}
-while redis.call('ZCARD', slots) < limit do
+local held = redis.call('ZCARD', slots)
+while held < limit do
   local id = redis.call('LPOP', queue)
   if not id then break end
   redis.call('ZADD', slots, now, id)
+  held = held + 1
   next[#next + 1] = id
 end
 return next

@@ -15,7 +15,7 @@ import type { RunFeedEvent } from '../../src/run-backend/run-feed-event.js';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentModes, MODES } from '../support/dirigent-modes.js';
 import { redisForTest } from '../support/redis.js';
-import type { DirigentError } from '../../src/errors/dirigent-error.js';
+import { rejection } from '../support/thrown.js';
 
 const redis = redisForTest();
 const modes = dirigentModes(redis);
@@ -73,15 +73,6 @@ function project(): string {
   );
   return dir;
 }
-
-/** The error `promise` rejects with. */
-const thrown = (promise: Promise<unknown>): Promise<DirigentError> =>
-  promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (err: unknown) => err as DirigentError,
-  );
 
 const effects = (dir: string) =>
   existsSync(join(dir, 'effects'))
@@ -220,7 +211,7 @@ for (const mode of MODES) {
       const { dirigent, dir } = await open();
       writeFileSync(join(dir, 'open'), '');
       const completed = await dirigent.run({ directive: 'four' });
-      const e1 = await thrown(dirigent.redrive(completed.runId));
+      const e1 = await rejection(dirigent.redrive(completed.runId));
       expect(e1).toMatchObject({
         code: 'RUN_NOT_REDRIVABLE',
         details: { runId: completed.runId, status: 'completed' },
@@ -228,10 +219,10 @@ for (const mode of MODES) {
       expect(e1.message).toMatch(/cannot be redriven: it completed/);
       const held = await dirigent.start({ directive: 'held' });
       await held.wait();
-      const e2 = await thrown(held.redrive());
+      const e2 = await rejection(held.redrive());
       expect(e2).toMatchObject({ code: 'RUN_NOT_REDRIVABLE' });
       expect(e2.message).toMatch(/waits for a signal/);
-      const e3 = await thrown(dirigent.redrive('6f1d2c3b-0000-4000-8000-000000000000'));
+      const e3 = await rejection(dirigent.redrive('6f1d2c3b-0000-4000-8000-000000000000'));
       expect(e3).toMatchObject({ code: 'RUN_NOT_FOUND' });
     });
   });

@@ -8,11 +8,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DirigentError } from '../../src/errors/dirigent-error.js';
 import type { Dirigent } from '../../src/operations/dirigent.js';
 import { writeDirective } from '../support/directive-file.js';
 import { dirigentModes, MODES } from '../support/dirigent-modes.js';
 import { redisForTest } from '../support/redis.js';
+import { rejection } from '../support/thrown.js';
 
 const redis = redisForTest();
 const modes = dirigentModes(redis);
@@ -48,14 +48,6 @@ const effects = (dir: string) =>
   existsSync(join(dir, 'effects'))
     ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n')
     : [];
-
-const thrown = (promise: Promise<unknown>): Promise<DirigentError> =>
-  promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (err: unknown) => err as DirigentError,
-  );
 
 for (const mode of MODES) {
   describe(`rerun from a step (${mode})`, { timeout: 40_000 }, () => {
@@ -98,14 +90,14 @@ for (const mode of MODES) {
     it('refuses a step it cannot start at, edited inputs that do not fit, and a run that goes on', async () => {
       const { dirigent } = await open();
       const old = await dirigent.run({ directive: 'order', inputs: { amount: 150 } });
-      const noStep = await thrown(dirigent.rerun(old.runId, { from: 'nope' }));
+      const noStep = await rejection(dirigent.rerun(old.runId, { from: 'nope' }));
       expect(noStep.code).toBe('INVALID_REQUEST');
       expect(noStep.hint).toMatch(/price, tax, total, charge, receipt/);
-      const neverRan = await thrown(dirigent.rerun(old.runId, { from: 'receipt' }));
+      const neverRan = await rejection(dirigent.rerun(old.runId, { from: 'receipt' }));
       expect(neverRan.message).toMatch(/never ran/);
-      const badInputs = await thrown(dirigent.rerun(old.runId, { inputs: { amount: 'lots' } }));
+      const badInputs = await rejection(dirigent.rerun(old.runId, { inputs: { amount: 'lots' } }));
       expect(badInputs.code).toBe('INVALID_INPUTS');
-      const unknown = await thrown(dirigent.rerun('6f1d2c3b-0000-4000-8000-000000000000'));
+      const unknown = await rejection(dirigent.rerun('6f1d2c3b-0000-4000-8000-000000000000'));
       expect(unknown.code).toBe('RUN_NOT_FOUND');
     });
   });

@@ -5,7 +5,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,22 +14,12 @@ import { connectRedis, pingRedis } from '../../src/redis/redis-connection.js';
 import { RunWorker } from '../../src/redis/run-worker/run-worker.js';
 import { ToolWorker } from '../../src/redis/tool-worker/tool-worker.js';
 import { writeDirective } from '../support/directive-file.js';
+import { freePort } from '../support/dirigent-processes.js';
 import { waitFor } from '../support/wait-for.js';
 
 const children: ChildProcess[] = [];
 let dir: string;
 let sentinelUrl: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function start(args: string[]): void {
   const child = spawn('redis-server', args, { stdio: 'ignore' });
