@@ -281,6 +281,8 @@ describe('Engine.resume', () => {
     const run = first.start(await first.loader.loadFile(file), {});
     await waitFor(() => attempts.length === 3, { what: 'the third attempt' });
     first.release();
+    // What the process stored before it "died": the third attempt under way.
+    await run.persisted();
     const alive = new Recorder();
     const record = await (await engineWith(alive).resume(run.runId)).settled();
     expect(record.status).toBe('completed');
