@@ -101,7 +101,8 @@ describe('ItemIndex and linearSearch over many items', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      // Seeded: the share of phrases found below is a property of the draws, so the draws are fixed.
+      { numRuns: 60, seed: 20261128 },
     );
     // Many of the phrases were found somewhere.
     expect(matched).toBeGreaterThan(asked / 5);
