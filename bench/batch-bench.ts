@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis/redis-client.js';
 import { QueueName } from '../src/redis/queue-names.js';
 import { queueOptions } from '../src/redis/queue-options.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../src/redis/redis-connection.js';
@@ -334,7 +334,7 @@ function cpuOf(pid: number | undefined): number | undefined {
 }
 
 /** Redis's own CPU seconds and the commands it has served, so far. */
-async function redisCounters(redis: Redis): Promise<{ cpu: number; commands: number }> {
+async function redisCounters(redis: RedisClient): Promise<{ cpu: number; commands: number }> {
   const info = await redis.info();
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1]);
   return {
@@ -345,7 +345,7 @@ async function redisCounters(redis: Redis): Promise<{ cpu: number; commands: num
 
 /** Runs `work` (a client process), with the CPU it, the workers and Redis spent meanwhile. */
 async function spending(
-  redis: Redis,
+  redis: RedisClient,
   workers: readonly Served[],
   work: () => Promise<Measured>,
 ): Promise<{ measured: Measured; spent: Spent }> {
@@ -401,7 +401,7 @@ async function stopAll(served: readonly Served[]): Promise<void> {
 
 /** Waits until `count` workers take jobs from each of `queues` (BullMQ's client names). */
 async function workersReady(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   queues: readonly string[],
   served: readonly Served[],
@@ -424,7 +424,7 @@ async function workersReady(
 }
 
 /** Deletes every key under `prefix`. */
-async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
+async function deletePrefix(redis: RedisClient, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);

@@ -12,6 +12,7 @@ import { runSourceOf } from '../src/redis/run-source.js';
 import { randomUUID } from 'node:crypto';
 import { FlowProducer, Queue, Worker, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis/redis-client.js';
 import { DirectiveLoader, type LoadedDirective } from '../src/engine/directive-loader.js';
 import type { RunRecord, RunStatus } from '../src/engine/run-record.js';
 import { TOOL_JOB_RETENTION } from '../src/redis/run-worker/queue-dispatcher.js';
@@ -131,7 +132,7 @@ export interface Scope {
  * deletes every `<prefix>*` key.
  */
 async function withPrefix<T>(
-  redis: Redis,
+  redis: RedisClient,
   queues: readonly string[],
   work: (scope: Scope) => Promise<T>,
 ): Promise<T> {
@@ -151,7 +152,7 @@ async function withPrefix<T>(
 }
 
 /** A BullMQ worker on its own connection, closed (with the connection) when the scope ends. */
-function worker(redis: Redis, scope: Scope, queue: string, processor: Processor): Finished {
+function worker(redis: RedisClient, scope: Scope, queue: string, processor: Processor): Finished {
   const connection = redis.duplicate();
   const w = new Worker(queue, processor, {
     connection,
@@ -166,7 +167,7 @@ function worker(redis: Redis, scope: Scope, queue: string, processor: Processor)
 }
 
 /** A queue as Dirigent opens its own, closed when the scope ends. */
-function queue(redis: Redis, scope: Scope, name: string): Queue {
+function queue(redis: RedisClient, scope: Scope, name: string): Queue {
   const q = new Queue(name, queueOptions(redis, scope.prefix));
   scope.defer(() => q.close());
   return q;
@@ -178,9 +179,9 @@ function queue(redis: Redis, scope: Scope, name: string): Queue {
  * never closes a connection it is given, and their `close()` does not either: without this, every
  * measurement would leave connections open and the process could not exit.
  */
-function ownedConnection(redis: Redis, scope: Scope): Redis {
-  const own = redis.duplicate();
-  const copies: Redis[] = [own];
+function ownedConnection(redis: RedisClient, scope: Scope): RedisClient {
+  const own = redis.duplicate() as Redis;
+  const copies: RedisClient[] = [own];
   const duplicate = own.duplicate.bind(own);
   own.duplicate = (...args: Parameters<Redis['duplicate']>) => {
     const copy = duplicate(...args);
@@ -218,7 +219,7 @@ export interface DeploymentOptions {
  * recorded, as in this file's own measurements.
  */
 export async function withDeployment<T>(
-  redis: Redis,
+  redis: RedisClient,
   work: (d: Deployment, scope: Scope) => Promise<T>,
   telemetry?: TelemetryOptions,
   { eager = true, startGroup }: DeploymentOptions = {},
@@ -287,7 +288,7 @@ async function elapsedMs(work: () => Promise<unknown>): Promise<number> {
 
 /** CPU time of this process and of the Redis server while `work` runs, µs. */
 async function cpuOf<T>(
-  redis: Redis,
+  redis: RedisClient,
   work: () => Promise<T>,
 ): Promise<{ value: T; node: number; redis: number }> {
   const redisBefore = await redisCpuUs(redis);
@@ -297,20 +298,20 @@ async function cpuOf<T>(
   return { value, node: node.user + node.system, redis: (await redisCpuUs(redis)) - redisBefore };
 }
 
-async function redisCpuUs(redis: Redis): Promise<number> {
+async function redisCpuUs(redis: RedisClient): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) =>
     Number(info.match(new RegExp(`^${name}:([\\d.]+)`, 'm'))?.[1] ?? 0);
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
 }
 
-async function usedMemory(redis: Redis): Promise<number> {
+async function usedMemory(redis: RedisClient): Promise<number> {
   const info = await redis.info('memory');
   return Number(info.match(/^used_memory:(\d+)/m)?.[1] ?? NaN);
 }
 
 /** Every key under `pattern` (SCAN). */
-async function keysOf(redis: Redis, pattern: string): Promise<string[]> {
+async function keysOf(redis: RedisClient, pattern: string): Promise<string[]> {
   const out: string[] = [];
   let cursor = '0';
   do {
@@ -321,13 +322,13 @@ async function keysOf(redis: Redis, pattern: string): Promise<string[]> {
   return out;
 }
 
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+async function deleteKeys(redis: RedisClient, pattern: string): Promise<void> {
   const keys = await keysOf(redis, pattern);
   for (let i = 0; i < keys.length; i += 1000) await redis.unlink(...keys.slice(i, i + 1000));
 }
 
 /** `MEMORY USAGE … SAMPLES 0` (every element counted) of each key. */
-async function memoryOfKeys(redis: Redis, keys: readonly string[]): Promise<number[]> {
+async function memoryOfKeys(redis: RedisClient, keys: readonly string[]): Promise<number[]> {
   if (keys.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const key of keys) pipeline.memory('USAGE', key, 'SAMPLES', 0);
@@ -339,7 +340,7 @@ async function memoryOfKeys(redis: Redis, keys: readonly string[]): Promise<numb
 }
 
 /** The bytes of every key under `prefix`, summed by the key with run and job ids left out. */
-async function memoryByKind(redis: Redis, prefix: string): Promise<Map<string, number>> {
+async function memoryByKind(redis: RedisClient, prefix: string): Promise<Map<string, number>> {
   const keys = await keysOf(redis, `${prefix}*`);
   const sizes = await memoryOfKeys(redis, keys);
   const byKind = new Map<string, number>();
@@ -369,7 +370,7 @@ interface Growth {
 }
 
 async function memoryGrowth(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   count: number,
   work: () => Promise<unknown>,
@@ -467,7 +468,7 @@ export interface Rig {
 }
 
 /** The median of the rig's timed repetitions per operation, with the CPU of all of them. */
-export async function timed(redis: Redis, rig: Rig): Promise<Timed> {
+export async function timed(redis: RedisClient, rig: Rig): Promise<Timed> {
   await rig.warm();
   const times: number[] = [];
   const cpu = await cpuOf(redis, async () => {
@@ -494,7 +495,7 @@ export function sequenceRig(d: Deployment, loaded: LoadedDirective): Rig {
 }
 
 /** A chain of {@link SIZE.steps} jobs, each enqueued by its predecessor's processor, chain after chain. */
-function chainRig(redis: Redis, scope: Scope): Rig {
+function chainRig(redis: RedisClient, scope: Scope): Rig {
   const q = queue(redis, scope, 'bench-chain');
   const finished = worker(redis, scope, 'bench-chain', async (job) => {
     const { rep, i } = job.data as { rep: number; i: number };
@@ -530,7 +531,7 @@ function runsRig(d: Deployment, loaded: LoadedDirective, count: number = SIZE.ru
  * no call and no store write, the floor under everything a run does.
  */
 function runJobRig(
-  redis: Redis,
+  redis: RedisClient,
   scope: Scope,
   loaded: LoadedDirective,
   count: number = SIZE.runs,
@@ -552,7 +553,7 @@ function runJobRig(
 }
 
 /** Batches of no-op jobs added at once. */
-function noopRig(redis: Redis, scope: Scope, count: number = SIZE.runs): Rig {
+function noopRig(redis: RedisClient, scope: Scope, count: number = SIZE.runs): Rig {
   const q = queue(redis, scope, 'bench-noop');
   const finished = worker(redis, scope, 'bench-noop', async () => ({}));
   let batches = 0;
@@ -575,7 +576,7 @@ function foreachRig(d: Deployment, loaded: LoadedDirective): Rig {
 }
 
 /** Flows of a parent job with {@link SIZE.items} children, on two queues. */
-function flowRig(redis: Redis, scope: Scope): Rig {
+function flowRig(redis: RedisClient, scope: Scope): Rig {
   const flows = new FlowProducer({ connection: redis, prefix: scope.prefix });
   scope.defer(() => flows.close());
   const parents = worker(redis, scope, 'bench-parent', async () => ({}));
@@ -599,7 +600,7 @@ function flowRig(redis: Redis, scope: Scope): Rig {
   return { warm: flow(20), once: flow(SIZE.items), units: SIZE.items, reps: SIZE.foreachReps };
 }
 
-async function waitingSide(redis: Redis, loaded: LoadedDirective): Promise<Growth> {
+async function waitingSide(redis: RedisClient, loaded: LoadedDirective): Promise<Growth> {
   return withDeployment(redis, async (d) => {
     expectRuns((await d.runMany(loaded, {}, 5)).records, 'waiting');
     return memoryGrowth(redis, d.prefix, SIZE.waiting, async () =>
@@ -608,7 +609,7 @@ async function waitingSide(redis: Redis, loaded: LoadedDirective): Promise<Growt
   });
 }
 
-async function emptyJobSide(redis: Redis): Promise<Growth> {
+async function emptyJobSide(redis: RedisClient): Promise<Growth> {
   return withPrefix(redis, ['bench-empty'], async (scope) => {
     const q = queue(redis, scope, 'bench-empty');
     await Promise.all(Array.from({ length: 5 }, () => q.add('empty', {})));
@@ -630,14 +631,14 @@ function retention() {
 
 /** Commands this prefix's clients sent while `work` ran (MONITOR; not those run inside scripts), by kind. */
 async function commandsOf(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   work: () => Promise<unknown>,
 ): Promise<Map<string, number>> {
   // Not `redis.monitor()`: on a busy server, monitor lines can arrive before ioredis has switched
   // the connection to monitoring, and it then emits errors before one can listen for them. Lines
   // from before the switch, or still arriving at the disconnect, are of no interest here.
-  const monitor = redis.duplicate({ monitor: true, lazyConnect: false });
+  const monitor = (redis as Redis).duplicate({ monitor: true, lazyConnect: false });
   monitor.on('error', () => {});
   await new Promise((resolve) => monitor.once('monitoring', resolve));
   const counts = new Map<string, number>();
@@ -670,7 +671,7 @@ interface Profiles {
 const PROFILED_BATCH = 20;
 
 async function profile(
-  redis: Redis,
+  redis: RedisClient,
   sequence: LoadedDirective,
   oneStep: LoadedDirective,
 ): Promise<Profiles> {

@@ -9,7 +9,7 @@
  * runs are started and settle, per run; `used_memory` (the server's, which other clients move
  * too) is given beside it.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis/redis-client.js';
 import { DirectiveLoader, type LoadedDirective } from '../src/engine/directive-loader.js';
 import type { RunRecord, RunStatus } from '../src/engine/run-record.js';
 import { EVENTS_STREAM_MAX_LEN } from '../src/redis/queue-options.js';
@@ -89,7 +89,7 @@ export async function memoryBench(options: { rounds: number }): Promise<BenchSec
 
 /** Memory growth per run while `RUNS` runs of `loaded` start and settle as `status`. */
 async function grown(
-  redis: Redis,
+  redis: RedisClient,
   d: Deployment,
   loaded: LoadedDirective,
   status: RunStatus,
@@ -105,7 +105,7 @@ async function grown(
  * their retention is over and the store pruned.
  */
 async function afterRetention(
-  redis: Redis,
+  redis: RedisClient,
   d: Deployment,
   brief: LoadedDirective,
 ): Promise<[Growth, Growth]> {
@@ -126,7 +126,11 @@ async function afterRetention(
   return [keptGrowth, difference(before, after, (await usedMemory(redis)) - usedBefore, 0)];
 }
 
-async function growth(redis: Redis, prefix: string, work: () => Promise<unknown>): Promise<Growth> {
+async function growth(
+  redis: RedisClient,
+  prefix: string,
+  work: () => Promise<unknown>,
+): Promise<Growth> {
   const before = await memoryByKind(redis, prefix);
   const usedBefore = await usedMemory(redis);
   const t0 = performance.now();
@@ -155,13 +159,13 @@ function expectRuns(records: readonly RunRecord[], status: RunStatus): void {
     throw new Error(`run ${wrong.runId} is ${wrong.status}, expected ${status}`);
 }
 
-async function usedMemory(redis: Redis): Promise<number> {
+async function usedMemory(redis: RedisClient): Promise<number> {
   const info = await redis.info('memory');
   return Number(info.match(/^used_memory:(\d+)/m)?.[1] ?? NaN);
 }
 
 /** The bytes of every key under `prefix`, summed by the key with run and job ids left out. */
-async function memoryByKind(redis: Redis, prefix: string): Promise<Map<string, number>> {
+async function memoryByKind(redis: RedisClient, prefix: string): Promise<Map<string, number>> {
   const keys: string[] = [];
   let cursor = '0';
   do {

@@ -17,7 +17,7 @@ import { Dirigent } from '../src/operations/dirigent.js';
 import type { BulkReport } from '../src/operations/bulk-action.js';
 import { benchRow, withinRounds } from './bench-row.js';
 import type { BenchSection } from './bench-section.js';
-import { PrivateRedis } from './chaos/private-redis.js';
+import { PrivateRedis } from './local-redis/private-redis.js';
 import { median } from './median.js';
 
 /** The sizes measured. */

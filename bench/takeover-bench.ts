@@ -18,7 +18,7 @@ import { runSourceOf } from '../src/redis/run-source.js';
 import { RunsClient } from '../src/redis/client/runs-client.js';
 import type { BenchRow } from './bench-row.js';
 import type { BenchSection } from './bench-section.js';
-import { PrivateRedis } from './chaos/private-redis.js';
+import { PrivateRedis } from './local-redis/private-redis.js';
 import { WorkerPool } from './chaos/worker-pool.js';
 import { writeDirectiveFile } from './takeover-directive.js';
 

@@ -24,7 +24,7 @@ import {
   type Span,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/redis/redis-client.js';
 import { DirectiveLoader, type LoadedDirective } from '../src/engine/directive-loader.js';
 import { Engine } from '../src/engine/engine.js';
 import { MemoryRunStore } from '../src/engine/memory-run-store.js';
@@ -443,7 +443,7 @@ function sdkFloorTask(batch: number, closing: (() => Promise<void>)[]): RoundTas
 
 /** One side on a fresh deployment: {@link sequenceRig} timed, its runs and steps counted. */
 async function redisSide(
-  redis: Redis,
+  redis: RedisClient,
   loaded: LoadedDirective,
   variant: Variant,
   sink: OtlpSink,
@@ -667,7 +667,7 @@ function section(
         'outside the timing; recording into the aggregations is timed) into `OTLPMetricExporter`, ' +
         'both to a node:http sink on 127.0.0.1 that answers 200 and counts the spans; it runs on ' +
         "a worker thread, as a collector would in another process, so its parsing is not this thread's. " +
-        'Providers are fresh per tinybench phase (per side on Redis) and flushed and shut down outside ' +
+        'Providers are fresh per tinybench phase (per side on RedisClient) and flushed and shut down outside ' +
         `the timing. Embedded, a timed iteration is ${options.runsPerIteration} runs, each followed ` +
         'by a turn of the event loop (the echo tool never yields, and without it the exporter could ' +
         'not send until the phase ended); µs per op is per step.',

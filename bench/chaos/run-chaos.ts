@@ -22,7 +22,7 @@ import type { RunJobData, RunSource } from '../../src/redis/run-job.js';
 import { runSourceOf } from '../../src/redis/run-source.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
 import { CHAOS_KINDS, writeChaosDirectives, type ChaosKind } from './chaos-directives.js';
-import { PrivateRedis } from './private-redis.js';
+import { PrivateRedis } from '../local-redis/private-redis.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** How hard and how long the chaos run goes. */

@@ -6,7 +6,8 @@
  * Non-blocking: {@link tryAcquire} makes exactly one attempt, so a job that finds every slot
  * taken is deferred by its caller and never parks a worker slot while it waits.
  */
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from '../redis/redis-client.js';
 import { Semaphore } from 'redis-semaphore';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
@@ -30,11 +31,13 @@ export interface LockSlot {
 }
 
 /**
- * The Redis key of the sorted set behind the semaphore `key` under `prefix`:
- * `<prefix>:lock:<key>` (a trailing `:` on the prefix is not doubled).
+ * The Redis key of the sorted set behind the semaphore `key` in `space`: a deployment's layout names it
+ * (`redis/shards/shard-layout.ts`: its own hash slot on a cluster), or it is `<prefix>:lock:<key>`
+ * under a prefix (a trailing `:` on the prefix is not doubled).
  */
-export function lockRedisKey(prefix: string, key: string): string {
-  return `${prefix.endsWith(':') ? prefix : `${prefix}:`}lock:${key}`;
+export function lockRedisKey(space: KeySpace, key: string): string {
+  if (typeof space !== 'string') return space.globalKey('lock', key);
+  return `${space.endsWith(':') ? space : `${space}:`}lock:${key}`;
 }
 
 /**
@@ -51,15 +54,15 @@ export function lockRedisKey(prefix: string, key: string): string {
  * Throws a retryable `LOCK_UNAVAILABLE` {@link DirigentError} when Redis does not answer.
  */
 export async function tryAcquire(
-  redis: Redis,
-  prefix: string,
+  redis: RedisClient,
+  space: KeySpace,
   key: string,
   limit: number,
   leaseMs: number,
 ): Promise<LockSlot | undefined> {
   checkArguments(key, limit, leaseMs);
   const controller = new AbortController();
-  const semaphore = new LeasedSemaphore(redis, lockRedisKey(prefix, key), limit, leaseMs, () =>
+  const semaphore = new LeasedSemaphore(redis, lockRedisKey(space, key), limit, leaseMs, () =>
     controller.abort(
       lockLost(`the concurrency lock '${key}'`, `its lease of ${leaseMs} ms could not be renewed`, {
         key,
@@ -97,12 +100,12 @@ export async function tryAcquire(
  * tests. `leaseMs` must be the key's lease.
  */
 export async function countHolders(
-  redis: Redis,
-  prefix: string,
+  redis: RedisClient,
+  space: KeySpace,
   key: string,
   leaseMs: number,
 ): Promise<number> {
-  return redis.zcount(lockRedisKey(prefix, key), `(${Date.now() - leaseMs}`, '+inf');
+  return redis.zcount(lockRedisKey(space, key), `(${Date.now() - leaseMs}`, '+inf');
 }
 
 /**
@@ -118,7 +121,7 @@ class LeasedSemaphore extends Semaphore {
   private renewedAt = Date.now();
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     redisKey: string,
     limit: number,
     private readonly leaseMs: number,

@@ -12,7 +12,8 @@
  * admitted call (hence the bound on `max` in the spec).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from '../redis/redis-client.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { lockUnavailable } from '../errors/deployment-errors.js';
@@ -43,11 +44,13 @@ return {0, tonumber(oldest[2]) + window - now}
 const SHA = createHash('sha1').update(SCRIPT).digest('hex');
 
 /**
- * The Redis key of the log behind the rate `key` under `prefix`: `<prefix>:rate:<key>` (a
- * trailing `:` on the prefix is not doubled).
+ * The Redis key of the log behind the rate `key` in `space`: a deployment's layout names it
+ * (`redis/shards/shard-layout.ts`: its own hash slot on a cluster), or it is `<prefix>:rate:<key>`
+ * under a prefix (a trailing `:` on the prefix is not doubled).
  */
-export function rateRedisKey(prefix: string, key: string): string {
-  return `${prefix.endsWith(':') ? prefix : `${prefix}:`}rate:${key}`;
+export function rateRedisKey(space: KeySpace, key: string): string {
+  if (typeof space !== 'string') return space.globalKey('rate', key);
+  return `${space.endsWith(':') ? space : `${space}:`}rate:${key}`;
 }
 
 /**
@@ -59,14 +62,14 @@ export function rateRedisKey(prefix: string, key: string): string {
  * Throws a retryable `LOCK_UNAVAILABLE` {@link DirigentError} when Redis does not answer.
  */
 export async function tryConsume(
-  redis: Redis,
-  prefix: string,
+  redis: RedisClient,
+  space: KeySpace,
   key: string,
   max: number,
   durationMs: number,
 ): Promise<RateDecision> {
   checkArguments(key, max, durationMs);
-  const args = [rateRedisKey(prefix, key), max, durationMs, randomUUID()] as const;
+  const args = [rateRedisKey(space, key), max, durationMs, randomUUID()] as const;
   let reply: unknown;
   try {
     try {

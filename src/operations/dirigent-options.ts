@@ -11,6 +11,11 @@ export interface DirigentOptions {
   redis?: string;
   /** The deployment's key prefix on Redis (default `$DIRIGENT_PREFIX` or `dirigent`). */
   prefix?: string;
+  /**
+   * How many shards the Redis deployment spreads its runs over (default `$DIRIGENT_SHARDS`, the
+   * project's `shards`, else 1): every process of a deployment must agree (see `docs/scaling.md`).
+   */
+  shards?: number;
   /** Where spans and metrics go (see `telemetry/telemetry.ts`); default none. */
   telemetry?: Telemetry | TelemetryOptions;
   /** How long an idempotency key holds its run (default 24 h). */

@@ -100,7 +100,12 @@ export class Dirigent {
     }
     // The Redis side is loaded only when used: an embedded run never pays for BullMQ.
     const { openRedis } = await import('../redis/client/open-redis.js');
-    const redis = await openRedis(options.redis, options.prefix, loader, telemetry);
+    const redis = await openRedis(
+      options.redis,
+      { prefix: options.prefix, shards: options.shards },
+      loader,
+      telemetry,
+    );
     const { backend, claims, ledger, book } = redis;
     return new Dirigent(projectDir, loader, backend, claims, windowMs, ledger, book);
   }

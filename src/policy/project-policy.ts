@@ -15,6 +15,7 @@ import { lazyPackage } from '../lazy-package.js';
 import { ALWAYS_ALLOWED_ENV } from './always-allowed-env.js';
 import { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
+import { MAX_SHARDS } from '../redis/shards/shard-layout.js';
 
 export { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
 
@@ -40,6 +41,11 @@ export interface ProjectPolicy {
    * ({@link DEFAULT_RETENTION_SECONDS}, 7 days, unless a worker was given another).
    */
   retentionSeconds?: number;
+  /**
+   * The number of shards a Redis deployment of this project spreads its runs over (`shards: 16`,
+   * see `redis/shards/shard-layout.ts`); `DIRIGENT_SHARDS` wins over it. Undefined: not set (1).
+   */
+  shards?: number;
 }
 
 /** How long ended runs are kept when neither the project nor the directive says: 7 days. */
@@ -104,6 +110,7 @@ export function loadProjectPolicy(
     requireSignatures: fromFile.requireSignatures || signaturesRequiredByEnv(env),
     limits: fromFile.limits,
     ...(fromFile.retentionSeconds !== undefined && { retentionSeconds: fromFile.retentionSeconds }),
+    ...(fromFile.shards !== undefined && { shards: fromFile.shards }),
   };
 }
 
@@ -135,6 +142,7 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
   const envAllow = new Set(ALWAYS_ALLOWED_ENV);
   const limits = { ...DEFAULT_LIMITS };
   let retentionSeconds: number | undefined;
+  let shards: number | undefined;
   for (const pair of (root as { items: { key: unknown; value: unknown }[] }).items) {
     const keyNode = pair.key as { value?: unknown; range?: [number] };
     const valueNode = pair.value as { range?: [number] } | null;
@@ -185,11 +193,19 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
         );
       }
       retentionSeconds = seconds;
+    } else if (key === 'shards') {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_SHARDS)
+        fail(
+          `"shards" must be a whole number from 1 to ${MAX_SHARDS}, not ${JSON.stringify(value)}.`,
+          at,
+          'Write how many shards a Redis deployment spreads its runs over, e.g. shards: 16 on a cluster.',
+        );
+      shards = value as number;
     } else {
       fail(
         `unknown setting "${key}".`,
         keyNode?.range?.[0],
-        `Known settings: strict, env_allow, require_signatures, limits, retention. ${EXAMPLE}`,
+        `Known settings: strict, env_allow, require_signatures, limits, retention, shards. ${EXAMPLE}`,
       );
     }
   }
@@ -199,6 +215,7 @@ export function parsePolicy(text: string, file: string): ProjectPolicy {
     requireSignatures,
     limits,
     ...(retentionSeconds !== undefined && { retentionSeconds }),
+    ...(shards !== undefined && { shards }),
   };
 }
 

@@ -6,14 +6,14 @@
  * here, as BullMQ adds it for a job it adds.
  */
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 
 /** Moves `job` (active, held with `token`) back to wait in `queue`, and wakes its workers. */
 export async function backToWait(
   job: Job,
   token: string | undefined,
   queue: Queue,
-  redis: Redis,
+  redis: RedisClient,
 ): Promise<void> {
   await job.moveToWait(token);
   if ((job.opts.priority ?? 0) > 0) await redis.zadd(queue.keys.marker!, 0, '0');

@@ -1,18 +1,21 @@
 /**
  * The slots of run concurrency keys on Redis (see `engine/run-concurrency.ts`). Per directive and
- * key: `<prefix>:concurrency:<directive>:<key>:slots`, a sorted set of the runs holding a slot
- * (scored by when they took it), and `…:queue`, a list of the runs waiting for one, in start
- * order. A run waiting is a start job delayed far ahead (a safety net, never the way it wakes):
+ * key, at the global key `concurrency` of `<directive>:<key>` (`shards/shard-layout.ts`):
+ * `…:slots`, a sorted set of the runs holding a slot (scored by when they took it), and `…:queue`,
+ * a list of the runs waiting for one, in start order. A run waiting is a start job delayed far ahead (a safety net, never the way it wakes):
  * when a slot frees, the run that frees it hands it to the next of its key and promotes that
  * run's job, so the run starts at once.
  *
  * A slot can outlive its run only if the process that ended the run died before letting it go:
  * whenever a key has no free slot, the holders whose run has ended (or that never came to be
- * stored within {@link STALE_MS}) are let go first.
+ * stored within {@link STALE_MS}) are let go first. Their runs may live on any shard: the admit
+ * script answers who holds the slots, and this process reads their status and admits again.
  */
-import type { Queue } from 'bullmq';
-import { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Job, Queue } from 'bullmq';
+import type { RedisClient } from './redis-client.js';
+import { QueueName } from './queue-names.js';
+import { queueOptions } from './queue-options.js';
+import type { ShardLayout } from './shards/shard-layout.js';
 import type { RunConcurrency } from '../engine/run-concurrency.js';
 
 /** How long a start waiting for a slot stays delayed if no slot frees for it (a safety net). */
@@ -22,24 +25,21 @@ export const SLOT_WAIT_SAFETY_MS = 10 * 60_000;
 const STALE_MS = 5 * 60_000;
 
 /**
- * KEYS: slots, queue. ARGV: run id, limit, now (ms), the run hash prefix (`<prefix>:run:`),
- * stale ms. Answers `{'holds'}` when the run holds a slot already, `{'go', …}` when it took one,
- * `{'wait', …}` when it is (now) in the queue, each followed by the ids of queued runs that took
- * slots let go by ended holders (their jobs are to be promoted).
+ * KEYS: slots, queue. ARGV: run id, limit, now (ms), `checked`, then the holders to let go (their
+ * runs have ended). Answers `{'holds'}` when the run holds a slot already; `{'full', id, score,
+ * …}` (the holders) when no slot is free and the holders were not `checked` yet; else `{'go', …}`
+ * when it took one, `{'wait', …}` when it is (now) in the queue, each followed by the ids of
+ * queued runs that took slots let go (their jobs are to be promoted).
  */
 const ADMIT = `
 local slots, queue = KEYS[1], KEYS[2]
 local runId, limit, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-if redis.call('ZSCORE', slots, runId) then return 'holds' end
-if redis.call('ZCARD', slots) >= limit then
-  local holders = redis.call('ZRANGE', slots, 0, -1, 'WITHSCORES')
-  for i = 1, #holders, 2 do
-    local status = redis.call('HGET', ARGV[4] .. holders[i], 'status')
-    local over = status == 'completed' or status == 'failed' or status == 'cancelled'
-    if over or (not status and now - tonumber(holders[i + 1]) > tonumber(ARGV[5])) then
-      redis.call('ZREM', slots, holders[i])
-    end
-  end
+if redis.call('ZSCORE', slots, runId) then return {'holds'} end
+for i = 5, #ARGV do redis.call('ZREM', slots, ARGV[i]) end
+if ARGV[4] == '0' and redis.call('ZCARD', slots) >= limit then
+  local out = redis.call('ZRANGE', slots, 0, -1, 'WITHSCORES')
+  table.insert(out, 1, 'full')
+  return out
 end
 local out = {'wait'}
 local held = redis.call('ZCARD', slots)
@@ -79,7 +79,7 @@ end
 return next
 `;
 
-type SlotCommands = Redis & {
+type SlotCommands = RedisClient & {
   dirigentAdmitRun(...args: (string | number)[]): Promise<string[]>;
   dirigentReleaseSlot(...args: (string | number)[]): Promise<string[]>;
 };
@@ -87,10 +87,12 @@ type SlotCommands = Redis & {
 /** The slots of a deployment's concurrency keys (see the module comment). */
 export class ConcurrencySlots {
   private readonly redis: SlotCommands;
+  /** The runs queues of the shards whose runs were woken, by prefix. */
+  private readonly queues = new Map<string, Queue>();
 
   constructor(
-    redis: Redis,
-    private readonly prefix: string,
+    redis: RedisClient,
+    private readonly layout: ShardLayout,
   ) {
     this.redis = redis as SlotCommands;
     if (typeof this.redis.dirigentAdmitRun !== 'function') {
@@ -107,31 +109,45 @@ export class ConcurrencySlots {
     directive: string,
     c: RunConcurrency,
     runId: string,
-    runsQueue: Queue,
   ): Promise<'holds' | 'go' | 'wait'> {
     const [slots, queue] = this.keys(directive, c.key);
-    const [answer, ...woken] = await this.redis.dirigentAdmitRun(
-      slots,
-      queue,
-      runId,
-      c.limit,
-      Date.now(),
-      `${this.prefix}:run:`,
-      STALE_MS,
-    );
-    for (const id of woken) await this.wake(directive, c, id, runsQueue);
+    const ask = (checked: boolean, letGo: string[]) =>
+      this.redis.dirigentAdmitRun(
+        slots,
+        queue,
+        runId,
+        c.limit,
+        Date.now(),
+        checked ? 1 : 0,
+        ...letGo,
+      );
+    let [answer, ...rest] = await ask(false, []);
+    if (answer === 'full') {
+      [answer, ...rest] = await ask(true, await this.ended(rest));
+    }
+    for (const id of rest) await this.wake(directive, c, id);
     return answer as 'holds' | 'go' | 'wait';
   }
 
+  /** Of holders given as `id, score, …`, those whose run has ended or never came to be stored. */
+  private async ended(holders: string[]): Promise<string[]> {
+    const now = Date.now();
+    const pairs: [string, number][] = [];
+    for (let i = 0; i < holders.length; i += 2) pairs.push([holders[i]!, Number(holders[i + 1])]);
+    const statuses = await Promise.all(
+      pairs.map(([id]) => this.redis.hget(`${this.layout.prefixOf(id)}:run:${id}`, 'status')),
+    );
+    return pairs.flatMap(([id, since], i) => {
+      const status = statuses[i];
+      const over = status === 'completed' || status === 'failed' || status === 'cancelled';
+      return over || (status === null && now - since > STALE_MS) ? [id] : [];
+    });
+  }
+
   /** Starts a run that took a slot: its delayed start job is promoted (or, gone, it lets go). */
-  private async wake(
-    directive: string,
-    c: RunConcurrency,
-    runId: string,
-    runsQueue: Queue,
-  ): Promise<void> {
-    const job = await Job.fromId(runsQueue, runId);
-    if (job === undefined) await this.release(directive, c, runId, runsQueue);
+  private async wake(directive: string, c: RunConcurrency, runId: string): Promise<void> {
+    const job = await Job.fromId(this.runsQueueOf(runId), runId);
+    if (job === undefined) await this.release(directive, c, runId);
     else if ((await job.getState()) === 'delayed') await job.promote();
   }
 
@@ -139,20 +155,32 @@ export class ConcurrencySlots {
    * Lets the run's slot go, and starts the runs of its key that take the slots freed: their
    * start jobs, delayed while they waited, are promoted.
    */
-  async release(
-    directive: string,
-    c: RunConcurrency,
-    runId: string,
-    runsQueue: Queue,
-  ): Promise<void> {
+  async release(directive: string, c: RunConcurrency, runId: string): Promise<void> {
     const [slots, queue] = this.keys(directive, c.key);
     const next = await this.redis.dirigentReleaseSlot(slots, queue, runId, c.limit, Date.now());
     // A start whose job is gone (it was cancelled) gives its slot on at once.
-    for (const id of next) await this.wake(directive, c, id, runsQueue);
+    for (const id of next) await this.wake(directive, c, id);
+  }
+
+  /** Closes the queues opened to wake runs. */
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.queues.clear();
+  }
+
+  private runsQueueOf(runId: string): Queue {
+    const prefix = this.layout.prefixOf(runId);
+    let queue = this.queues.get(prefix);
+    if (queue === undefined)
+      this.queues.set(
+        prefix,
+        (queue = new Queue(QueueName.RUNS, queueOptions(this.redis, prefix))),
+      );
+    return queue;
   }
 
   private keys(directive: string, key: string): [string, string] {
-    const base = `${this.prefix}:concurrency:${directive}:${encodeURIComponent(key)}`;
+    const base = this.layout.globalKey('concurrency', `${directive}:${encodeURIComponent(key)}`);
     return [`${base}:slots`, `${base}:queue`];
   }
 }

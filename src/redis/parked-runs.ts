@@ -7,7 +7,7 @@
  * takes the outcome from the finished job.
  */
 import { Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import type { RunJobData } from './run-job.js';
 
 /**
@@ -26,7 +26,7 @@ const KEY_SLACK_MS = 60_000;
 
 /** Records that the run's job `jobId` is delayed while its tool jobs run. */
 export async function markParked(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   runId: string,
   jobId: string,
@@ -45,7 +45,7 @@ export async function markParked(
  * is not parked (or another waker came first); resolves whether it woke the run.
  */
 export async function wakeParked(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   runs: Queue<RunJobData>,
   runId: string,
@@ -67,7 +67,7 @@ export async function wakeParked(
  * run worker that parked it, when one of its calls ended before the job was delayed.
  */
 export async function promoteParked(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   job: Job,
   runId: string,

@@ -1,10 +1,9 @@
 /**
  * Connecting to the Redis that the distributed engine (run store, BullMQ queues) shares.
  */
-import { Redis, type RedisOptions } from 'ioredis';
-import { DirigentError } from '../errors/dirigent-error.js';
-import { ErrorCode } from '../errors/error-codes.js';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { parseRedisUrl } from './redis-endpoint.js';
+import type { RedisClient } from './redis-client.js';
 
 export { redisUrl } from './redis-url.js';
 
@@ -17,16 +16,17 @@ export type ConnectRedisOptions = Omit<RedisOptions, 'maxRetriesPerRequest' | 'l
  * Redis that is down makes commands wait, not fail: check with {@link pingRedis} first where a
  * clear error matters.
  */
-export function connectRedis(url: string, options: ConnectRedisOptions = {}): Redis {
+export function connectRedis(url: string, options: ConnectRedisOptions = {}): RedisClient {
   return redisClient(url, { ...options, maxRetriesPerRequest: null, lazyConnect: false });
 }
 
 /**
- * An ioredis client for any form of Redis URL (see `redis-endpoint.ts`): one Redis, or the
- * primary of a Sentinel deployment, found through its sentinels and followed through a failover.
- * `INVALID_CONFIG` for a malformed URL, and for a Redis Cluster, which this version does not run on.
+ * An ioredis client for any form of Redis URL (see `redis-endpoint.ts`): one Redis; the primary
+ * of a Sentinel deployment, found through its sentinels and followed through a failover; or a
+ * Redis Cluster, reached through any of its nodes and followed as its slots move. `INVALID_CONFIG`
+ * for a malformed URL.
  */
-function redisClient(url: string, options: RedisOptions): Redis {
+function redisClient(url: string, options: RedisOptions): RedisClient {
   const endpoint = parseRedisUrl(url);
   switch (endpoint.kind) {
     case 'single':
@@ -38,12 +38,21 @@ function redisClient(url: string, options: RedisOptions): Redis {
         sentinels: endpoint.sentinels,
         name: endpoint.name,
       });
-    case 'cluster':
-      throw DirigentError.fatal(
-        ErrorCode.INVALID_CONFIG,
-        `${printableRedisUrl(url)} names a Redis Cluster, which this version of Dirigent does not run on yet.`,
-        { hint: 'Use one Redis (redis://…) or a Sentinel deployment (redis+sentinel://…).' },
-      );
+    case 'cluster': {
+      const { lazyConnect, enableOfflineQueue, retryStrategy, ...rest } = options;
+      return new Cluster(endpoint.nodes, {
+        redisOptions: { ...endpoint.options, ...rest },
+        ...(lazyConnect !== undefined && { lazyConnect }),
+        ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
+        // A client that must not retry (a ping) gives up on the cluster as on one node.
+        ...(retryStrategy !== undefined && {
+          clusterRetryStrategy: (times: number) => retryStrategy?.(times) ?? null,
+        }),
+        ...(endpoint.options.tls !== undefined && {
+          dnsLookup: (address: string, done: (err: null, a: string) => void) => done(null, address),
+        }),
+      });
+    }
   }
 }
 

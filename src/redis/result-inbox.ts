@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { DirigentError, type SerializedError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { fromJobError } from './job-error.js';
@@ -45,7 +45,7 @@ export class ResultInbox {
   /** The inbox's id, which tool jobs carry as `replyTo`. */
   readonly id = randomUUID();
   private readonly pending = new Map<string, Pending>();
-  private readonly sub: Redis;
+  private readonly sub: RedisClient;
   private readonly sweeper: NodeJS.Timeout;
   private readonly ready: Promise<unknown>;
   /**
@@ -62,7 +62,7 @@ export class ResultInbox {
   }
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     private readonly queue: Queue,
   ) {

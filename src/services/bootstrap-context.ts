@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { ToolCall } from '../tools/tool-call.js';
 
 /** What the loops of bootstrap tools share: a worker's Redis, dispatcher, logger and timing. */
 export interface BootstrapContext {
-  redis: Redis;
+  redis: RedisClient;
   /** The deployment's key prefix. */
   prefix: string;
   /** The project served: tools resolve and run in it. */

@@ -14,7 +14,7 @@
  * (on drain) stops every tool and loop, and releases every claim and lease this worker holds.
  */
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { ItemResolver } from '../items/item-resolver.js';
 import { defaultSpaces, type Space } from '../items/space.js';
 import { loadProjectPolicy } from '../policy/project-policy.js';
@@ -32,7 +32,7 @@ import { runOnceTool } from './run-once-tool.js';
 
 /** What a {@link BootstrapRunner} needs. */
 export interface BootstrapRunnerOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** The deployment's key prefix. */
   prefix: string;
   /** The project the worker serves. */

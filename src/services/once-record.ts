@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { SerializedError } from '../errors/dirigent-error.js';
 
 /**
@@ -19,7 +19,10 @@ export interface OnceRecord {
 }
 
 /** The record at `key`; `undefined` when there is none (never claimed, or the claim expired). */
-export async function readOnceRecord(redis: Redis, key: string): Promise<OnceRecord | undefined> {
+export async function readOnceRecord(
+  redis: RedisClient,
+  key: string,
+): Promise<OnceRecord | undefined> {
   const text = await redis.get(key);
   if (text === null) return undefined;
   try {

@@ -5,7 +5,7 @@
  * process can take it. Every change is conditional on the key still holding this lease's value, so
  * a holder that lost its lease never disturbs the next one.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { lockLost } from '../errors/deployment-errors.js';
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
@@ -32,7 +32,7 @@ export class RedisLease {
   readonly lost: AbortSignal = this.controller.signal;
 
   private constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly key: string,
     private readonly value: string,
     private readonly leaseMs: number,
@@ -49,7 +49,7 @@ export class RedisLease {
    * change compares.
    */
   static async tryAcquire(
-    redis: Redis,
+    redis: RedisClient,
     key: string,
     value: string,
     leaseMs: number,

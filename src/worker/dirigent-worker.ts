@@ -20,7 +20,7 @@
  * ```
  */
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
 import { Dirigent } from '../operations/dirigent.js';
@@ -38,6 +38,7 @@ import {
   type ToolWorkerEvents,
 } from '../redis/tool-worker/tool-worker.js';
 import { TriggerWorker } from '../redis/triggers/trigger-worker.js';
+import { agreeOnShardCount } from '../redis/shards/shard-count.js';
 import { BootstrapRunner } from '../services/bootstrap-runner.js';
 import {
   WorkerEventEmitter,
@@ -56,9 +57,11 @@ const PING_TIMEOUT_MS = 3000;
 
 /** What a started worker is made of: each part only for the queues it serves. */
 interface Parts {
-  redis: Redis;
-  runs?: RunWorker;
-  tools?: ToolWorker;
+  redis: RedisClient;
+  /** A run worker per shard served, in the order of `shardsServed`. */
+  runs: RunWorker[];
+  /** A tool worker per shard served, likewise. */
+  tools: ToolWorker[];
   /** The operations the trigger worker starts runs with. */
   operations?: Dirigent;
   triggers?: TriggerWorker;
@@ -106,10 +109,12 @@ export class DirigentWorker {
   /**
    * The names of this worker's parts in the deployment (their lease names): `runs` is the
    * `worker` of its run events and the owner its runs show, `tools` of its tool events. Known
-   * once started, for the queues it serves.
+   * once started, for the queues it serves; on a deployment with shards, each shard served has
+   * parts of its own, and these are those of the first shard served.
    */
   get names(): { runs?: string; tools?: string } {
-    const { runs, tools } = this.parts ?? {};
+    const runs = this.parts?.runs[0];
+    const tools = this.parts?.tools[0];
     return { ...(runs && { runs: runs.name }), ...(tools && { tools: tools.name }) };
   }
 
@@ -150,9 +155,10 @@ export class DirigentWorker {
     const o = this.options;
     if (!(await pingRedis(o.redisUrl, PING_TIMEOUT_MS)))
       throw redisUnavailable(printableRedisUrl(o.redisUrl), 'worker');
-    const parts: Parts = { redis: connectRedis(o.redisUrl) };
+    const parts: Parts = { redis: connectRedis(o.redisUrl), runs: [], tools: [] };
     this.parts = parts;
     try {
+      await agreeOnShardCount(parts.redis, o.layout);
       await this.make(parts);
     } catch (err) {
       // Whatever was made is closed again: a worker that did not start holds nothing.
@@ -163,6 +169,7 @@ export class DirigentWorker {
     this.emitter.emit('worker:ready', {
       queues: [...o.queues],
       prefix: o.prefix,
+      shards: { count: o.layout.count, served: [...o.shardsServed] },
       projectDir: o.projectDir,
       names: this.names,
       concurrency: { tools: o.toolConcurrency, runs: o.runConcurrency },
@@ -171,7 +178,7 @@ export class DirigentWorker {
     if (o.services) {
       parts.services = new BootstrapRunner({
         redis: parts.redis,
-        prefix: o.prefix,
+        prefix: o.layout.home,
         projectDir: o.projectDir,
         logger: o.logger,
         leaseMs: o.timing.lockMs,
@@ -181,53 +188,62 @@ export class DirigentWorker {
     }
   }
 
-  /** Makes the parts of the queues served, and resolves once their BullMQ workers take jobs. */
+  /**
+   * Makes the parts of the queues served, for each shard served, and resolves once their BullMQ
+   * workers take jobs. A worker's concurrency is shared out among the shards it serves (at least
+   * one run and one call each), so that each shard gets the same share of its intake.
+   */
   private async make(parts: Parts): Promise<void> {
     const o = this.options;
     const serves = (queue: WorkerQueue) => o.queues.includes(queue);
-    const shared = {
-      redis: parts.redis,
-      prefix: o.prefix,
-      projectDir: o.projectDir,
-      logger: o.logger,
-      leaseMs: o.leaseMs,
-      timing: o.timing,
-      ...(o.telemetry && { telemetry: o.telemetry }),
-    };
+    const share = (n: number) => Math.max(1, Math.ceil(n / o.shardsServed.length));
     const runEvents: RunEventSink = (name, event) =>
       this.emitter.emit<keyof RunWorkerEvents>(name, event);
     const toolEvents: ToolEventSink = (name, event) =>
       this.emitter.emit<keyof ToolWorkerEvents>(name, event);
-    if (serves('tools'))
-      parts.tools = new ToolWorker({
-        ...shared,
-        concurrency: o.toolConcurrency,
-        events: toolEvents,
-      });
-    // A worker on both queues runs a step's call itself when it can (eager calls).
-    if (serves('runs'))
-      parts.runs = new RunWorker({
-        ...shared,
-        concurrency: o.runConcurrency,
-        events: runEvents,
-        ...(parts.tools && { tools: parts.tools }),
-      });
+    for (const shard of o.shardsServed) {
+      const shared = {
+        redis: parts.redis,
+        prefix: o.layout.prefixes[shard]!,
+        layout: o.layout,
+        projectDir: o.projectDir,
+        logger: o.logger,
+        leaseMs: o.leaseMs,
+        timing: o.timing,
+        ...(o.telemetry && { telemetry: o.telemetry }),
+      };
+      const tools = serves('tools')
+        ? new ToolWorker({ ...shared, concurrency: share(o.toolConcurrency), events: toolEvents })
+        : undefined;
+      if (tools) parts.tools.push(tools);
+      // A worker on both queues runs a step's call itself when it can (eager calls).
+      if (serves('runs'))
+        parts.runs.push(
+          new RunWorker({
+            ...shared,
+            concurrency: share(o.runConcurrency),
+            events: runEvents,
+            ...(tools && { tools }),
+          }),
+        );
+    }
     if (serves('triggers')) {
       // Trigger jobs start runs through the operations, as the CLI and the API do.
       parts.operations = await Dirigent.open({
         project: o.projectDir,
         redis: o.redisUrl,
         prefix: o.prefix,
+        shards: o.layout.count,
         ...(o.telemetry && { telemetry: o.telemetry }),
       });
-      parts.triggers = new TriggerWorker(parts.operations, parts.redis, o.prefix);
+      parts.triggers = new TriggerWorker(parts.operations, parts.redis, o.layout.home);
       void parts.triggers.syncSchedules(o.logger);
     }
     const metrics = o.telemetry?.metrics;
-    if (metrics) parts.gauges = observeQueues(metrics.meter, parts.redis, o.prefix);
+    if (metrics) parts.gauges = observeQueues(metrics.meter, parts.redis, o.layout);
     const bull: [WorkerQueue, Worker | undefined][] = [
-      ['runs', parts.runs?.worker],
-      ['tools', parts.tools?.worker],
+      ...parts.runs.map((r): [WorkerQueue, Worker] => ['runs', r.worker]),
+      ...parts.tools.map((t): [WorkerQueue, Worker] => ['tools', t.worker]),
       ['triggers', parts.triggers?.worker],
     ];
     for (const [source, worker] of bull)
@@ -243,7 +259,8 @@ export class DirigentWorker {
     );
     const parts = this.parts;
     if (!started || parts === undefined) return;
-    this.emitter.emit('worker:draining', { runs: parts.runs?.drivingCount ?? 0 });
+    const driving = parts.runs.reduce((n, r) => n + r.drivingCount, 0);
+    this.emitter.emit('worker:draining', { runs: driving });
     await this.closeParts(parts);
     this.emitter.emit('worker:closed', {});
   }
@@ -252,8 +269,8 @@ export class DirigentWorker {
   private async closeParts(parts: Parts): Promise<void> {
     const outcomes = await Promise.allSettled([
       parts.services?.stop(),
-      parts.tools?.close(),
-      parts.runs?.close(),
+      ...parts.tools.map((t) => t.close()),
+      ...parts.runs.map((r) => r.close()),
       parts.triggers?.close(),
     ]);
     outcomes.push(

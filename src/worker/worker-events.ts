@@ -27,6 +27,8 @@ export interface WorkerReadyEvent {
   /** The queues it takes jobs from. */
   queues: WorkerQueue[];
   prefix: string;
+  /** The deployment's number of shards, and those this worker serves. */
+  shards: { count: number; served: number[] };
   /** The project folder it serves (absolute). */
   projectDir: string;
   /** Its parts' names in the deployment (lease names), for the queues it serves. */

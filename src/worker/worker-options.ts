@@ -16,6 +16,8 @@ import { workerTiming, type WorkerTiming } from '../redis/worker-timing.js';
 import { createLogger } from '../telemetry/create-logger.js';
 import type { Logger } from '../telemetry/logger.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
+import { chosenShardCount, layoutFor } from '../redis/shards/shard-count.js';
+import type { ShardLayout } from '../redis/shards/shard-layout.js';
 
 /** The queues a worker can take jobs from. */
 export const WORKER_QUEUES = ['runs', 'tools', 'triggers'] as const;
@@ -35,6 +37,16 @@ export interface DirigentWorkerOptions {
   redis?: string;
   /** The deployment's key prefix in Redis. Default: `$DIRIGENT_PREFIX`, else `dirigent`. */
   prefix?: string;
+  /**
+   * How many shards the deployment spreads its runs over (see `docs/scaling.md`): every process of
+   * a deployment must agree. Default: `$DIRIGENT_SHARDS`, else the project's `shards`, else 1.
+   */
+  shards?: number;
+  /**
+   * The shards this worker serves (numbers from 0). Default: `$DIRIGENT_WORKER_SHARDS` (a
+   * comma-separated list), else every shard.
+   */
+  shardsServed?: readonly number[];
   /**
    * The project served: directives and tools resolve in it, whatever machine started the run.
    * Default: `$DIRIGENT_PROJECT`, else the current folder. It must be a folder.
@@ -78,6 +90,10 @@ export interface DirigentWorkerOptions {
 export interface CompiledWorkerOptions {
   readonly redisUrl: string;
   readonly prefix: string;
+  /** The deployment's layout over Redis. */
+  readonly layout: ShardLayout;
+  /** The shards served, ascending. */
+  readonly shardsServed: readonly number[];
   /** Absolute. */
   readonly projectDir: string;
   /** In the order of {@link WORKER_QUEUES}. */
@@ -112,9 +128,13 @@ export function compileWorkerOptions(options: DirigentWorkerOptions = {}): Compi
     options.lockMs === undefined
       ? workerTiming(env)
       : { lockMs: atLeast(options.lockMs, 500, 'lockMs') };
+  const prefix = options.prefix || env.DIRIGENT_PREFIX || DEFAULT_PREFIX;
+  const layout = layoutFor(url, prefix, chosenShardCount(options.shards, projectDir, env));
   return {
     redisUrl: url,
-    prefix: options.prefix || env.DIRIGENT_PREFIX || DEFAULT_PREFIX,
+    prefix,
+    layout,
+    shardsServed: shardsServed(options.shardsServed, env, layout.count),
     projectDir,
     queues,
     toolConcurrency: atLeast(
@@ -155,6 +175,31 @@ export function countFromText(text: string, source: string): number {
   if (text.trim() === '' || !(Number.isInteger(n) && n >= 1))
     throw badOptionValue(source, 'a whole number of at least 1', text);
   return n;
+}
+
+/**
+ * The shards a worker serves: `given`, else `DIRIGENT_WORKER_SHARDS`, else all `count` of them;
+ * `INVALID_REQUEST` for a number that is no shard.
+ */
+function shardsServed(
+  given: readonly number[] | undefined,
+  env: Record<string, string | undefined>,
+  count: number,
+): number[] {
+  const raw = env.DIRIGENT_WORKER_SHARDS;
+  const list =
+    given ??
+    (raw === undefined || raw.trim() === ''
+      ? undefined
+      : raw.split(',').map((s) => (/^\s*\d+\s*$/.test(s) ? Number(s) : NaN)));
+  if (list === undefined) return Array.from({ length: count }, (_, i) => i);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 0 || n >= count))
+    throw badOptionValue(
+      given !== undefined ? 'shardsServed' : 'DIRIGENT_WORKER_SHARDS',
+      `shard numbers from 0 to ${count - 1}`,
+      given !== undefined ? given.join(',') : String(raw),
+    );
+  return [...new Set(list)].sort((a, b) => a - b);
 }
 
 function isQueue(name: string): name is WorkerQueue {

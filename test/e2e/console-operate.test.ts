@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-client.js';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
@@ -22,7 +22,7 @@ import { deleteKeys, TEST_REDIS_URL } from '../support/redis.js';
 import { waitFor } from '../support/wait-for.js';
 
 let browser: TestBrowser;
-let redis: Redis;
+let redis: RedisClient;
 let project: string;
 let served: ServedConsole;
 let url: string;

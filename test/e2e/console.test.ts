@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-client.js';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
@@ -26,7 +26,7 @@ import { spawnServer } from '../support/console-servers.js';
 import { waitFor } from '../support/wait-for.js';
 
 let browser: TestBrowser;
-let redis: Redis;
+let redis: RedisClient;
 let project: string;
 let url: string;
 let client: ReturnType<typeof apiClient>;

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-client.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forgetRetentions } from '../../src/engine/run-retention.js';
 import { Dirigent } from '../../src/operations/dirigent.js';
@@ -77,7 +77,7 @@ async function ended(dirigent: Dirigent, directive: string, customer = 'c1'): Pr
 }
 
 /** Every key under the test's prefix. */
-async function keysOf(r: Redis, prefix: string): Promise<string[]> {
+async function keysOf(r: RedisClient, prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let cursor = '0';
   do {

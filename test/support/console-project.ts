@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-client.js';
 import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
 import type { RunStatus } from '../../src/engine/run-record.js';
 import { writeDirective } from './directive-file.js';
@@ -110,7 +110,7 @@ export function consoleProject(): string {
 
 /** Stores `count` ended runs of `directive` under `prefix`, as workers would have left them. */
 export async function seedRuns(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   count: number,
   directive: string,

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-client.js';
 
 /** Deletes every key matching `pattern` (SCAN, then UNLINK). */
-export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+export async function deleteKeys(redis: RedisClient, pattern: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);

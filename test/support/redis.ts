@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-client.js';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
 import { deleteKeys } from './redis-keys.js';
@@ -13,11 +13,11 @@ export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 export interface TestRedis {
   readonly url: string;
   /** The file's shared connection. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** A key prefix of the current test alone; `<prefix>:*` is deleted after the test. */
   readonly prefix: string;
   /** One more connection (a second process, say), closed after the file's tests. */
-  connect(): Redis;
+  connect(): RedisClient;
 }
 
 /**
@@ -27,10 +27,10 @@ export interface TestRedis {
  * and elsewhere alike): the integration tests are never skipped silently.
  */
 export function redisForTest(): TestRedis {
-  let shared: Redis | undefined;
+  let shared: RedisClient | undefined;
   let down: Error | undefined;
   let prefix: string | undefined;
-  const extra: Redis[] = [];
+  const extra: RedisClient[] = [];
 
   beforeAll(async () => {
     if (await pingRedis(TEST_REDIS_URL, 2000)) shared = connectRedis(TEST_REDIS_URL);
@@ -50,7 +50,7 @@ export function redisForTest(): TestRedis {
 
   return {
     url: TEST_REDIS_URL,
-    get redis(): Redis {
+    get redis(): RedisClient {
       if (!shared) throw down ?? new Error('redisForTest(): use the connection inside a test.');
       return shared;
     },
@@ -58,7 +58,7 @@ export function redisForTest(): TestRedis {
       if (!prefix) throw new Error('redisForTest(): the prefix exists only inside a test.');
       return prefix;
     },
-    connect(): Redis {
+    connect(): RedisClient {
       if (down) throw down;
       const client = connectRedis(TEST_REDIS_URL);
       extra.push(client);

@@ -7,7 +7,7 @@
  * Since the list keeps the events, a message lost (the connection went away for a moment) loses
  * nothing: the next message, or the catch-up every {@link CATCH_UP_MS}, reads them.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
@@ -34,13 +34,13 @@ interface Follower {
 
 /** See the module comment. */
 export class FeedReader {
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   /** Followers by channel (= the feed's key). */
   private readonly followers = new Map<string, Set<Follower>>();
   private catchUp: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly store: RedisRunStore,
     /** The record of a run not stored yet: `queued` while its start waits, else `RUN_NOT_FOUND`. */
     private readonly unstored: (runId: string) => Promise<RunRecord>,
@@ -113,7 +113,7 @@ export class FeedReader {
   }
 
   /** The subscriber connection, made on first use. */
-  private subscribed(): Redis {
+  private subscribed(): RedisClient {
     if (this.subscriber !== undefined) return this.subscriber;
     const sub = (this.subscriber = this.redis.duplicate());
     sub.on('message', (channel: string) => {

@@ -9,12 +9,14 @@ import type { Telemetry } from '../../telemetry/telemetry.js';
 import { RedisIdempotency } from './redis-idempotency.js';
 import { RedisBulkLedger } from './redis-bulk-ledger.js';
 import { RedisBackend } from './redis-backend.js';
+import { ShardedBackend } from './sharded-backend.js';
+import { agreeOnShardCount, chosenShardCount, layoutFor } from '../shards/shard-count.js';
 import { ScheduleBook } from '../triggers/schedule-book.js';
 import { redisUnavailable } from '../../errors/deployment-errors.js';
 
 /** What a project opened on a Redis deployment runs on. */
 export interface RedisParts {
-  backend: RedisBackend;
+  backend: RedisBackend | ShardedBackend;
   claims: RedisIdempotency;
   ledger: RedisBulkLedger;
   book: ScheduleBook;
@@ -22,21 +24,34 @@ export interface RedisParts {
 
 /**
  * Connects to the deployment at `url` (key prefix `prefix`, default `$DIRIGENT_PREFIX` or
- * `dirigent`): `REDIS_UNAVAILABLE` when it does not answer within 2 s.
+ * `dirigent`; `shards`, default `DIRIGENT_SHARDS`, the project's `shards` or 1):
+ * `REDIS_UNAVAILABLE` when it does not answer within 2 s, `INVALID_CONFIG` when the deployment
+ * has another number of shards.
  */
 export async function openRedis(
   url: string,
-  prefix: string | undefined,
+  options: { prefix?: string | undefined; shards?: number | undefined },
   loader: DirectiveLoader,
   telemetry: Telemetry | undefined,
 ): Promise<RedisParts> {
+  const prefix = options.prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
+  const layout = layoutFor(url, prefix, chosenShardCount(options.shards, loader.projectDir));
   if (!(await pingRedis(url, 2000))) throw redisUnavailable(printableRedisUrl(url), 'client');
   const redis = connectRedis(url);
-  const keyPrefix = prefix ?? (process.env.DIRIGENT_PREFIX || DEFAULT_PREFIX);
+  try {
+    await agreeOnShardCount(redis, layout);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  const home = layout.home;
   return {
-    backend: new RedisBackend(redis, keyPrefix, loader, telemetry),
-    claims: new RedisIdempotency(redis, keyPrefix),
-    ledger: new RedisBulkLedger(redis, keyPrefix),
-    book: new ScheduleBook(redis, keyPrefix),
+    backend:
+      layout.count === 1
+        ? new RedisBackend(redis, home, loader, telemetry)
+        : new ShardedBackend(redis, layout, loader, telemetry),
+    claims: new RedisIdempotency(redis, home),
+    ledger: new RedisBulkLedger(redis, home),
+    book: new ScheduleBook(redis, home),
   };
 }

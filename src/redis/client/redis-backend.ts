@@ -2,7 +2,7 @@
  * Runs on the workers of a Redis deployment: this process enqueues, waits and reads; the workers
  * run (see `redis/run-worker/`).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { isDirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import type { DirectiveLoader, LoadedDirective } from '../../engine/directive-loader.js';
@@ -14,6 +14,7 @@ import { pausedIn } from '../../operations/pause.js';
 import { runConcurrencyOf, type RunConcurrency } from '../../engine/run-concurrency.js';
 import { RedisPauseBook } from './redis-pause-book.js';
 import { RunsClient } from './runs-client.js';
+import { ShardLayout } from '../shards/shard-layout.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { countStoredRuns } from '../run-store/redis-run-counts.js';
 import { RedisRunChanges } from '../run-store/redis-run-changes.js';
@@ -31,6 +32,14 @@ import {
   type RunPage,
 } from '../../run-backend/run-filter.js';
 
+/** What a backend of one shard of many is given (see `sharded-backend.ts`). */
+export interface ShardOfBackend {
+  /** The deployment's layout: the shard's backend shares its connection and loader. */
+  layout?: ShardLayout;
+  /** Draws a run id of this shard. */
+  newKey?: () => string;
+}
+
 /** See the module comment. */
 export class RedisBackend implements RunBackend {
   readonly mode = 'redis';
@@ -43,13 +52,18 @@ export class RedisBackend implements RunBackend {
   >();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly prefix: string,
     private readonly loader: DirectiveLoader,
     telemetry: Telemetry | undefined,
+    private readonly shard: ShardOfBackend = {},
   ) {
-    this.client = new RunsClient(redis, prefix, telemetry);
-    this.pauses = new RedisPauseBook(redis, prefix);
+    const layout = shard.layout ?? new ShardLayout(prefix, 1, false);
+    this.client = new RunsClient(redis, prefix, telemetry, {
+      layout,
+      ...(shard.newKey && { newKey: shard.newKey }),
+    });
+    this.pauses = new RedisPauseBook(redis, layout.home);
     this.feeds = new FeedReader(redis, this.client.store, (runId) => this.client.status(runId));
   }
 
@@ -152,6 +166,7 @@ export class RedisBackend implements RunBackend {
   async close(): Promise<void> {
     this.feeds.close();
     await this.client.close();
+    if (this.shard.layout !== undefined) return; // the sharded backend closes what they share
     this.loader.items.close();
     this.redis.disconnect();
   }

@@ -2,7 +2,7 @@
  * The ledger of bulk actions on a Redis deployment (see `operations/bulk-action.ts`): a hash per
  * action, `<prefix>:bulk:<action id>` (run id → outcome), kept for 7 days after its last write.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { BulkLedger, BulkOutcome } from '../../operations/bulk-action.js';
 
 /** How long an action's ledger is kept after its last write, in seconds. */
@@ -11,7 +11,7 @@ const KEPT_S = 7 * 24 * 3600;
 /** See the module comment. */
 export class RedisBulkLedger implements BulkLedger {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import {
   idempotencyConflict,
   runIdForKey,
@@ -22,7 +22,7 @@ const START_GRACE_MS = 30_000;
 /** Claims in Redis: one key each, `SET NX` with the window as its expiry. */
 export class RedisIdempotency implements IdempotencyStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -4,7 +4,7 @@
  * changes. The view a run's steps ask is kept in memory: read when the book opens, again on each
  * message of the channel, and every few seconds besides (a message lost with a connection).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import {
   nameOf,
   pausedIn,
@@ -20,11 +20,11 @@ const REFRESH_MS = 2000;
 /** See the module comment. */
 export class RedisPauseBook implements PauseBook {
   private view: PauseState = { all: false, directives: [] };
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -3,7 +3,7 @@
  * hear how runs end, read run records from the store. Workers do the running.
  */
 import { Job, Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { fromJobError } from '../job-error.js';
@@ -14,6 +14,7 @@ import type { OneRunJobData, RunJobData, RunJobResult, RunSource } from '../run-
 import { groupJobIdOf } from './start-group-ids.js';
 import { randomUUID } from 'node:crypto';
 import { ConcurrencySlots, SLOT_WAIT_SAFETY_MS } from '../concurrency-slots.js';
+import { ShardLayout } from '../shards/shard-layout.js';
 import type { RunConcurrency } from '../../engine/run-concurrency.js';
 import { StartSender, type SendOptions, type StartOptions } from './start-sender.js';
 import { Telemetry, type TelemetryOptions } from '../../telemetry/telemetry.js';
@@ -38,23 +39,26 @@ export class RunsClient {
   private readonly queue: Queue<RunJobData, RunJobResult>;
   private events: Promise<QueueEvents> | undefined;
   /** BullMQ does not close a connection it is given: the client closes its own. */
-  private eventsConnection: Redis | undefined;
+  private eventsConnection: RedisClient | undefined;
   private readonly telemetry: Telemetry | undefined;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly sender: StartSender;
   private readonly slots: ConcurrencySlots;
+  /** A new run id of this client's shard. */
+  private readonly newKey: () => string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     telemetry?: Telemetry | TelemetryOptions,
-    options: StartOptions = {},
+    options: StartOptions & { layout?: ShardLayout } = {},
   ) {
     this.telemetry = Telemetry.of(telemetry);
     this.store = new RedisRunStore(redis, { prefix });
     this.queue = new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix));
     this.sender = new StartSender(this.queue, this.telemetry, options);
-    this.slots = new ConcurrencySlots(redis, prefix);
+    this.newKey = options.newKey ?? randomUUID;
+    this.slots = new ConcurrencySlots(redis, options.layout ?? new ShardLayout(prefix, 1, false));
   }
 
   /**
@@ -74,9 +78,9 @@ export class RunsClient {
     // A run with a concurrency key takes its slot here, in the order runs are started: its job is
     // added waiting, then goes at once if the run took a slot (else the run that frees one
     // promotes it, see `concurrency-slots.ts`).
-    const runId = send.runId ?? randomUUID();
+    const runId = send.runId ?? this.newKey();
     await this.sender.start(source, inputs, { ...send, runId, delayMs: SLOT_WAIT_SAFETY_MS });
-    const admitted = await this.slots.admit(source.directive, concurrency, runId, this.queue);
+    const admitted = await this.slots.admit(source.directive, concurrency, runId);
     if (admitted !== 'wait') {
       const job = await Job.fromId(this.queue, runId);
       if (job !== undefined && (await job.getState()) === 'delayed') await job.promote();
@@ -235,7 +239,11 @@ export class RunsClient {
 
   async close(): Promise<void> {
     await this.sender.settle();
-    await Promise.all([this.queue.close(), this.events?.then((e) => e.close())]);
+    await Promise.all([
+      this.queue.close(),
+      this.events?.then((e) => e.close()),
+      this.slots.close(),
+    ]);
     this.eventsConnection?.disconnect();
   }
 

@@ -27,6 +27,11 @@ export interface StartOptions {
    * {@link DEFAULT_START_GROUP}; 1 sends every start as a job of its own).
    */
   startGroup?: number;
+  /**
+   * Draws a new run id, or a group's key (a lower-case UUID): of one shard's runs when the
+   * deployment has shards (`shards/shard-layout.ts`). Default: a random UUID.
+   */
+  newKey?: () => string;
 }
 
 /**
@@ -87,6 +92,7 @@ export interface SendOptions {
 /** Sends starts to the runs queue. */
 export class StartSender {
   private readonly gathered: StartGatherer<Start>;
+  private readonly newKey: () => string;
 
   constructor(
     private readonly queue: Queue<RunJobData, RunJobResult>,
@@ -94,6 +100,7 @@ export class StartSender {
     options: StartOptions = {},
   ) {
     const most = options.startGroup ?? startGroupFromEnv();
+    this.newKey = options.newKey ?? randomUUID;
     this.gathered = new StartGatherer(
       most,
       (starts) => this.send(starts),
@@ -118,7 +125,7 @@ export class StartSender {
     const priority = jobPriority(options.priority);
     if (options.runId === undefined && priority === DEFAULT_JOB_PRIORITY && !options.delayMs)
       return this.gathered.add(start);
-    const runId = options.runId ?? randomUUID();
+    const runId = options.runId ?? this.newKey();
     await this.sendOne(runId, start, priority, options.delayMs);
     return runId;
   }
@@ -130,7 +137,7 @@ export class StartSender {
 
   /** Sends the starts gathered in one turn: one start as its own job, more as a group. */
   private async send(starts: readonly Start[]): Promise<string[]> {
-    const key = randomUUID();
+    const key = this.newKey();
     if (starts.length === 1) {
       await this.sendOne(key, starts[0]!);
       return [key];

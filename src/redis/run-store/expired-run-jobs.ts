@@ -15,7 +15,7 @@
  * Signal and cancel jobs (numbered by BullMQ, not named after their run) leave at once when they
  * complete and are not matched; the queues' event streams keep their last 10,000 events.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { QueueName } from '../queue-names.js';
 import { MAX_JOB_KEEP_SECONDS } from '../queue-options.js';
 
@@ -51,14 +51,14 @@ interface JobCommands {
   dirigentRemoveFinishedJobs(key: string, queuePrefix: string, ...ids: string[]): Promise<number>;
 }
 
-function withCommands(redis: Redis): Redis & JobCommands {
-  const r = redis as Redis & Partial<JobCommands>;
+function withCommands(redis: RedisClient): RedisClient & JobCommands {
+  const r = redis as RedisClient & Partial<JobCommands>;
   if (r.dirigentRemoveFinishedJobs === undefined)
     redis.defineCommand('dirigentRemoveFinishedJobs', {
       numberOfKeys: 1,
       lua: REMOVE_FINISHED_SCRIPT,
     });
-  return redis as Redis & JobCommands;
+  return redis as RedisClient & JobCommands;
 }
 
 /** What a prune removed of the runs' jobs. */
@@ -75,7 +75,7 @@ export interface JobsRemoved {
  * set). See the module comment.
  */
 export async function removeExpiredRunJobs(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   max = 1000,
 ): Promise<JobsRemoved> {
@@ -102,7 +102,7 @@ export async function removeExpiredRunJobs(
 
 /** The jobs of the runs due in `<prefix>:runs:jobs-due` whose hash has expired. */
 async function removeDue(
-  redis: Redis & JobCommands,
+  redis: RedisClient & JobCommands,
   prefix: string,
   now: number,
   max: number,
@@ -137,7 +137,7 @@ async function removeDue(
 
 /** The ids in finished set `key`, finished at or after `from`, of jobs of `runs`. */
 async function finishedJobsOf(
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   from: number,
   runs: ReadonlySet<string>,

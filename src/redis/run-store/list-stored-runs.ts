@@ -1,7 +1,7 @@
 /**
  * Listing runs from a {@link RedisRunStore}'s indexes: newest first, filtered, in pages.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
 import { hasTags } from '../../engine/run-tags.js';
 import { recordOf } from './run-hash.js';
@@ -14,7 +14,7 @@ export type IndexOf = { status: RunStatus } | { directive: string } | { tag: [st
 
 /** What listing needs of a store: its connection, its keys, and forgetting an expired run. */
 export interface RunIndexes {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   runKey(runId: string): string;
   indexKey(by?: IndexOf): string;
   /** Removes the index entries of a run whose hash is gone. */

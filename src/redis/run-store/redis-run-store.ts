@@ -8,7 +8,7 @@
  * hash-tagged prefix such as `{dirigent}`: all of a store's keys then share one slot.
  */
 import type { IndexOf } from './list-stored-runs.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { StepRecord } from '../../compiler/run-context.js';
 import { RUN_STATUSES, type RunRecord, type RunStatus } from '../../engine/run-record.js';
 import type { RunStore, StoredRun } from '../../engine/run-store.js';
@@ -85,7 +85,7 @@ const ENDED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled
 export class RedisRunStore implements RunStore {
   readonly prefix: string;
   readonly retentionSeconds: number;
-  readonly redis: Redis & RunStoreCommands;
+  readonly redis: RedisClient & RunStoreCommands;
   /** The lease name of the worker writing through this store, if it is fenced. */
   readonly owner: string | undefined;
   private readonly written: WrittenRuns;
@@ -95,7 +95,7 @@ export class RedisRunStore implements RunStore {
   /** Feed events waiting for their run's next save, in a driver's store. */
   private events: PendingEvents | undefined;
 
-  constructor(redis: Redis, options: RedisRunStoreOptions = {}) {
+  constructor(redis: RedisClient, options: RedisRunStoreOptions = {}) {
     this.prefix = options.prefix ?? 'dirigent';
     const retention = options.retentionSeconds ?? DEFAULT_RETENTION_SECONDS;
     if (!(retention > 0))

@@ -3,7 +3,7 @@
  * (`run-store-lua.ts`), run through ioredis `defineCommand` (EVALSHA).
  */
 import type { IndexOf } from './list-stored-runs.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
 import type { RunEvents } from './pending-events.js';
 import {
@@ -31,8 +31,8 @@ export interface RunStoreCommands {
 }
 
 /** Defines the run store's scripts on `redis` (idempotent) and returns it typed with them. */
-export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
-  const r = redis as Redis & Partial<RunStoreCommands>;
+export function defineRunStoreCommands(redis: RedisClient): RedisClient & RunStoreCommands {
+  const r = redis as RedisClient & Partial<RunStoreCommands>;
   if (r.dirigentReadRun === undefined) {
     // Its first argument is the number of its keys: a run's parents' feeds are keys too.
     redis.defineCommand('dirigentSaveRun', { lua: SAVE_SCRIPT });
@@ -43,7 +43,7 @@ export function defineRunStoreCommands(redis: Redis): Redis & RunStoreCommands {
     redis.defineCommand('dirigentReadRun', { numberOfKeys: 1, lua: READ_SCRIPT });
     redis.defineCommand('dirigentReadFeed', { numberOfKeys: 2, lua: READ_FEED_SCRIPT });
   }
-  return redis as Redis & RunStoreCommands;
+  return redis as RedisClient & RunStoreCommands;
 }
 
 /** How a save writes (see the save script). */

@@ -9,7 +9,7 @@
  */
 import { backToWait } from '../back-to-wait.js';
 import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { ActiveRun } from '../../engine/active-run.js';
 import type { Engine } from '../../engine/engine.js';
 import { parkable } from '../../engine/parkable.js';
@@ -39,7 +39,7 @@ export const PARK_AFTER_MS = 2000;
 
 /** What driving a run needs of its worker. */
 export interface DriveContext {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   engine: Engine;
   store: RedisRunStore;

@@ -124,10 +124,7 @@ async function performRunJob(
       const trigger = data.trigger ?? 'queue';
       const loaded = await loadRunDirective(engine.loader, data.source);
       const c = runConcurrencyOf(loaded.compiled.directive, data.inputs);
-      if (
-        c !== undefined &&
-        (await ctx.slots.admit(loaded.itemId, c, data.runId, ctx.runsQueue)) === 'wait'
-      )
+      if (c !== undefined && (await ctx.slots.admit(loaded.itemId, c, data.runId)) === 'wait')
         return await waitForSlot(ctx, taken, data.runId);
       const run = engine.start(loaded, data.inputs, {
         runId: data.runId,
@@ -192,7 +189,7 @@ async function performRunJob(
   if (record.status === 'waiting') await scheduleWake(ctx, data, record);
   if (record.status === 'paused') await unpauseIfResumed(ctx, record);
   if (record.concurrency !== undefined && hasEnded(record.status))
-    await ctx.slots.release(record.directive, record.concurrency, record.runId, ctx.runsQueue);
+    await ctx.slots.release(record.directive, record.concurrency, record.runId);
   // Ended here, by this job (a job delivered again after the end returned above, telling nothing).
   const { status } = record;
   if (status === 'completed' || status === 'failed' || status === 'cancelled')

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { abortError } from '../../tools/abort-error.js';
 import { BuiltinDispatcher } from '../../tools/builtin-dispatcher.js';
@@ -60,7 +60,7 @@ export class QueueDispatcher implements ToolDispatcher {
   constructor(
     private readonly queue: Queue<ToolJobData>,
     private readonly inbox: ResultInbox,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly local?: ToolWorker,
     private readonly mayStart?: (call: ToolCall) => true | Promise<void>,

@@ -2,18 +2,25 @@
  * What a run worker needs (see `run-worker.ts`): its Redis, project, concurrency and timing; and
  * what it tells of the runs it drives, to whoever passed {@link RunWorkerOptions.events}.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { RunTrigger } from '../../telemetry/run-trace.js';
 import type { Telemetry, TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { ToolWorker } from '../tool-worker/tool-worker.js';
 import type { WorkerTiming } from '../worker-timing.js';
+import type { ShardLayout } from '../shards/shard-layout.js';
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
+  /**
+   * The deployment's layout over Redis (`shards/shard-layout.ts`) when `prefix` is one of its
+   * shards: where the pauses, locks, rate limits and concurrency keys the shards share live.
+   * Default: one shard under `prefix`.
+   */
+  layout?: ShardLayout;
   /**
    * The project this worker serves: directives and tools resolve in it, whatever machine started
    * the run (default: the current folder).

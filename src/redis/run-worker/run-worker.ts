@@ -11,7 +11,7 @@
  * jobs promotes it.
  */
 import { DelayedError, Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Engine } from '../../engine/engine.js';
 import type { RunRecord } from '../../engine/run-record.js';
@@ -24,6 +24,7 @@ import { toJobError } from '../job-error.js';
 import { wakeParked } from '../parked-runs.js';
 import { RedisPauseBook } from '../client/redis-pause-book.js';
 import { ConcurrencySlots } from '../concurrency-slots.js';
+import { ShardLayout } from '../shards/shard-layout.js';
 import { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName, runCancelChannel } from '../queue-names.js';
 import { queueOptions } from '../queue-options.js';
@@ -64,7 +65,7 @@ export class RunWorker {
   private readonly pausesRead: Promise<void>;
   /** The tool calls of every project's engine go through it. */
   private readonly dispatcher: QueueDispatcher;
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   private readonly lease: WorkerLease;
   /** The engine of the project served, made on first use. */
   private engineOfProject: Engine | undefined;
@@ -84,7 +85,7 @@ export class RunWorker {
   private readonly parkScan: NodeJS.Timeout;
   private closing = false;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
-  private readonly owned: Redis[] = [];
+  private readonly owned: RedisClient[] = [];
   private readonly telemetry: Telemetry | undefined;
   private readonly log: Logger;
   /** Tells {@link RunWorkerOptions.events}; a listener that throws does not reach the run. */
@@ -125,8 +126,9 @@ export class RunWorker {
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
-    this.pauses = new RedisPauseBook(redis, prefix);
-    this.slots = new ConcurrencySlots(redis, prefix);
+    const layout = options.layout ?? new ShardLayout(prefix, 1, false);
+    this.pauses = new RedisPauseBook(redis, layout.home);
+    this.slots = new ConcurrencySlots(redis, layout);
     this.pausesRead = this.pauses.watch().catch((err: unknown) => {
       // Redis away at the start: the book reads the pauses again on its timer.
       this.log.warn({ err: String(err) }, `could not read the pauses in force: ${String(err)}`);
@@ -199,11 +201,11 @@ export class RunWorker {
     await this.lease.close();
     this.pauses.close();
     this.inbox.close();
-    await Promise.all([this.runsQueue.close(), this.toolsQueue.close()]);
+    await Promise.all([this.runsQueue.close(), this.toolsQueue.close(), this.slots.close()]);
     for (const c of this.owned) c.disconnect();
   }
 
-  private own(redis: Redis): Redis {
+  private own(redis: RedisClient): RedisClient {
     const c = redis.duplicate();
     this.owned.push(c);
     return c;

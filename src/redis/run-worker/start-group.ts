@@ -15,7 +15,7 @@
  */
 import { backToWait } from '../back-to-wait.js';
 import { DelayedError, Job, type Queue, WaitingError } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import type { Logger } from '../../telemetry/logger.js';
@@ -57,7 +57,7 @@ export async function performStartGroup(
   token: string | undefined,
   redelivered: boolean,
   runs: Queue<RunJobData>,
-  redis: Redis,
+  redis: RedisClient,
   log: Logger,
   runOne: (data: OneRunJobData) => Promise<RunRecord>,
 ): Promise<RunRecord[]> {

@@ -4,7 +4,7 @@
  * store, which writes them into each run's feed with the run's next save (`pending-events.ts`),
  * and stops driving a run whose write another worker refused.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { resolve } from 'node:path';
 import { DirectiveLoader } from '../../engine/directive-loader.js';
 import { Engine } from '../../engine/engine.js';
@@ -18,7 +18,7 @@ import { PendingEvents } from '../run-store/pending-events.js';
 
 /** What the engine of a run worker is made of. */
 export interface WorkerEngineParts {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   /** The project served (default: the current folder). */
   projectDir?: string | undefined;

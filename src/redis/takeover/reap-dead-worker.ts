@@ -8,7 +8,7 @@
  */
 import { backToWait } from '../back-to-wait.js';
 import { Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { workerLost } from '../../tools/worker-lost.js';
 import { toJobError } from '../job-error.js';
 import { QueueName } from '../queue-names.js';
@@ -48,7 +48,7 @@ interface ReapCommands {
 
 /** What a reaper needs: the connection, the prefix, and the queues it may find jobs in. */
 export interface ReapContext {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   runs: () => Queue<RunJobData>;
   tools: () => Queue<ToolJobData>;
@@ -72,11 +72,11 @@ export async function reapDeadWorker(ctx: ReapContext, name: string): Promise<Re
     await ctx.redis.zrem(workersKey(ctx.prefix), name);
     return none;
   }
-  const redis = ctx.redis as Redis & Partial<ReapCommands>;
+  const redis = ctx.redis as RedisClient & Partial<ReapCommands>;
   if (redis.dirigentReapWorker === undefined)
     ctx.redis.defineCommand('dirigentReapWorker', { numberOfKeys: 2, lua: REAP_SCRIPT });
   const { queue, workerId } = parsed;
-  const reply = await (ctx.redis as Redis & ReapCommands).dirigentReapWorker(
+  const reply = await (ctx.redis as RedisClient & ReapCommands).dirigentReapWorker(
     workersKey(ctx.prefix),
     `${ctx.prefix}:${queue}:active`,
     name,

@@ -13,7 +13,7 @@ import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { hashOf, storedRunOf, type StoredHash, type VersionedRun } from '../run-store/run-hash.js';
 import type { RunStoreCommands } from '../run-store/run-store-scripts.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 
 /** What claiming a run found. */
 export type RunClaim =
@@ -76,7 +76,7 @@ export class RunClaims {
 
   /** `owner`: the worker's lease name. */
   constructor(
-    private readonly redis: Redis & RunStoreCommands,
+    private readonly redis: RedisClient & RunStoreCommands,
     private readonly workersKey: string,
     readonly owner: string,
   ) {}

@@ -19,7 +19,7 @@
  * refused (`run-claims.ts`), so a worker cut off from Redis never drives a run beside another one;
  * a worker that merely lost Redis for a while (Redis restarting) goes on once it is back.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { SILENT_LOGGER, type Logger } from '../../telemetry/logger.js';
 
 /** Default lease of a worker: others take its work over this long after its last renewal. */
@@ -87,7 +87,7 @@ interface LeaseCommands {
 
 /** What a {@link WorkerLease} needs. */
 export interface WorkerLeaseOptions {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   /** The lease names kept alive (see {@link leaseName}). */
   names: string[];
@@ -104,7 +104,7 @@ export interface WorkerLeaseOptions {
 /** A worker's lease, renewed until {@link close}. */
 export class WorkerLease {
   readonly leaseMs: number;
-  private readonly redis: Redis & LeaseCommands;
+  private readonly redis: RedisClient & LeaseCommands;
   private readonly timer: NodeJS.Timeout;
   private renewing = false;
   private reaping = false;
@@ -121,10 +121,10 @@ export class WorkerLease {
 
   constructor(private readonly options: WorkerLeaseOptions) {
     this.leaseMs = options.leaseMs ?? workerLeaseMs();
-    const redis = options.redis as Redis & Partial<LeaseCommands>;
+    const redis = options.redis as RedisClient & Partial<LeaseCommands>;
     if (redis.dirigentRenewLease === undefined)
       options.redis.defineCommand('dirigentRenewLease', { numberOfKeys: 2, lua: RENEW_SCRIPT });
-    this.redis = options.redis as Redis & LeaseCommands;
+    this.redis = options.redis as RedisClient & LeaseCommands;
     const every = Math.max(100, Math.round(this.leaseMs / 3));
     for (const name of options.names)
       (options.logger ?? SILENT_LOGGER).info(

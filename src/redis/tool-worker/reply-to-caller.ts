@@ -4,7 +4,7 @@
  * that made the call may be parked waiting for it, so it is woken.
  */
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { SerializedError } from '../../errors/dirigent-error.js';
 import { wakeParked } from '../parked-runs.js';
 import { inboxChannel } from '../result-inbox.js';
@@ -16,7 +16,7 @@ export type ToolOutcome = { ok: true; value: unknown } | { ok: false; error: Ser
 
 /** Tells the caller of a finished tool job its outcome (see the module comment). */
 export async function replyToCaller(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   job: Job<ToolJobData>,
   outcome: ToolOutcome,

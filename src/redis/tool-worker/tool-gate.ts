@@ -4,11 +4,12 @@
  * parameters, `repo:${inputs.repo}`).
  * A job that cannot pass is deferred (moved back to the delayed set), never held on a worker slot.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { ToolItem } from '../../items/tool-item.js';
 import type { ToolGate } from '../../tools/tool-call.js';
 import { tryAcquire, type LockSlot } from '../../locks/keyed-semaphore.js';
 import { tryConsume } from '../../locks/rate-limiter.js';
+import type { KeySpace } from '../../locks/key-space.js';
 
 /** The outcome: go ahead (holding the slots of the concurrency limits, if any) or wait. */
 export type GateOutcome = { slots: LockSlot[] } | { retryAfterMs?: number; blockedBy: string };
@@ -30,8 +31,8 @@ export function renderLockKey(template: string, params: Record<string, unknown>)
  * is given back when a later one is not free.
  */
 export async function passGate(
-  redis: Redis,
-  prefix: string,
+  redis: RedisClient,
+  space: KeySpace,
   gate: ToolGate | undefined,
   tool: ToolItem | undefined,
   params: Record<string, unknown>,
@@ -39,14 +40,14 @@ export async function passGate(
   const rates = [gate?.rateLimit, tool?.rateLimit].flatMap((r) => (r ? [r] : []));
   for (const { key, max, durationMs } of rates) {
     const rendered = renderLockKey(key, params);
-    const rate = await tryConsume(redis, prefix, rendered, max, durationMs);
+    const rate = await tryConsume(redis, space, rendered, max, durationMs);
     if (!rate.ok) return { retryAfterMs: rate.retryAfterMs, blockedBy: `rate ${rendered}` };
   }
   const locks = [gate?.concurrency, tool?.concurrency].flatMap((c) => (c ? [c] : []));
   const slots: LockSlot[] = [];
   for (const { key, limit, leaseMs } of locks) {
     const rendered = renderLockKey(key, params);
-    const slot = await tryAcquire(redis, prefix, rendered, limit, leaseMs);
+    const slot = await tryAcquire(redis, space, rendered, limit, leaseMs);
     if (slot === undefined) {
       await Promise.all(slots.map((s) => s.release()));
       return { blockedBy: `lock ${rendered}` };

@@ -2,16 +2,23 @@
  * What a tool worker needs (see `tool-worker.ts`): its Redis, project, concurrency and timing; and
  * what it tells of the calls it runs, to whoever passed {@link ToolWorkerOptions.events}.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { Telemetry, TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { WorkerTiming } from '../worker-timing.js';
+import type { ShardLayout } from '../shards/shard-layout.js';
 
 /** What a tool worker needs. */
 export interface ToolWorkerOptions {
   /** Connection for BullMQ (blocking commands) and for the worker's own reads. */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
+  /**
+   * The deployment's layout over Redis (`shards/shard-layout.ts`) when `prefix` is one of its
+   * shards: where the pauses, locks, rate limits and concurrency keys the shards share live.
+   * Default: one shard under `prefix`.
+   */
+  layout?: ShardLayout;
   /**
    * The project this worker serves: tools resolve in it and are confined to it, whatever machine
    * made the call (default: the current folder).

@@ -10,7 +10,7 @@
  * applies, the call runs at once, with no queue hop and no job written.
  */
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { ToolCall } from '../../tools/tool-call.js';
 import { workerLost } from '../../tools/worker-lost.js';
 import { Telemetry } from '../../telemetry/telemetry.js';
@@ -45,9 +45,9 @@ export class ToolWorker {
   /** Calls run in process ({@link runHere}) under way; {@link close} waits for them. */
   private readonly inProcess = new Set<Promise<unknown>>();
   private closing = false;
-  private readonly subscriber: Redis;
+  private readonly subscriber: RedisClient;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
-  private readonly bullConnection: Redis;
+  private readonly bullConnection: RedisClient;
   private runs: Queue<RunJobData> | undefined;
   private tools: Queue<ToolJobData> | undefined;
   private readonly lease: WorkerLease;
@@ -268,7 +268,7 @@ export class ToolWorker {
       d,
       async (tool) => {
         const gateAt = Date.now();
-        const gate = await passGate(redis, prefix, d.gate, tool, d.params);
+        const gate = await passGate(redis, this.options.layout ?? prefix, d.gate, tool, d.params);
         const gated = {
           lock: d.gate?.concurrency !== undefined || tool?.concurrency !== undefined,
           rate: d.gate?.rateLimit !== undefined || tool?.rateLimit !== undefined,

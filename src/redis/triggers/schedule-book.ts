@@ -10,7 +10,7 @@
  * step with the project they serve (`sync`).
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { QueueName } from '../queue-names.js';
@@ -28,7 +28,7 @@ const KEEP = {
 export class ScheduleBook implements ScheduleStore {
   private readonly queue: Queue<TriggerJobData>;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.queue = new Queue<TriggerJobData>(QueueName.TRIGGERS, queueOptions(redis, prefix));
   }
 

@@ -16,7 +16,7 @@
  * `dirigent-error:{"code": …, "message": …}` in its `failedReason`.
  */
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { toJobError } from '../job-error.js';
@@ -36,11 +36,11 @@ export interface TriggerTarget {
 /** Takes trigger jobs and starts their runs through the operations; `close()` stops it. */
 export class TriggerWorker {
   readonly worker: Worker<unknown, string | RunRecord>;
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
 
   constructor(
     private readonly dirigent: TriggerTarget,
-    redis: Redis,
+    redis: RedisClient,
     prefix: string,
     concurrency = 20,
   ) {
