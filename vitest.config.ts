@@ -22,6 +22,39 @@ const TIMING = [
  */
 const ALONE = ['test/integration/chaos.test.ts', 'test/integration/api-serve.test.ts'];
 
+/**
+ * The distributed suite, run a second time on a Redis Cluster of its own (three primaries on
+ * loopback ports, started by `test/support/cluster-setup.ts`): every script and transaction must
+ * keep to one hash slot, and the deployment must behave as on one Redis.
+ */
+const ON_CLUSTER = [
+  'test/integration/distributed.test.ts',
+  'test/integration/distributed-parked.test.ts',
+  'test/integration/takeover.test.ts',
+  'test/integration/run-claims.test.ts',
+  'test/integration/eager-calls.test.ts',
+  'test/integration/start-groups.test.ts',
+  'test/integration/locks.test.ts',
+  'test/integration/schedules-events.test.ts',
+  'test/integration/batch.test.ts',
+  'test/integration/queue-trigger.test.ts',
+  'test/integration/api-runs.test.ts',
+  'test/integration/redis-run-store.test.ts',
+  'test/integration/result-inbox.test.ts',
+  'test/integration/run-feed-redis.test.ts',
+  'test/integration/concurrency-keys.test.ts',
+  'test/integration/pause.test.ts',
+  'test/integration/redrive.test.ts',
+  'test/integration/bulk-actions.test.ts',
+  'test/integration/idempotency-reuse.test.ts',
+  'test/integration/run-priority.test.ts',
+  'test/integration/shards.test.ts',
+  'test/integration/cluster.test.ts',
+];
+
+/** What holds on a Redis Cluster alone: run only by the `cluster` project. */
+const CLUSTER_ONLY = ['test/integration/cluster.test.ts'];
+
 /** The console's browser tests: their project makes sure Chromium is installed first. */
 const CONSOLE = ['test/e2e/console.test.ts', 'test/e2e/console-operate.test.ts'];
 
@@ -47,7 +80,7 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...TIMING, ...ALONE, ...CONSOLE],
+          exclude: [...configDefaults.exclude, ...TIMING, ...ALONE, ...CONSOLE, ...CLUSTER_ONLY],
           maxWorkers: PARALLEL,
           sequence: { groupOrder: 0 },
         },
@@ -78,6 +111,16 @@ export default defineConfig({
           include: ALONE,
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ON_CLUSTER,
+          globalSetup: ['test/support/cluster-setup.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

@@ -14,6 +14,7 @@ import { writeDirective } from '../support/directive-file.js';
 import { dirigentProcesses } from '../support/dirigent-processes.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
+import { parseRedisUrl } from '../../src/redis/redis-endpoint.js';
 
 const redis = redisForTest();
 const processes = dirigentProcesses();
@@ -37,7 +38,12 @@ afterEach(() => rmSync(project, { recursive: true, force: true }));
 async function client(jobs: { name: string; data: unknown }[]): Promise<unknown[]> {
   const script = `
     import { Queue, QueueEvents } from 'bullmq';
-    const connection = { url: ${JSON.stringify(redis.url)} };
+    import { Cluster } from 'ioredis';
+    // One Redis by its URL; a Redis Cluster by its nodes, as BullMQ takes one.
+    const nodes = ${JSON.stringify(clusterNodes(redis.url))};
+    const connection = nodes
+      ? new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: null } })
+      : { url: ${JSON.stringify(redis.url)} };
     const prefix = ${JSON.stringify(redis.prefix)};
     const queue = new Queue('dirigent-triggers', { connection, prefix });
     const events = new QueueEvents('dirigent-triggers', { connection, prefix });
@@ -53,6 +59,7 @@ async function client(jobs: { name: string; data: unknown }[]): Promise<unknown[
     }));
     console.log(JSON.stringify(out));
     await Promise.all([queue.close(), events.close()]);
+    if (nodes) connection.disconnect();
   `;
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -60,6 +67,12 @@ async function client(jobs: { name: string; data: unknown }[]): Promise<unknown[
     { cwd: REPO_ROOT },
   );
   return JSON.parse(stdout) as unknown[];
+}
+
+/** The nodes of a Redis Cluster URL, or null for one Redis. */
+function clusterNodes(url: string): { host: string; port: number }[] | null {
+  const endpoint = parseRedisUrl(url);
+  return endpoint.kind === 'cluster' ? endpoint.nodes : null;
 }
 
 const env = () => ({ ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: redis.prefix });

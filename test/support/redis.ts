@@ -1,20 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../src/redis/redis-client.js';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import { parseRedisUrl } from '../../src/redis/redis-endpoint.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../../src/redis/redis-connection.js';
 import { deleteKeys } from './redis-keys.js';
 
 export { deleteKeys } from './redis-keys.js';
 
-/** The Redis the integration tests use: `REDIS_URL`, else the local default. */
-export const TEST_REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+/**
+ * The Redis the integration tests use: the one their project's setup started (the `cluster`
+ * project's Redis Cluster, see `cluster-setup.ts`), else `REDIS_URL`, else the local default.
+ */
+export const TEST_REDIS_URL =
+  inject('redisUrl') || process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+/** Whether the tests run on a Redis Cluster. */
+export const ON_CLUSTER = parseRedisUrl(TEST_REDIS_URL).kind === 'cluster';
 
 /** A real Redis for the tests of one file; see {@link redisForTest}. */
 export interface TestRedis {
   readonly url: string;
   /** The file's shared connection. */
   readonly redis: RedisClient;
-  /** A key prefix of the current test alone; `<prefix>:*` is deleted after the test. */
+  /**
+   * A key prefix of the current test alone, whose keys are deleted after the test. On a cluster it
+   * is a hash tag (`{dirigent-test:…}`), so that parts made with it directly keep to one slot.
+   */
   readonly prefix: string;
   /** One more connection (a second process, say), closed after the file's tests. */
   connect(): RedisClient;
@@ -38,10 +49,12 @@ export function redisForTest(): TestRedis {
   });
   beforeEach(() => {
     if (down) throw down;
-    prefix = `dirigent-test:${randomUUID()}`;
+    const id = `dirigent-test:${randomUUID()}`;
+    prefix = ON_CLUSTER ? `{${id}}` : id;
   });
   afterEach(async () => {
-    if (shared && prefix) await deleteKeys(shared, `${prefix}:*`);
+    // Every key of the test, whatever layout its deployment had (shards carry tags of their own).
+    if (shared && prefix) await deleteKeys(shared, `*${prefix.replace(/[{}]/g, '')}*`);
     prefix = undefined;
   });
   afterAll(async () => {
