@@ -222,6 +222,7 @@ export class DirigentWorker {
           new RunWorker({
             ...shared,
             concurrency: share(o.runConcurrency),
+            ...(o.replicaWait && { replicaWait: o.replicaWait }),
             events: runEvents,
             ...(tools && { tools }),
           }),

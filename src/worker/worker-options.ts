@@ -18,6 +18,8 @@ import type { Logger } from '../telemetry/logger.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
 import { chosenShardCount, layoutFor } from '../redis/shards/shard-count.js';
 import type { ShardLayout } from '../redis/shards/shard-layout.js';
+import { replicaWaitOf, type ReplicaWait } from '../redis/run-store/replica-wait.js';
+import { parseRedisUrl } from '../redis/redis-endpoint.js';
 
 /** The queues a worker can take jobs from. */
 export const WORKER_QUEUES = ['runs', 'tools', 'triggers'] as const;
@@ -94,6 +96,8 @@ export interface CompiledWorkerOptions {
   readonly layout: ShardLayout;
   /** The shards served, ascending. */
   readonly shardsServed: readonly number[];
+  /** How run workers wait for replicas (`DIRIGENT_REPLICA_WAIT`), if they do. */
+  readonly replicaWait: ReplicaWait | undefined;
   /** Absolute. */
   readonly projectDir: string;
   /** In the order of {@link WORKER_QUEUES}. */
@@ -135,6 +139,7 @@ export function compileWorkerOptions(options: DirigentWorkerOptions = {}): Compi
     prefix,
     layout,
     shardsServed: shardsServed(options.shardsServed, env, layout.count),
+    replicaWait: replicaWaitOf(parseRedisUrl(url).kind, env),
     projectDir,
     queues,
     toolConcurrency: atLeast(

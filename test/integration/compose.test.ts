@@ -13,6 +13,8 @@ import { CLI_MAIN, DIRECTIVES, REPO_ROOT } from '../support/paths.js';
 import { redisForTest } from '../support/redis.js';
 import { freePort } from '../support/dirigent-processes.js';
 import { waitFor } from '../support/wait-for.js';
+import { parseRedisUrl } from '../../src/redis/redis-endpoint.js';
+import { chosenShardCount } from '../../src/redis/shards/shard-count.js';
 
 interface Compose {
   services: Record<
@@ -22,11 +24,14 @@ interface Compose {
       stop_signal?: string;
       environment?: Record<string, string>;
       ports?: string[];
+      profiles?: string[];
     }
   >;
 }
 
-const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8')) as Compose;
+const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), {
+  merge: true,
+}) as Compose;
 const redis = redisForTest();
 
 describe('docker-compose.yml', { timeout: 60_000 }, () => {
@@ -131,5 +136,28 @@ describe('docker-compose.yml', { timeout: 60_000 }, () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
+  });
+
+  it('has an optional cluster profile: three cluster nodes and workers naming them, with a shard count', () => {
+    const cluster = Object.entries(compose.services).filter(([, s]) =>
+      s.profiles?.includes('cluster'),
+    );
+    expect(cluster.map(([name]) => name).sort()).toEqual([
+      'cluster-worker',
+      'redis-cluster-1',
+      'redis-cluster-2',
+      'redis-cluster-3',
+      'redis-cluster-init',
+    ]);
+    const worker = compose.services['cluster-worker']!;
+    const endpoint = parseRedisUrl(worker.environment!.REDIS_URL!);
+    expect(endpoint).toMatchObject({ kind: 'cluster' });
+    expect(endpoint.kind === 'cluster' && endpoint.nodes.map((n) => n.host)).toEqual([
+      'redis-cluster-1',
+      'redis-cluster-2',
+      'redis-cluster-3',
+    ]);
+    expect(chosenShardCount(undefined, REPO_ROOT, worker.environment)).toBe(6);
+    expect(worker.command!.slice(1, 3)).toEqual(['/app/dist/cli/main.js', 'worker']);
   });
 });

@@ -1,5 +1,6 @@
 /** The options of `RedisRunStore` and of its saves. */
 import { DEFAULT_RETENTION_SECONDS } from '../../policy/project-policy.js';
+import type { ReplicaWait } from './replica-wait.js';
 
 /** What a `RedisRunStore` is built with. */
 export interface RedisRunStoreOptions {
@@ -24,6 +25,11 @@ export interface RedisRunStoreOptions {
    * loads claim, and a write after another worker took the run over fails with `RUN_TAKEN_OVER`.
    */
   owner?: string;
+  /**
+   * Wait for replicas to hold each save that records a step's or the run's end (see
+   * `replica-wait.ts`). Default: none.
+   */
+  replicaWait?: ReplicaWait;
 }
 
 /** Options of `RedisRunStore.save` and `RedisRunStore.saveSteps`. */

@@ -111,7 +111,12 @@ export class RedisRunStore implements RunStore {
       options.owner === undefined
         ? undefined
         : new RunClaims(this.redis, workersKey(this.prefix), options.owner);
-    this.saver = new RunSaver(this, (id) => this.claims?.fence(id) ?? '', this.owner ?? '');
+    this.saver = new RunSaver(
+      this,
+      (id) => this.claims?.fence(id) ?? '',
+      this.owner ?? '',
+      options.replicaWait,
+    );
   }
 
   /** The key of a run's hash. */

@@ -4,6 +4,9 @@
  * goes along unless this store sent it before, and if it is no longer kept (every run of it was
  * deleted or expired since), the script asks for it and the save is sent again with it.
  *
+ * A save that records a step's or the run's end waits, if the store is told to, for replicas to
+ * hold it (see `replica-wait.ts`).
+ *
  * A save of an ended run carries the run's own retention (its directive's, else its project's,
  * else the store's: see `engine/run-retention.ts`), and arms the store's sweeper for when the run
  * expires (see `expiry-sweeper.ts`).
@@ -17,6 +20,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import type { RunEvents } from './pending-events.js';
 import { sourceHash } from './run-hash.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
+import { recordsAnEnd, type ReplicaWait } from './replica-wait.js';
 import {
   saveRunArgs,
   type Args,
@@ -36,7 +40,7 @@ export interface SavedRun {
 
 /** The store a save goes to. */
 interface SaveStore {
-  redis: RunStoreCommands;
+  redis: RunStoreCommands & { wait(replicas: number, timeoutMs: number): Promise<number> };
   prefix: string;
   /** The retention of an ended run that sets none (its directive and project say nothing). */
   retentionSeconds: number;
@@ -69,6 +73,7 @@ export class RunSaver {
     private readonly store: SaveStore,
     private readonly fenceOf: (runId: string) => string,
     private readonly owner: string,
+    private readonly replicaWait?: ReplicaWait,
   ) {}
 
   /** Sends one save of `run` and resolves with the script's answer. */
@@ -108,6 +113,11 @@ export class RunSaver {
     }
     if (retentionSeconds !== undefined && Number.isFinite(retentionSeconds) && reply[0] === 'ok')
       this.sweeperOf()?.expires(Date.now() + retentionSeconds * 1000);
+    const wait = this.replicaWait;
+    if (wait !== undefined && reply[0] === 'ok' && recordsAnEnd(mode, write.events?.events)) {
+      const acknowledged = await this.store.redis.wait(wait.replicas, wait.timeoutMs);
+      if (acknowledged < wait.replicas) wait.lagging?.(run.record.runId, acknowledged);
+    }
     return reply;
   }
 

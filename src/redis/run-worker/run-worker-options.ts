@@ -10,6 +10,7 @@ import type { Telemetry, TelemetryOptions } from '../../telemetry/telemetry.js';
 import type { ToolWorker } from '../tool-worker/tool-worker.js';
 import type { WorkerTiming } from '../worker-timing.js';
 import type { ShardLayout } from '../shards/shard-layout.js';
+import type { ReplicaWait } from '../run-store/replica-wait.js';
 
 /** What a run worker needs. */
 export interface RunWorkerOptions {
@@ -21,6 +22,11 @@ export interface RunWorkerOptions {
    * Default: one shard under `prefix`.
    */
   layout?: ShardLayout;
+  /**
+   * Wait for replicas to hold each step's end before the run goes on (see
+   * `run-store/replica-wait.ts`). Default: none.
+   */
+  replicaWait?: ReplicaWait;
   /**
    * The project this worker serves: directives and tools resolve in it, whatever machine started
    * the run (default: the current folder).

@@ -124,6 +124,16 @@ export class RunWorker {
       prefix,
       owner: name,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
+      ...(options.replicaWait && {
+        replicaWait: {
+          ...options.replicaWait,
+          lagging: (runId: string, acknowledged: number) =>
+            this.log.warn(
+              { run_id: runId, replicas: acknowledged, wanted: options.replicaWait!.replicas },
+              `run ${runId}: a step's end reached ${acknowledged} of ${options.replicaWait!.replicas} replica(s) within ${options.replicaWait!.timeoutMs} ms; a failover now could lose it`,
+            ),
+        },
+      }),
     });
     this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
     const layout = options.layout ?? new ShardLayout(prefix, 1, false);
