@@ -37,10 +37,10 @@ export async function serveWorker(
   const { logger: log, queues, prefix, projectDir, toolConcurrency } = worker.options;
   const pid = process.pid;
   // The start line: whoever waits for a worker to serve waits for "jobs from" on standard error.
-  worker.events.on('worker:ready', () =>
+  worker.events.on('worker:ready', ({ shards }) =>
     log.info(
-      { prefix, project: projectDir, queues, concurrency: toolConcurrency },
-      `dirigent worker ${pid}: ${queues.join(', ')} jobs from ${prefix} for project ${projectDir} (${toolConcurrency} concurrency)${
+      { prefix, project: projectDir, queues, concurrency: toolConcurrency, shards },
+      `dirigent worker ${pid}: ${queues.join(', ')} jobs from ${prefix}${shardsText(shards)} for project ${projectDir} (${toolConcurrency} concurrency)${
         how.metrics
           ? `; metrics on http://${how.metrics.host ?? '127.0.0.1'}:${how.metrics.port}/metrics`
           : ''
@@ -78,4 +78,12 @@ function cannotStart(err: unknown): number {
   const e = DirigentError.from(err);
   process.stderr.write(`${e.describe()}\n`);
   return e.code === ErrorCode.REDIS_UNAVAILABLE || e.code === ErrorCode.INTERNAL ? 1 : 2;
+}
+
+/** The shards a worker serves, for its start line: nothing for a deployment of one shard. */
+function shardsText({ count, served }: { count: number; served: number[] }): string {
+  if (count === 1) return '';
+  return served.length === count
+    ? ` (all ${count} shards)`
+    : ` (shards ${served.join(', ')} of ${count})`;
 }

@@ -50,7 +50,7 @@ export async function openRedis(
       layout.count === 1
         ? new RedisBackend(redis, home, loader, telemetry)
         : new ShardedBackend(redis, layout, loader, telemetry),
-    claims: new RedisIdempotency(redis, home),
+    claims: new RedisIdempotency(redis, layout),
     ledger: new RedisBulkLedger(redis, home),
     book: new ScheduleBook(redis, home),
   };

@@ -1,10 +1,12 @@
 /**
  * Idempotency claims on a Redis deployment: one key each, `SET NX` with the window as its expiry
- * (see `operations/idempotency.ts` for what a claim promises).
+ * (see `operations/idempotency.ts` for what a claim promises), at the global key `idempotency` of
+ * the key's hash: a slot of its own on a cluster (`shards/shard-layout.ts`).
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RedisClient } from '../redis-client.js';
+import type { ShardLayout } from '../shards/shard-layout.js';
 import {
   idempotencyConflict,
   runIdForKey,
@@ -23,7 +25,7 @@ const START_GRACE_MS = 30_000;
 export class RedisIdempotency implements IdempotencyStore {
   constructor(
     private readonly redis: RedisClient,
-    private readonly prefix: string,
+    private readonly layout: ShardLayout,
   ) {}
 
   /** Whether `key` is claimed; its window is the claim's expiry in Redis. */
@@ -32,11 +34,11 @@ export class RedisIdempotency implements IdempotencyStore {
   }
 
   private slotOf(key: string): string {
-    return `${this.prefix}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
+    return this.layout.globalKey('idempotency', createHash('sha256').update(key).digest('hex'));
   }
 
   async claim(key: string, fingerprint: string, windowMs: number): Promise<Claim> {
-    const runId = runIdForKey(this.prefix, key);
+    const runId = runIdForKey(this.layout.prefix, key);
     const slot = this.slotOf(key);
     const value = JSON.stringify({
       runId,
