@@ -4,8 +4,9 @@
  * The keys and fields it keeps are described in `run-hash.ts`.
  *
  * Every write is one Lua script (EVALSHA through ioredis `defineCommand`). The scripts also reach
- * keys they derive from the prefix (other runs' index entries), so for Redis Cluster give a
- * hash-tagged prefix such as `{dirigent}`: all of a store's keys then share one slot.
+ * keys they derive from the prefix (other runs' index entries), so on a Redis Cluster the prefix
+ * is a shard's, which carries a hash tag (`shards/shard-layout.ts`): all of a store's keys share
+ * one slot.
  */
 import type { IndexOf } from './list-stored-runs.js';
 import type { RedisClient } from '../redis-client.js';
