@@ -19,7 +19,7 @@ import { collect } from './collect-option.js';
 /** The help of each shared option, by its long flag: the one place its words are written. */
 export const SHARED_OPTION_HELP = {
   '--project': 'the project folder',
-  '--redis': "the deployment's Redis URL (default: $REDIS_URL)",
+  '--redis': "the deployment's Redis URL (default: $REDIS_URL; its shards: $DIRIGENT_SHARDS)",
   '--prefix': "the deployment's key prefix in Redis (default: $DIRIGENT_PREFIX, else dirigent)",
   '--detach': 'return once started, without waiting for the outcome (a run: on Redis only)',
   '--payload': 'the value the waiting step receives: JSON, or else plain text',
