@@ -3,7 +3,6 @@
  * commands with their output, and an `afterEach` that ends every process a test started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
 import { CLI_MAIN } from './paths.js';
 import { waitFor } from './wait-for.js';
@@ -67,13 +66,4 @@ export async function until(
 }
 
 /** A port nothing listens on now: one the system hands out, released at once. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from '../../bench/local-redis/loopback.js';
