@@ -11,6 +11,7 @@
  * stored within {@link STALE_MS}) are let go first. Their runs may live on any shard: the admit
  * script answers who holds the slots, and this process reads their status and admits again.
  */
+import { quiet } from './redis-connection.js';
 import { Job, Queue } from 'bullmq';
 import type { RedisClient } from './redis-client.js';
 import { QueueName } from './queue-names.js';
@@ -174,7 +175,7 @@ export class ConcurrencySlots {
     if (queue === undefined)
       this.queues.set(
         prefix,
-        (queue = new Queue(QueueName.RUNS, queueOptions(this.redis, prefix))),
+        (queue = quiet(new Queue(QueueName.RUNS, queueOptions(this.redis, prefix)))),
       );
     return queue;
   }

@@ -5,6 +5,7 @@
  * describe the whole deployment, every shard of it, so every worker reports the same figures:
  * chart them with `max`, not `sum`.
  */
+import { quiet } from './redis-connection.js';
 import type { BatchObservableCallback, Meter } from '@opentelemetry/api';
 import { Queue } from 'bullmq';
 import type { RedisClient } from './redis-client.js';
@@ -26,9 +27,11 @@ export function observeQueues(
   // The runs and tools queues of every shard; the trigger queue lives beside the shards.
   const queues = [
     ...layout.prefixes.flatMap((prefix) =>
-      [QueueName.RUNS, QueueName.TOOLS].map((name) => new Queue(name, queueOptions(redis, prefix))),
+      [QueueName.RUNS, QueueName.TOOLS].map((name) =>
+        quiet(new Queue(name, queueOptions(redis, prefix))),
+      ),
     ),
-    new Queue(QueueName.TRIGGERS, queueOptions(redis, layout.home)),
+    quiet(new Queue(QueueName.TRIGGERS, queueOptions(redis, layout.home))),
   ];
   const stores = layout.prefixes.map((prefix) => new RedisRunStore(redis, { prefix }));
   const jobs = meter.createObservableGauge(Metric.QUEUE_JOBS, {

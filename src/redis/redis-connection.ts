@@ -17,7 +17,7 @@ export type ConnectRedisOptions = Omit<RedisOptions, 'maxRetriesPerRequest' | 'l
  * clear error matters.
  */
 export function connectRedis(url: string, options: ConnectRedisOptions = {}): RedisClient {
-  return redisClient(url, { ...options, maxRetriesPerRequest: null, lazyConnect: false });
+  return quiet(redisClient(url, { ...options, maxRetriesPerRequest: null, lazyConnect: false }));
 }
 
 /**
@@ -104,4 +104,22 @@ export function printableRedisUrl(url: string): string {
 /** The message for a Redis that does not answer, with what to do about it. */
 export function redisDownMessage(url: string): string {
   return `Redis at ${printableRedisUrl(url)} does not answer; start redis-server or set REDIS_URL.`;
+}
+
+/**
+ * `emitter` (a connection, a BullMQ queue) with its connection errors heard and let go. They are
+ * not events to act on: commands wait for the connection to come back (see {@link connectRedis}),
+ * and a failure that matters surfaces where a command fails. Unheard, ioredis prints each one as
+ * unhandled and BullMQ's queues print them again: a failover would fill standard error.
+ */
+export function quiet<T extends { on(event: 'error', listener: (err: Error) => void): unknown }>(
+  emitter: T,
+): T {
+  emitter.on('error', () => undefined);
+  return emitter;
+}
+
+/** A new connection like `redis` (see `duplicate()`), its connection errors heard ({@link quiet}). */
+export function duplicateOf(redis: RedisClient): RedisClient {
+  return quiet(redis.duplicate());
 }

@@ -8,6 +8,7 @@
  * directly instead ({@link ResultInbox.handOver}), which is how a run advances in the worker that
  * finished its step.
  */
+import { duplicateOf } from './redis-connection.js';
 import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
 import type { RedisClient } from './redis-client.js';
@@ -66,7 +67,7 @@ export class ResultInbox {
     private readonly prefix: string,
     private readonly queue: Queue,
   ) {
-    this.sub = redis.duplicate();
+    this.sub = duplicateOf(redis);
     this.sub.on('message', (_c: string, message: string) =>
       this.settle(JSON.parse(message) as JobOutcome),
     );

@@ -7,6 +7,7 @@
  * Since the list keeps the events, a message lost (the connection went away for a moment) loses
  * nothing: the next message, or the catch-up every {@link CATCH_UP_MS}, reads them.
  */
+import { duplicateOf } from '../redis-connection.js';
 import type { RedisClient } from '../redis-client.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
@@ -115,7 +116,7 @@ export class FeedReader {
   /** The subscriber connection, made on first use. */
   private subscribed(): RedisClient {
     if (this.subscriber !== undefined) return this.subscriber;
-    const sub = (this.subscriber = this.redis.duplicate());
+    const sub = (this.subscriber = duplicateOf(this.redis));
     sub.on('message', (channel: string) => {
       for (const f of this.followers.get(channel) ?? []) void this.read(f);
     });

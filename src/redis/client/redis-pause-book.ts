@@ -4,6 +4,7 @@
  * changes. The view a run's steps ask is kept in memory: read when the book opens, again on each
  * message of the channel, and every few seconds besides (a message lost with a connection).
  */
+import { duplicateOf } from '../redis-connection.js';
 import type { RedisClient } from '../redis-client.js';
 import {
   nameOf,
@@ -31,7 +32,7 @@ export class RedisPauseBook implements PauseBook {
   /** Keeps the view up to date from now on (a worker's engine asks it at every step). */
   async watch(): Promise<void> {
     if (this.subscriber !== undefined) return;
-    const sub = (this.subscriber = this.redis.duplicate());
+    const sub = (this.subscriber = duplicateOf(this.redis));
     sub.on('message', () => void this.state().catch(() => undefined));
     sub.on('error', () => {
       // ioredis reconnects by itself; the timer reads what a lost message said.

@@ -2,6 +2,7 @@
  * A Redis deployment as the operations see it (`redis/client/redis-backend.ts`): enqueue run jobs,
  * hear how runs end, read run records from the store. Workers do the running.
  */
+import { quiet, duplicateOf } from '../redis-connection.js';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { RedisClient } from '../redis-client.js';
 import { queuedRecord, type RunRecord } from '../../engine/run-record.js';
@@ -55,7 +56,9 @@ export class RunsClient {
   ) {
     this.telemetry = Telemetry.of(telemetry);
     this.store = new RedisRunStore(redis, { prefix });
-    this.queue = new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.queue = quiet(
+      new Queue<RunJobData, RunJobResult>(QueueName.RUNS, queueOptions(redis, prefix)),
+    );
     this.sender = new StartSender(this.queue, this.telemetry, options);
     this.newKey = options.newKey ?? randomUUID;
     this.slots = new ConcurrencySlots(redis, options.layout ?? new ShardLayout(prefix, 1, false));
@@ -250,11 +253,13 @@ export class RunsClient {
   /** The runs queue's events, heard from the first call on: run jobs that end tell their waiters. */
   private listening(): Promise<QueueEvents> {
     this.events ??= (async () => {
-      this.eventsConnection = this.redis.duplicate();
-      const events = new QueueEvents(QueueName.RUNS, {
-        connection: this.eventsConnection,
-        prefix: this.prefix,
-      });
+      this.eventsConnection = duplicateOf(this.redis);
+      const events = quiet(
+        new QueueEvents(QueueName.RUNS, {
+          connection: this.eventsConnection,
+          prefix: this.prefix,
+        }),
+      );
       // Every job waited for (a signal, a cancel, sixteen of a bulk action at once) listens here.
       events.setMaxListeners(0);
       const settle = (records: RunRecord[]) => {

@@ -10,6 +10,7 @@
  * (`drive-to-rest.ts`): its job is delayed until its next deadline, and the end of one of its tool
  * jobs promotes it.
  */
+import { quiet, duplicateOf } from '../redis-connection.js';
 import { DelayedError, Queue, Worker } from 'bullmq';
 import type { RedisClient } from '../redis-client.js';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -135,7 +136,7 @@ export class RunWorker {
         },
       }),
     });
-    this.runsQueue = new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix));
+    this.runsQueue = quiet(new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix)));
     const layout = options.layout ?? new ShardLayout(prefix, 1, false);
     this.pauses = new RedisPauseBook(redis, layout.home);
     this.slots = new ConcurrencySlots(redis, layout);
@@ -143,7 +144,7 @@ export class RunWorker {
       // Redis away at the start: the book reads the pauses again on its timer.
       this.log.warn({ err: String(err) }, `could not read the pauses in force: ${String(err)}`);
     });
-    this.toolsQueue = new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix));
+    this.toolsQueue = quiet(new Queue<ToolJobData>(QueueName.TOOLS, queueOptions(redis, prefix)));
     this.inbox = new ResultInbox(redis, prefix, this.toolsQueue);
     this.dispatcher = new QueueDispatcher(
       this.toolsQueue,
@@ -216,7 +217,7 @@ export class RunWorker {
   }
 
   private own(redis: RedisClient): RedisClient {
-    const c = redis.duplicate();
+    const c = duplicateOf(redis);
     this.owned.push(c);
     return c;
   }

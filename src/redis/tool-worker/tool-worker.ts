@@ -9,6 +9,7 @@
  * (an eager call, {@link ToolWorker.runHere}): when a slot is free and no lock or rate limit
  * applies, the call runs at once, with no queue hop and no job written.
  */
+import { quiet, duplicateOf } from '../redis-connection.js';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../redis-client.js';
 import type { ToolCall } from '../../tools/tool-call.js';
@@ -68,8 +69,8 @@ export class ToolWorker {
       log,
     });
     this.concurrency = options.concurrency ?? 8;
-    this.subscriber = options.redis.duplicate();
-    this.bullConnection = options.redis.duplicate();
+    this.subscriber = duplicateOf(options.redis);
+    this.bullConnection = duplicateOf(options.redis);
     void this.subscriber.subscribe(cancelChannel(options.prefix));
     this.subscriber.on('message', (_channel: string, jobId: string) => this.calls.stop(jobId));
     this.worker = new Worker<ToolJobData>(
@@ -193,9 +194,11 @@ export class ToolWorker {
   }
 
   private toolsQueue(): Queue<ToolJobData> {
-    this.tools ??= new Queue<ToolJobData>(
-      QueueName.TOOLS,
-      queueOptions(this.options.redis, this.options.prefix),
+    this.tools ??= quiet(
+      new Queue<ToolJobData>(
+        QueueName.TOOLS,
+        queueOptions(this.options.redis, this.options.prefix),
+      ),
     );
     return this.tools;
   }
@@ -215,9 +218,8 @@ export class ToolWorker {
 
   /** The runs queue, to wake parked runs (made on first use: most workers never need it). */
   private runsQueue(): Queue<RunJobData> {
-    this.runs ??= new Queue<RunJobData>(
-      QueueName.RUNS,
-      queueOptions(this.options.redis, this.options.prefix),
+    this.runs ??= quiet(
+      new Queue<RunJobData>(QueueName.RUNS, queueOptions(this.options.redis, this.options.prefix)),
     );
     return this.runs;
   }

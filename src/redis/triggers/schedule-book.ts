@@ -9,6 +9,7 @@
  * declared in directives (`<schedule>`), whose ids start with `directive:`, which workers keep in
  * step with the project they serve (`sync`).
  */
+import { quiet } from '../redis-connection.js';
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../redis-client.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
@@ -29,7 +30,7 @@ export class ScheduleBook implements ScheduleStore {
   private readonly queue: Queue<TriggerJobData>;
 
   constructor(redis: RedisClient, prefix: string) {
-    this.queue = new Queue<TriggerJobData>(QueueName.TRIGGERS, queueOptions(redis, prefix));
+    this.queue = quiet(new Queue<TriggerJobData>(QueueName.TRIGGERS, queueOptions(redis, prefix)));
   }
 
   /** Adds or replaces a schedule. */

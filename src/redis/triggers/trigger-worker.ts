@@ -15,6 +15,7 @@
  * fail validation or malformed data fail the job at once, unretried, with the error as
  * `dirigent-error:{"code": …, "message": …}` in its `failedReason`.
  */
+import { duplicateOf } from '../redis-connection.js';
 import { Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../redis-client.js';
 import type { RunRecord } from '../../engine/run-record.js';
@@ -44,7 +45,7 @@ export class TriggerWorker {
     prefix: string,
     concurrency = 20,
   ) {
-    this.connection = redis.duplicate();
+    this.connection = duplicateOf(redis);
     this.worker = new Worker<unknown, string | RunRecord>(
       QueueName.TRIGGERS,
       async (job) => {
