@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
- * on Redis), takeover and telemetry overhead benchmarks, and operating runs (a bulk cancel,
- * concurrency keys), in one process, each against its baseline in the same rounds. Prints a
+ * on Redis), takeover and telemetry overhead benchmarks, operating runs (a bulk cancel,
+ * concurrency keys) and a local Redis Cluster against one Redis, in one process, each against its baseline in the same rounds. Prints a
  * Markdown table and writes it to docs/benchmarks.md.
  * `BENCH_ROUNDS` overrides the number of rounds (default 7). `BENCH_SECTIONS=distributed,cli`
  * runs only the named sections (see `SECTIONS`) and merges their tables into docs/benchmarks.md.
@@ -25,6 +25,7 @@ import { takeoverBench } from './takeover-bench.js';
 import { builtinToolsBench } from './builtin-tools-bench.js';
 import { operateBench } from './operate-bench.js';
 import { memoryBench } from './memory-bench.js';
+import { clusterBench } from './cluster-bench.js';
 import { mergeSections } from './merge-sections.js';
 import type { BenchSection } from './bench-section.js';
 
@@ -66,6 +67,7 @@ const SECTIONS = {
   cli: () => cliBench({ rounds }),
   tools: () => builtinToolsBench({ rounds: Math.min(rounds, 5) }),
   operate: () => operateBench({ rounds: 2, cancels: 10_000, keyedRuns: 2_000, keys: 20 }),
+  cluster: () => clusterBench({ rounds: Math.min(rounds, 3), runs: 200, steps: 10 }),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 

@@ -15,7 +15,6 @@ import { lazyPackage } from '../lazy-package.js';
 import { ALWAYS_ALLOWED_ENV } from './always-allowed-env.js';
 import { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
-import { MAX_SHARDS } from '../redis/shards/shard-layout.js';
 
 export { DEFAULT_LIMITS, type InputLimits } from './input-limits.js';
 
@@ -47,6 +46,12 @@ export interface ProjectPolicy {
    */
   shards?: number;
 }
+
+/**
+ * The most shards a deployment may have (`redis/shards/shard-layout.ts`): kept here, beside the
+ * setting, so that reading a project's configuration loads nothing of Redis.
+ */
+export const MAX_SHARDS = 1024;
 
 /** How long ended runs are kept when neither the project nor the directive says: 7 days. */
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;

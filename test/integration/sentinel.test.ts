@@ -99,7 +99,7 @@ describe('a deployment named by its sentinels', { timeout: 30_000 }, () => {
       Dirigent.open({ project: dir, redis: 'redis+sentinel://127.0.0.1:1' }),
     ).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
     await expect(
-      Dirigent.open({ project: dir, redis: 'redis+cluster://127.0.0.1:7000' }),
+      Dirigent.open({ project: dir, redis: 'redis+cluster://127.0.0.1:7000/0' }),
     ).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
   });
 });

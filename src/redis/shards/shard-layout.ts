@@ -19,9 +19,9 @@ import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
 import { runAffinity } from '../../engine/run-affinity.js';
 import type { GlobalKeys } from '../../locks/key-space.js';
+import { MAX_SHARDS } from '../../policy/project-policy.js';
 
-/** The most shards a deployment may have. */
-export const MAX_SHARDS = 1024;
+export { MAX_SHARDS };
 
 /** The number of hash slots of a Redis Cluster. */
 const SLOTS = 16384;
