@@ -18,6 +18,7 @@ import { benchRow, withinRounds } from './bench-row.js';
 import type { BenchSection } from './bench-section.js';
 import { echoSequenceDirective } from './echo-sequence-directive.js';
 import { LocalCluster } from './local-redis/local-cluster.js';
+import { SentinelGroup } from './local-redis/sentinel-group.js';
 import { answers, freePort, stop } from './local-redis/loopback.js';
 import { median } from './median.js';
 
@@ -36,6 +37,8 @@ interface Setup {
   url: string;
   shards: number;
   ports: number[];
+  /** The worker's environment, when it differs (the replica wait). */
+  env?: Record<string, string>;
 }
 
 /** What one measurement took: wall time, and per node the commands and CPU seconds it cost. */
@@ -59,6 +62,8 @@ export async function clusterBench(options: ClusterBenchOptions): Promise<BenchS
   }
   const single = await plainRedis(root);
   const cluster = await LocalCluster.start(3);
+  const sentinel = await SentinelGroup.start();
+  const primary = await sentinel.primaryPort();
   const setups: Setup[] = [
     { name: 'one Redis', url: `redis://127.0.0.1:${single.port}`, shards: 1, ports: [single.port] },
     ...[1, 3, 6].map((shards) => ({
@@ -66,6 +71,14 @@ export async function clusterBench(options: ClusterBenchOptions): Promise<BenchS
       url: cluster.url,
       shards,
       ports: cluster.ports,
+    })),
+    // A step's end waits for the replica (the default on Sentinel), or does not.
+    ...[1, 0].map((wait) => ({
+      name: `Sentinel, ${wait === 1 ? 'waiting for the replica' : 'not waiting'}`,
+      url: sentinel.url,
+      shards: 1,
+      ports: [primary],
+      env: { DIRIGENT_REPLICA_WAIT: String(wait) },
     })),
   ];
   const steps = new Map<string, Measured[]>(setups.map((s) => [s.name, []]));
@@ -75,7 +88,7 @@ export async function clusterBench(options: ClusterBenchOptions): Promise<BenchS
       // The side that goes first turns each round.
       const order = setups.map((_, i) => setups[(i + round) % setups.length]!);
       for (const setup of order) {
-        const prefix = `cb-${setup.shards}-${round}`;
+        const prefix = `cb-${setup.shards}-${setup.env?.DIRIGENT_REPLICA_WAIT ?? ''}-${round}`;
         await deployed(setup, prefix, project, async (dirigent) => {
           await startAll(dirigent, 'one/echo-sequence', 20); // warm: scripts loaded, keys made
           steps
@@ -93,6 +106,7 @@ export async function clusterBench(options: ClusterBenchOptions): Promise<BenchS
     }
   } finally {
     await cluster.stop();
+    await sentinel.stop();
     await stop(single.child);
     rmSync(root, { recursive: true, force: true });
   }
@@ -123,6 +137,7 @@ async function deployed(
     ...options,
     logger: SILENT_LOGGER,
     queues: ['runs', 'tools'],
+    env: { ...process.env, ...setup.env },
   });
   const dirigent = await Dirigent.open(options);
   try {
@@ -220,8 +235,16 @@ function section(
       { text: '≤ 1.5 at 6 shards', met: () => spread <= 1.5 },
     ),
   });
+  const waiting = setups.find((s) => s.env?.DIRIGENT_REPLICA_WAIT === '1')!;
+  const notWaiting = setups.find((s) => s.env?.DIRIGENT_REPLICA_WAIT === '0')!;
+  const waitCost = withinRounds(
+    steps.get(waiting.name)!.map(perStep),
+    steps.get(notWaiting.name)!.map(perStep),
+    (s, b) => s - b,
+  );
   return {
-    title: 'Beyond one Redis: a local Redis Cluster of three primaries against one Redis',
+    title:
+      'Beyond one Redis: a local Redis Cluster of three primaries, and Sentinel, against one Redis',
     rows,
     notes: [
       'A `DirigentWorker` (runs and tools, eager calls) and a client in this process, on one ' +
@@ -233,6 +256,9 @@ function section(
         .join('; ')}. Per one-step run: ${setups
         .map((s) => `${s.name}: ${costs(runs.get(s.name)!, o.runs)}`)
         .join('; ')}.`,
+      `On Sentinel (a primary, a replica and three sentinels of the bench's own), a step's end ` +
+        `that waits for the replica (\`WAIT 1\`, the default there) costs ${waitCost.toFixed(0)} µs ` +
+        'more per step than one that does not, median over rounds.',
       'On 2 cores the three nodes, the worker and the client share the CPUs, so a cluster here is ' +
         'slower than one Redis: each step pays for more connections and processes on the same ' +
         'cores. What carries to real machines is the commands and CPU a step costs each node, and ' +
