@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
  * on Redis), takeover and telemetry overhead benchmarks, operating runs (a bulk cancel,
- * concurrency keys) and a local Redis Cluster against one Redis, in one process, each against its baseline in the same rounds. Prints a
- * Markdown table and writes it to docs/benchmarks.md.
+ * concurrency keys), and a local Redis Cluster (at 1, 3 and 6 shards) and Sentinel against one
+ * Redis, in one process, each against its baseline in the same rounds. Prints a Markdown table
+ * and writes it to docs/benchmarks.md.
  * `BENCH_ROUNDS` overrides the number of rounds (default 7). `BENCH_SECTIONS=distributed,cli`
  * runs only the named sections (see `SECTIONS`) and merges their tables into docs/benchmarks.md.
  */
@@ -67,7 +68,8 @@ const SECTIONS = {
   cli: () => cliBench({ rounds }),
   tools: () => builtinToolsBench({ rounds: Math.min(rounds, 5) }),
   operate: () => operateBench({ rounds: 2, cancels: 10_000, keyedRuns: 2_000, keys: 20 }),
-  cluster: () => clusterBench({ rounds: Math.min(rounds, 3), runs: 200, steps: 10 }),
+  cluster: () =>
+    clusterBench({ rounds: Math.min(rounds, 3), runs: 1000, steps: 20, oneStepRuns: 2000 }),
 } as const;
 type SectionName = keyof typeof SECTIONS;
 
