@@ -1,68 +1,32 @@
 /**
- * A deployment named by its sentinels (`redis+sentinel://…/<master name>`): a primary and a
- * sentinel of the test's own, on free loopback ports, never the machine's Redis. A client and a
- * worker find the primary through the sentinel, and a run goes from start to end on them.
+ * A deployment named by its sentinels (`redis+sentinel://…/<master name>`): a primary, a replica
+ * and three sentinels of the test's own (`bench/local-redis/sentinel-group.ts`), on free loopback
+ * ports, never the machine's Redis. A client and a worker find the primary through the
+ * sentinels, and a run goes from start to end on them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
 import { Dirigent } from '../../src/operations/dirigent.js';
 import { connectRedis, pingRedis } from '../../src/redis/redis-connection.js';
 import { RunWorker } from '../../src/redis/run-worker/run-worker.js';
 import { ToolWorker } from '../../src/redis/tool-worker/tool-worker.js';
 import { writeDirective } from '../support/directive-file.js';
-import { freePort } from '../support/dirigent-processes.js';
-import { waitFor } from '../support/wait-for.js';
+import { SentinelGroup } from '../../bench/local-redis/sentinel-group.js';
 
-const children: ChildProcess[] = [];
+let group: SentinelGroup;
 let dir: string;
 let sentinelUrl: string;
 
-function start(args: string[]): void {
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
-  children.push(child);
-}
-
 beforeAll(async () => {
+  group = await SentinelGroup.start();
+  sentinelUrl = group.url;
   dir = mkdtempSync(join(tmpdir(), 'dirigent-sentinel-'));
-  const primary = await freePort();
-  const sentinel = await freePort();
-  start(['--port', String(primary), '--bind', '127.0.0.1', '--save', '', '--dir', dir]);
-  const conf = join(dir, 'sentinel.conf');
-  writeFileSync(
-    conf,
-    `port ${sentinel}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor dirigent 127.0.0.1 ${primary} 1\n`,
-  );
-  start([conf, '--sentinel']);
-  const probe = new Redis(sentinel, '127.0.0.1', { lazyConnect: true, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  try {
-    await waitFor(
-      async () => {
-        if (probe.status !== 'ready') await probe.connect().catch(() => undefined);
-        const addr = (await probe.call('SENTINEL', 'get-master-addr-by-name', 'dirigent')) as
-          | string[]
-          | null;
-        return addr?.[1] === String(primary);
-      },
-      { what: 'the sentinel to watch the primary', timeoutMs: 15_000, intervalMs: 100 },
-    );
-  } finally {
-    probe.disconnect();
-  }
-  sentinelUrl = `redis+sentinel://127.0.0.1:${sentinel}/dirigent`;
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
-  for (const c of children) {
-    if (c.exitCode !== null) continue;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  }
+  await group?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
