@@ -8,6 +8,9 @@
  * until `replicas` replicas hold every write of its connection so far, or `timeoutMs` passes.
  * A wait that times out (a replica down or far behind) lets the run go on, and is told
  * (`lagging`): the deployment stays up, and the operator hears that its durability is reduced.
+ * `WAIT` holds the connection it is sent on, so after a wait that timed out the store sends none
+ * for {@link REPLICA_RETRY_MS}: a primary left without replicas (after a failover, until the old
+ * primary comes back as a replica) costs one timed-out wait every few seconds, not one per step.
  */
 
 import { DirigentError } from '../../errors/dirigent-error.js';
@@ -25,6 +28,29 @@ export interface ReplicaWait {
 
 /** The default wait's longest, ms. */
 export const DEFAULT_REPLICA_WAIT_MS = 1000;
+
+/** How long a store sends no `WAIT` after one timed out, ms. */
+export const REPLICA_RETRY_MS = 5000;
+
+/** Sends the waits of one store (see the module comment). */
+export class ReplicaWaiter {
+  /** Until when no wait is sent (after one timed out), epoch ms. */
+  private quietUntil = 0;
+
+  constructor(
+    private readonly wait: ReplicaWait,
+    private readonly redis: { wait(replicas: number, timeoutMs: number): Promise<number> },
+  ) {}
+
+  /** Waits for the replicas to hold every write so far, unless a recent wait timed out. */
+  async after(runId: string): Promise<void> {
+    if (Date.now() < this.quietUntil) return;
+    const acknowledged = await this.redis.wait(this.wait.replicas, this.wait.timeoutMs);
+    if (acknowledged >= this.wait.replicas) return;
+    this.quietUntil = Date.now() + REPLICA_RETRY_MS;
+    this.wait.lagging?.(runId, acknowledged);
+  }
+}
 
 /**
  * Whether a save records an end that must reach replicas: a step's end or a run's (its events

@@ -20,7 +20,7 @@ import { ErrorCode } from '../../errors/error-codes.js';
 import type { RunEvents } from './pending-events.js';
 import { sourceHash } from './run-hash.js';
 import { ExpirySweeper } from './expiry-sweeper.js';
-import { recordsAnEnd, type ReplicaWait } from './replica-wait.js';
+import { recordsAnEnd, ReplicaWaiter, type ReplicaWait } from './replica-wait.js';
 import {
   saveRunArgs,
   type Args,
@@ -67,14 +67,19 @@ export class RunSaver {
   private readonly sent = new Set<string>();
   /** Made by the first ended run this saver saves. */
   private sweeper: ExpirySweeper | undefined;
+  /** Waits for replicas after a save that records an end, when the store is told to. */
+  private readonly replicas: ReplicaWaiter | undefined;
 
   /** `fenceOf`: the fence a write of a run carries; `owner`: the lease name writing. */
   constructor(
     private readonly store: SaveStore,
     private readonly fenceOf: (runId: string) => string,
     private readonly owner: string,
-    private readonly replicaWait?: ReplicaWait,
-  ) {}
+    replicaWait?: ReplicaWait,
+  ) {
+    this.replicas = replicaWait && new ReplicaWaiter(replicaWait, store.redis);
+  }
+
 
   /** Sends one save of `run` and resolves with the script's answer. */
   async send(
@@ -113,11 +118,8 @@ export class RunSaver {
     }
     if (retentionSeconds !== undefined && Number.isFinite(retentionSeconds) && reply[0] === 'ok')
       this.sweeperOf()?.expires(Date.now() + retentionSeconds * 1000);
-    const wait = this.replicaWait;
-    if (wait !== undefined && reply[0] === 'ok' && recordsAnEnd(mode, write.events?.events)) {
-      const acknowledged = await this.store.redis.wait(wait.replicas, wait.timeoutMs);
-      if (acknowledged < wait.replicas) wait.lagging?.(run.record.runId, acknowledged);
-    }
+    if (this.replicas && reply[0] === 'ok' && recordsAnEnd(mode, write.events?.events))
+      await this.replicas.after(run.record.runId);
     return reply;
   }
 

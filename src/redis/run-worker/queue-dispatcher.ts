@@ -100,6 +100,9 @@ export class QueueDispatcher implements ToolDispatcher {
         return earlier.returnvalue;
       }
       const outcome = this.inbox.expect(jobId, label);
+      // Heard at once: the run may be parked (its expectations abandoned) while the job is
+      // still being added, as when Redis is away for a failover; `outcomeOf` hears it again.
+      outcome.catch(() => undefined);
       const job = earlier ?? (await this.add(call, jobId));
       return await this.outcomeOf(job, outcome, call.signal, label);
     } finally {

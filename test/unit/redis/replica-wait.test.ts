@@ -1,6 +1,11 @@
 /** When a store waits for replicas (`redis/run-store/replica-wait.ts`). */
-import { describe, expect, it } from 'vitest';
-import { recordsAnEnd, replicaWaitOf } from '../../../src/redis/run-store/replica-wait.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  recordsAnEnd,
+  REPLICA_RETRY_MS,
+  ReplicaWaiter,
+  replicaWaitOf,
+} from '../../../src/redis/run-store/replica-wait.js';
 import { thrown } from '../../support/thrown.js';
 
 describe('the replica wait of a deployment', () => {
@@ -28,5 +33,34 @@ describe('a save that records an end', () => {
     expect(recordsAnEnd('steps', undefined)).toBe(true);
     expect(recordsAnEnd('diff', ['-{"type":"step.started","runId":"r"}'])).toBe(false);
     expect(recordsAnEnd('diff', undefined)).toBe(false);
+  });
+});
+
+describe('a store waiting for replicas', () => {
+  it('sends no wait for a while after one timed out, and tells of it once', async () => {
+    const sent: number[] = [];
+    let answer = 0;
+    const lagging: string[] = [];
+    const waiter = new ReplicaWaiter(
+      { replicas: 1, timeoutMs: 50, lagging: (runId) => lagging.push(runId) },
+      {
+        wait: async (replicas) => {
+          sent.push(replicas);
+          return answer;
+        },
+      },
+    );
+    await waiter.after('r1');
+    await waiter.after('r2');
+    expect(sent).toEqual([1]);
+    expect(lagging).toEqual(['r1']);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + REPLICA_RETRY_MS + 1);
+    answer = 1;
+    await waiter.after('r3');
+    await waiter.after('r4');
+    expect(sent).toEqual([1, 1, 1]);
+    expect(lagging).toEqual(['r1']);
+    vi.useRealTimers();
   });
 });
