@@ -20,6 +20,7 @@ import {
   type RedisRunStoreOptions,
 } from '../../src/redis/run-store/redis-run-store.js';
 import { textKey } from '../../src/redis/run-store/run-hash.js';
+import { saveRunArgs } from '../../src/redis/run-store/run-store-scripts.js';
 import { contentHash } from '../../src/directive/parse-directive.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { redisForTest } from '../support/redis.js';
@@ -253,6 +254,34 @@ describe('RedisRunStore: writing only what changed', () => {
     expect(hash.meta).toBe('"untouched"');
     expect(JSON.parse(hash['step:ask']!)).toMatchObject({ status: 'completed', result: 'yes' });
     expect(hash.status).toBe('completed');
+  });
+
+  it('applies a save sent again after a reconnect once, and tells its events once', async () => {
+    const store = storeFor();
+    const run = await waitingRun();
+    await store.save(run);
+    const { runId } = run.record;
+    const before = await t.redis.llen(store.feedKey(runId));
+    // The same write twice, as ioredis sends a command again when the connection died under it
+    // (a failover) after Redis had applied it.
+    const args = saveRunArgs(store, 'diff', run.record, {
+      expectVersion: 1,
+      baseEtag: (await t.redis.hget(store.runKey(runId), 'etag'))!,
+      etag: 'resent:1',
+      fence: '',
+      owner: '',
+      text: undefined,
+      removed: [],
+      set: new Map([['step:draft', '"again"']]),
+      events: {
+        events: [`-${JSON.stringify({ type: 'step.ended', runId, step: 'draft' })}`],
+        parents: [],
+      },
+    });
+    expect(await store.redis.dirigentSaveRun(...args)).toEqual(['ok', 2]);
+    expect(await store.redis.dirigentSaveRun(...args)).toEqual(['ok', 2]);
+    expect(await t.redis.llen(store.feedKey(runId))).toBe(before + 1);
+    expect(await t.redis.hget(store.runKey(runId), 'version')).toBe('2');
   });
 
   it("adds the record's new step entries without writing the earlier ones again", async () => {

@@ -111,11 +111,15 @@ end
  * Fencing (see `run-claims.ts`): a fence of '' writes unconditionally; '0' creates a run no one
  * has claimed (its `epoch` becomes 1 and its `owner` the given owner); any other fence writes only
  * if the run's `epoch` still equals it, else answers `fenced` with the current owner. A save of an
- * ended run clears its owner.
+ * ended run clears its owner. A write whose etag the run holds already (the same write, sent again
+ * after a reconnect) answers `ok` and writes nothing.
  */
 export const SAVE_SCRIPT = `${LUA_LIBRARY}
 local hash, prefix, mode = KEYS[1], ARGV[1], ARGV[2]
 local current = tonumber(redis.call('HGET', hash, 'version') or '0')
+-- This very write landed already: sent again after a reconnect (a failover), it is not applied
+-- twice, nor its events told twice.
+if ARGV[5] ~= '' and redis.call('HGET', hash, 'etag') == ARGV[5] then return {'ok', current} end
 local fence = ARGV[11]
 if fence ~= '' then
   local epoch = redis.call('HGET', hash, 'epoch')
