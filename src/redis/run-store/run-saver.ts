@@ -80,7 +80,6 @@ export class RunSaver {
     this.replicas = replicaWait && new ReplicaWaiter(replicaWait, store.redis);
   }
 
-
   /** Sends one save of `run` and resolves with the script's answer. */
   async send(
     mode: SaveMode,
