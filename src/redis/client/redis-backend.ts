@@ -58,7 +58,7 @@ export class RedisBackend implements RunBackend {
     telemetry: Telemetry | undefined,
     private readonly shard: ShardOfBackend = {},
   ) {
-    const layout = shard.layout ?? new ShardLayout(prefix, 1, false);
+    const layout = shard.layout ?? ShardLayout.single(prefix);
     this.client = new RunsClient(redis, prefix, telemetry, {
       layout,
       ...(shard.newKey && { newKey: shard.newKey }),

@@ -61,7 +61,7 @@ export class RunsClient {
     );
     this.sender = new StartSender(this.queue, this.telemetry, options);
     this.newKey = options.newKey ?? randomUUID;
-    this.slots = new ConcurrencySlots(redis, options.layout ?? new ShardLayout(prefix, 1, false));
+    this.slots = new ConcurrencySlots(redis, options.layout ?? ShardLayout.single(prefix));
   }
 
   /**

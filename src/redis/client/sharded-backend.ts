@@ -4,12 +4,10 @@
  * its shard; a start without an id goes to the shards in turn, with an id of that shard; lists,
  * counts and the run-list feed read every shard and merge.
  */
-import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis-client.js';
 import type { DirectiveLoader, LoadedDirective } from '../../engine/directive-loader.js';
 import type { RunRecord } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
-import { affinityDigits } from '../../engine/run-affinity.js';
 import type { CancelOptions } from '../../engine/cancel-options.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { noCounts, type CountFilter, type RunCounts } from '../../run-backend/run-counts.js';
@@ -46,7 +44,7 @@ export class ShardedBackend implements RunBackend {
       (prefix, shard) =>
         new RedisBackend(redis, prefix, loader, telemetry, {
           layout,
-          newKey: () => idOfShard(shard, layout.count),
+          newKey: () => layout.newRunId(shard),
         }),
     );
     this.pauses = new RedisPauseBook(redis, layout.home);
@@ -151,14 +149,4 @@ export class ShardedBackend implements RunBackend {
     this.loader.items.close();
     this.redis.disconnect();
   }
-}
-
-/** A random UUID whose affinity falls on `shard` of `count` (see `engine/run-affinity.ts`). */
-export function idOfShard(shard: number, count: number): string {
-  const id = randomUUID();
-  if (count === 1) return id;
-  const drawn = parseInt(id.slice(-8), 16);
-  let affinity = drawn - (drawn % count) + shard;
-  if (affinity > 0xffffffff) affinity -= count;
-  return id.slice(0, -8) + affinityDigits(affinity);
 }

@@ -137,7 +137,7 @@ export class RunWorker {
       }),
     });
     this.runsQueue = quiet(new Queue<RunJobData>(QueueName.RUNS, queueOptions(redis, prefix)));
-    const layout = options.layout ?? new ShardLayout(prefix, 1, false);
+    const layout = options.layout ?? ShardLayout.single(prefix);
     this.pauses = new RedisPauseBook(redis, layout.home);
     this.slots = new ConcurrencySlots(redis, layout);
     this.pausesRead = this.pauses.watch().catch((err: unknown) => {

@@ -17,7 +17,8 @@
  */
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
-import { runAffinity } from '../../engine/run-affinity.js';
+import { randomUUID } from 'node:crypto';
+import { affinityDigits, runAffinity } from '../../engine/run-affinity.js';
 import type { GlobalKeys } from '../../locks/key-space.js';
 import { MAX_SHARDS } from '../../policy/project-policy.js';
 
@@ -66,6 +67,21 @@ export class ShardLayout implements GlobalKeys {
       );
       this.home = `{${this.bare}}`;
     }
+  }
+
+  /** The layout of a deployment of one shard under `prefix`, on one Redis: keys as they always were. */
+  static single(prefix: string): ShardLayout {
+    return new ShardLayout(prefix, 1, false);
+  }
+
+  /** A new random run id (a UUID) whose affinity falls on `shard` (see `engine/run-affinity.ts`). */
+  newRunId(shard: number): string {
+    const id = randomUUID();
+    if (this.count === 1) return id;
+    const drawn = parseInt(id.slice(-8), 16);
+    let affinity = drawn - (drawn % this.count) + shard;
+    if (affinity > 0xffffffff) affinity -= this.count;
+    return id.slice(0, -8) + affinityDigits(affinity);
   }
 
   /** The shard of a run. */

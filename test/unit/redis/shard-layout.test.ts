@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { childRunId } from '../../../src/engine/child-run-id.js';
 import { runAffinity } from '../../../src/engine/run-affinity.js';
 import { groupRunIds } from '../../../src/redis/client/start-group-ids.js';
-import { idOfShard } from '../../../src/redis/client/sharded-backend.js';
 import { chosenShardCount, layoutFor } from '../../../src/redis/shards/shard-count.js';
 import {
   hashTagOf,
@@ -37,7 +36,7 @@ describe('the hash slot of a key', () => {
 
 describe('a layout of shards', () => {
   it('keeps one shard on one Redis as it always was', () => {
-    const one = new ShardLayout('dirigent', 1, false);
+    const one = ShardLayout.single('dirigent');
     expect(one.prefixes).toEqual(['dirigent']);
     expect(one.home).toBe('dirigent');
     expect(one.globalKey('lock', 'db')).toBe('dirigent:lock:db');
@@ -86,7 +85,7 @@ describe('the shard of a run', () => {
 
   it('is the shard asked for, for an id drawn for it', () => {
     for (let shard = 0; shard < 6; shard++)
-      for (let i = 0; i < 20; i++) expect(layout.shardOf(idOfShard(shard, 6))).toBe(shard);
+      for (let i = 0; i < 20; i++) expect(layout.shardOf(layout.newRunId(shard))).toBe(shard);
   });
 
   it('spreads ids of no pattern evenly', () => {
