@@ -7,6 +7,7 @@ import { Engine } from '../../../src/engine/engine.js';
 import { FileRunStore } from '../../../src/engine/file-run-store.js';
 import { BuiltinDispatcher } from '../../../src/tools/builtin-dispatcher.js';
 import { writeDirective } from '../../support/directive-file.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let project: string;
 beforeEach(() => {
@@ -89,14 +90,16 @@ describe('Engine: waiting runs, signals and cancellation', () => {
   it('fails a wait whose deadline passed while the run was stored', async () => {
     const file = write(
       'timed',
-      '<process><step name="hold" on_error="late"><wait signal="go" timeout_seconds="0.05"/></step><step name="late"><render>${error.code}</render></step></process>',
+      '<process><step name="hold" on_error="late"><wait signal="go" timeout_seconds="0.5"/></step><step name="late"><render>${error.code}</render></step></process>',
     );
     const first = engineFor();
     const run = first.start(await first.loader.loadFile(file), {});
     const record = await run.settled();
     expect(record.status).toBe('waiting');
     first.release();
-    await new Promise((r) => setTimeout(r, 80));
+    // Nothing holds the run now: its deadline passes while it is only stored.
+    const deadline = record.waiting![0]!.deadline!;
+    await waitFor(() => Date.now() > deadline, { what: "the wait's deadline to pass" });
     const second = engineFor();
     await expect(second.signal(record.runId, 'go', null)).rejects.toMatchObject({
       code: 'RUN_NOT_WAITING',
