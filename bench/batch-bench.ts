@@ -6,7 +6,7 @@
  * `Worker` whose processor echoes its data). Every side writes one result line per input, and
  * the results are checked (N lines, every one completed) before any figure is reported.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import {
@@ -21,13 +21,23 @@ import {
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
 import type { RedisClient } from '../src/redis/redis-client.js';
 import { QueueName } from '../src/redis/queue-names.js';
-import { queueOptions } from '../src/redis/queue-options.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../src/redis/redis-connection.js';
 import { benchRow } from './bench-row.js';
+import { echoOneProject } from './echo-one-project.js';
+import {
+  CLI,
+  cpuOf,
+  deletePrefix,
+  PLAIN_WORKER,
+  redisCounters,
+  redisOptionsOf,
+  serve,
+  stopAll,
+  workersReady,
+  type Served,
+} from './bench-processes.js';
 import type { BenchSection } from './bench-section.js';
 
 /** Goals: on Redis at least half the plain BullMQ rate; a peak RSS under 150 MB, flat in lines. */
@@ -39,11 +49,8 @@ export const BATCH_GOALS = {
   flatMb: 20,
 } as const;
 
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const TIME = '/usr/bin/time';
 const MB = 1024 * 1024;
-/** Linux's USER_HZ: the unit of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = 100;
 /** Runs in flight: the CLI's `--concurrency` embedded and on Redis, and the baseline's window. */
 const EMBEDDED_CONCURRENCY = 32;
 const REDIS_CONCURRENCY = 64;
@@ -57,28 +64,6 @@ const PROCESS_TIMEOUT_MS = 15 * 60_000;
  * resumed by running the same command again, as its summary advises, at most this many times.
  */
 const MAX_ATTEMPTS = 200;
-
-const DIRECTIVE =
-  '# echo-one\n\n```xml\n<directive name="echo-one" version="1.0.0">' +
-  '<inputs><input name="n" type="integer" default="0"/></inputs>' +
-  '<process><step name="echo"><execute item_type="tool" item_id="dirigent/util/echo">' +
-  '<param name="n" value="${inputs.n}"/></execute></step></process>' +
-  '</directive>\n```\n';
-
-/** A plain BullMQ worker process: its processor echoes the job's data (imports only bullmq). */
-const PLAIN_WORKER = `import { Worker } from __BULLMQ__;
-const [queueName, prefix, concurrency] = process.argv.slice(2);
-const connection = { ...JSON.parse(process.env.BENCH_REDIS_OPTIONS), maxRetriesPerRequest: null };
-const worker = new Worker(queueName, async (job) => job.data, {
-  connection,
-  prefix,
-  concurrency: Number(concurrency),
-});
-worker.on('error', (err) => process.stderr.write(String(err) + '\\n'));
-await worker.waitUntilReady();
-process.stdout.write('ready\\n');
-process.once('SIGTERM', () => void worker.close().then(() => process.exit(0)));
-`;
 
 /**
  * The baseline's feeder: reads the JSONL inputs, adds one job per line with at most \`inFlight\`
@@ -225,14 +210,6 @@ async function timedNode(args: string[], env: NodeJS.ProcessEnv, cwd: string): P
   return { ms, peak: kb! * 1024, cpu: user! + system!, code, stdout, stderr };
 }
 
-/** A temporary project holding the echo directive. */
-function makeProject(root: string, name: string): string {
-  const project = join(root, name);
-  mkdirSync(join(project, '.ai', 'directives'), { recursive: true });
-  writeFileSync(join(project, '.ai', 'directives', 'echo-one.md'), DIRECTIVE);
-  return project;
-}
-
 /** A JSONL file of `lines` inputs `{"n": i}`. */
 function writeInputs(file: string, lines: number): void {
   const text: string[] = [];
@@ -321,28 +298,6 @@ async function cliBatch(
   return { lines, ms, peak, attempts: stops.length + 1, stops, ...(cpu !== undefined && { cpu }) };
 }
 
-/** CPU seconds (user + system) a live process has used so far, from /proc; else undefined. */
-function cpuOf(pid: number | undefined): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After the command's name in parentheses: state is field 3, utime 14 and stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Redis's own CPU seconds and the commands it has served, so far. */
-async function redisCounters(redis: RedisClient): Promise<{ cpu: number; commands: number }> {
-  const info = await redis.info();
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1]);
-  return {
-    cpu: field('used_cpu_user') + field('used_cpu_sys'),
-    commands: field('total_commands_processed'),
-  };
-}
-
 /** Runs `work` (a client process), with the CPU it, the workers and Redis spent meanwhile. */
 async function spending(
   redis: RedisClient,
@@ -367,83 +322,6 @@ async function spending(
       redis: after.cpu - before.cpu,
       commands: after.commands - before.commands,
     },
-  };
-}
-
-/** A child process that serves jobs until it is told to stop (SIGTERM), then killed if need be. */
-interface Served {
-  child: ChildProcess;
-  log: () => string;
-}
-
-function serve(args: string[], env: NodeJS.ProcessEnv, cwd: string): Served {
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const keep = (s: string) => (log = (log + s).slice(-8000));
-  child.stdout!.setEncoding('utf8').on('data', keep);
-  child.stderr!.setEncoding('utf8').on('data', keep);
-  return { child, log: () => log };
-}
-
-/** Stops the processes this section started, by their pid: SIGTERM, SIGKILL after 10 s. */
-async function stopAll(served: readonly Served[]): Promise<void> {
-  await Promise.all(
-    served.map(async ({ child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
-}
-
-/** Waits until `count` workers take jobs from each of `queues` (BullMQ's client names). */
-async function workersReady(
-  redis: RedisClient,
-  prefix: string,
-  queues: readonly string[],
-  served: readonly Served[],
-): Promise<void> {
-  const handles = queues.map((q) => new Queue(q, queueOptions(redis, prefix)));
-  try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const dead = served.find((s) => s.child.exitCode !== null);
-      if (dead) throw new Error(`a worker process exited: ${dead.log()}`);
-      const counts = await Promise.all(handles.map((h) => h.getWorkersCount()));
-      if (counts.every((c) => c >= served.length)) return;
-      if (Date.now() > deadline)
-        throw new Error(`workers not ready: ${served.map((s) => s.log()).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    await Promise.all(handles.map((h) => h.close()));
-  }
-}
-
-/** Deletes every key under `prefix`. */
-async function deletePrefix(redis: RedisClient, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.unlink(...keys);
-  } while (cursor !== '0');
-}
-
-/** ioredis options of a redis:// URL, for the plain BullMQ scripts (which import only bullmq). */
-function redisOptionsOf(url: string): Record<string, unknown> {
-  const u = new URL(url);
-  const db = Number(u.pathname.slice(1) || 0);
-  return {
-    host: u.hostname || '127.0.0.1',
-    port: Number(u.port || 6379),
-    ...(u.username && { username: decodeURIComponent(u.username) }),
-    ...(u.password && { password: decodeURIComponent(u.password) }),
-    ...(db > 0 && { db }),
-    ...(u.protocol === 'rediss:' && { tls: {} }),
   };
 }
 
@@ -501,7 +379,7 @@ export async function batchBench(
   delete base.DIRIGENT_PREFIX;
 
   const embedded = async (n: number) => {
-    const project = makeProject(root, `embedded-${n}`);
+    const project = echoOneProject(root, `embedded-${n}`);
     try {
       return await cliBatch(project, n, EMBEDDED_CONCURRENCY, base, `embedded batch of ${n}`);
     } finally {
@@ -511,7 +389,7 @@ export async function batchBench(
   const onRedis = async (n: number) => {
     const prefix = `dirigent-bench-batch:${randomUUID()}`;
     prefixes.push(prefix);
-    const project = makeProject(root, `redis-${n}`);
+    const project = echoOneProject(root, `redis-${n}`);
     const env = { ...base, REDIS_URL: url, DIRIGENT_PREFIX: prefix };
     const workers = Array.from({ length: WORKERS }, () =>
       serve(

@@ -19,6 +19,7 @@ import { engineBench } from './engine-bench.js';
 import { pythonHostBench } from './python-host-bench.js';
 import { telemetryBench } from './telemetry-bench.js';
 import { apiBench } from './api-bench.js';
+import { clientBench } from './client-bench.js';
 import { batchBench } from './batch-bench.js';
 import { searchBench } from './search-bench.js';
 import { cliBench } from './cli-bench.js';
@@ -62,6 +63,7 @@ const SECTIONS = {
       redisRounds: rounds,
       engineSequenceUs: engine?.rows.find((r) => r.name.includes('100 sequential echo steps'))?.us,
     }),
+  client: () => clientBench({ rounds: Math.min(rounds, 3), runs: 3000 }),
   api: () => apiBench({ rounds: Math.min(rounds, 5), starts: 500, waits: 40 }),
   batch: () => batchBench({ lines: 100_000, redisLines: 30_000 }),
   search: () => searchBench({ rounds: Math.min(rounds, 5) }),

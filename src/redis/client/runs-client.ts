@@ -25,13 +25,34 @@ import { runNotFound } from '../../errors/run-errors.js';
 /** Paused runs read (and unpause jobs sent) at a time. */
 const UNPAUSE_PAGE = 500;
 
-/** How often {@link RunsClient.wait} looks at the store, besides hearing of run jobs that end. */
+/**
+ * How often a wait looks at the store, besides hearing of the run jobs that end (a safety net for
+ * an end not heard: events trimmed away while a connection was down, say).
+ */
 const WAIT_POLL_MS = 1000;
+
+/**
+ * How long a run this client started may be missing from the store before a wait looks for the
+ * job holding its start (to report one that failed or vanished); before that it is known queued.
+ */
+const QUEUED_TRUST_MS = 5000;
+
+/** Runs this client started, remembered for their waits (see {@link QUEUED_TRUST_MS}): at most. */
+const STARTED_KEPT = 20_000;
+
+/** Runs whose status one look reads, at most, in one round trip. */
+const LOOK_PAGE = 1000;
 
 /** Whoever waits for a run to end or wait. */
 interface Waiter {
   settled: (record: RunRecord) => void;
   failed: (error: DirigentError) => void;
+}
+
+/** The waiters of one run, and since when the run has been waited for. */
+interface Waiting {
+  waiters: Set<Waiter>;
+  since: number;
 }
 
 /** Starts, signals, cancels and reads runs on a Redis deployment. */
@@ -42,7 +63,15 @@ export class RunsClient {
   /** BullMQ does not close a connection it is given: the client closes its own. */
   private eventsConnection: RedisClient | undefined;
   private readonly telemetry: Telemetry | undefined;
-  private readonly waiters = new Map<string, Set<Waiter>>();
+  /** Runs waited for, by id. */
+  private readonly waiting = new Map<string, Waiting>();
+  /** Runs started here, oldest first (see {@link QUEUED_TRUST_MS}). */
+  private readonly startedHere = new Set<string>();
+  /** Runs whose first look is gathered for the next turn of the event loop. */
+  private looks = new Set<string>();
+  private lookSoon: NodeJS.Immediate | undefined;
+  /** The one timer that looks again at every run waited for long enough. */
+  private sweeping: NodeJS.Timeout | undefined;
   private readonly sender: StartSender;
   private readonly slots: ConcurrencySlots;
   /** A new run id of this client's shard. */
@@ -77,7 +106,7 @@ export class RunsClient {
     options: SendOptions & { concurrency?: RunConcurrency } = {},
   ): Promise<string> {
     const { concurrency, ...send } = options;
-    if (concurrency === undefined) return this.sender.start(source, inputs, send);
+    if (concurrency === undefined) return this.startedBy(this.sender.start(source, inputs, send));
     // A run with a concurrency key takes its slot here, in the order runs are started: its job is
     // added waiting, then goes at once if the run took a slot (else the run that frees one
     // promotes it, see `concurrency-slots.ts`).
@@ -88,6 +117,15 @@ export class RunsClient {
       const job = await Job.fromId(this.queue, runId);
       if (job !== undefined && (await job.getState()) === 'delayed') await job.promote();
     }
+    return this.startedBy(Promise.resolve(runId));
+  }
+
+  /** The id `started` resolves with, remembered as a run this client started. */
+  private async startedBy(started: Promise<string>): Promise<string> {
+    const runId = await started;
+    this.startedHere.add(runId);
+    if (this.startedHere.size > STARTED_KEPT)
+      this.startedHere.delete(this.startedHere.values().next().value!);
     return runId;
   }
 
@@ -102,20 +140,14 @@ export class RunsClient {
     const outcome = new Promise<RunRecord>((settled, failed) => {
       waiter = { settled, failed };
     });
-    let set = this.waiters.get(runId);
-    if (set === undefined) this.waiters.set(runId, (set = new Set()));
-    set.add(waiter);
+    let waiting = this.waiting.get(runId);
+    if (waiting === undefined)
+      this.waiting.set(runId, (waiting = { waiters: new Set(), since: Date.now() }));
+    waiting.waiters.add(waiter);
     // Listening first, then looking: an end that comes in between is heard, not missed.
-    const look = async () => {
-      const record = await this.status(runId).catch((err: unknown) => {
-        waiter.failed(DirigentError.from(err));
-        return undefined;
-      });
-      if (record !== undefined && record.status !== 'running' && record.status !== 'queued')
-        waiter.settled(record);
-    };
-    void look();
-    const poll = setInterval(() => void look(), WAIT_POLL_MS);
+    this.looks.add(runId);
+    this.lookSoon ??= setImmediate(() => this.lookGathered());
+    this.sweeping ??= setInterval(() => this.sweep(), WAIT_POLL_MS);
     let timer: NodeJS.Timeout | undefined;
     const late =
       timeoutMs === undefined
@@ -126,11 +158,77 @@ export class RunsClient {
     try {
       return await Promise.race([outcome, late]);
     } finally {
-      clearInterval(poll);
       clearTimeout(timer);
-      set.delete(waiter);
-      if (set.size === 0) this.waiters.delete(runId);
+      waiting.waiters.delete(waiter);
+      if (waiting.waiters.size === 0 && this.waiting.get(runId) === waiting) {
+        this.waiting.delete(runId);
+        this.startedHere.delete(runId);
+      }
+      if (this.waiting.size === 0) {
+        clearInterval(this.sweeping);
+        this.sweeping = undefined;
+      }
     }
+  }
+
+  /** The first look of the waits begun in the last turn of the event loop, together. */
+  private lookGathered(): void {
+    this.lookSoon = undefined;
+    const runIds = [...this.looks];
+    this.looks = new Set();
+    void this.look(runIds);
+  }
+
+  /** Looks again at the runs waited for at least {@link WAIT_POLL_MS}. */
+  private sweep(): void {
+    const due = Date.now() - WAIT_POLL_MS;
+    const runIds: string[] = [];
+    for (const [runId, { since }] of this.waiting) if (since <= due) runIds.push(runId);
+    void this.look(runIds);
+  }
+
+  /**
+   * Reads the status of waited runs, a page at a time, and tells the waiters of those that rest
+   * (their whole record read then); a run not stored is looked for closely (its start job) unless
+   * this client started it lately.
+   */
+  private async look(runIds: readonly string[]): Promise<void> {
+    for (let at = 0; at < runIds.length; at += LOOK_PAGE) {
+      const page = runIds.slice(at, at + LOOK_PAGE);
+      const statuses = await this.store.statuses(page).catch((err: unknown) => {
+        const error = DirigentError.from(err);
+        for (const runId of page) this.tell(runId, (w) => w.failed(error));
+        return [];
+      });
+      const now = Date.now();
+      statuses.forEach((status, i) => {
+        const runId = page[i]!;
+        const waiting = this.waiting.get(runId);
+        if (waiting === undefined || status === 'running' || status === 'queued') return;
+        const queued =
+          status === undefined &&
+          this.startedHere.has(runId) &&
+          now - waiting.since < QUEUED_TRUST_MS;
+        if (!queued) void this.lookClosely(runId);
+      });
+    }
+  }
+
+  /** Reads a waited run's record (or its start job) and tells its waiters if it rests or failed. */
+  private async lookClosely(runId: string): Promise<void> {
+    try {
+      const record = await this.status(runId);
+      if (record.status !== 'running' && record.status !== 'queued')
+        this.tell(runId, (w) => w.settled(record));
+    } catch (err) {
+      const error = DirigentError.from(err);
+      this.tell(runId, (w) => w.failed(error));
+    }
+  }
+
+  /** Tells every waiter of a run. */
+  private tell(runId: string, what: (waiter: Waiter) => void): void {
+    for (const w of this.waiting.get(runId)?.waiters ?? []) what(w);
   }
 
   /** Delivers a signal to a waiting run and waits for it to end or wait again. */
@@ -241,6 +339,8 @@ export class RunsClient {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeping);
+    clearImmediate(this.lookSoon);
     await this.sender.settle();
     await Promise.all([
       this.queue.close(),
@@ -263,24 +363,25 @@ export class RunsClient {
       // Every job waited for (a signal, a cancel, sixteen of a bulk action at once) listens here.
       events.setMaxListeners(0);
       const settle = (records: RunRecord[]) => {
-        for (const record of records) {
-          if (record.status === 'running') continue;
-          for (const w of this.waiters.get(record.runId) ?? []) w.settled(record);
-        }
+        for (const record of records)
+          if (record.status !== 'running') this.tell(record.runId, (w) => w.settled(record));
       };
-      events.on('completed', ({ returnvalue }) => settle(parseRecords(returnvalue)));
+      // Records are read only while some run is waited for.
+      events.on('completed', ({ returnvalue }) => {
+        if (this.waiting.size > 0) settle(parseRecords(returnvalue));
+      });
       // The runs of a group of starts that rest before their group completes.
       events.on('progress', ({ data }) => {
         const runs = (data as { runs?: unknown } | null)?.runs;
-        if (Array.isArray(runs)) settle(parseRecords(runs));
+        if (this.waiting.size > 0 && Array.isArray(runs)) settle(parseRecords(runs));
       });
       // A start job fails only when its run could not begin: its id is the run's. A group fails
       // as a whole only when none of its runs could be told apart (its job was malformed).
       events.on('failed', ({ jobId, failedReason }) => {
-        for (const [runId, set] of this.waiters) {
+        for (const runId of this.waiting.keys()) {
           if (runId !== jobId && groupJobIdOf(runId) !== jobId) continue;
           const error = fromJobError(failedReason, `run ${runId}`);
-          for (const w of set) w.failed(error);
+          this.tell(runId, (w) => w.failed(error));
         }
       });
       await events.waitUntilReady();

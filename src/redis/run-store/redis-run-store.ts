@@ -126,6 +126,22 @@ export class RedisRunStore implements RunStore {
   }
 
   /**
+   * The stored status of each run, in order, in one round trip: `undefined` for a run not stored
+   * (not yet taken up by a worker, never started, or expired). Cheaper than {@link load} for a
+   * wait that only needs to know whether the run rests.
+   */
+  async statuses(runIds: readonly string[]): Promise<(RunStatus | undefined)[]> {
+    const pipeline = this.redis.pipeline();
+    for (const id of runIds) pipeline.hget(this.runKey(id), 'status');
+    const replies = (await pipeline.exec()) ?? [];
+    return runIds.map((_, i) => {
+      const [err, status] = replies[i] ?? [];
+      if (err) throw err;
+      return typeof status === 'string' ? (status as RunStatus) : undefined;
+    });
+  }
+
+  /**
    * The key of a run's event feed, a list of its events (see `pending-events.ts`); also the
    * channel on which its writes are told.
    */

@@ -121,7 +121,8 @@ export class RunWorker {
       },
     );
     const name = (this.name = leaseName(QueueName.RUNS, this.worker.id));
-    this.store = new RedisRunStore(redis, {
+    // Its own connection, the saves of the runs driven at once going out together.
+    this.store = new RedisRunStore(this.own(redis, { pipelined: true }), {
       prefix,
       owner: name,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
@@ -216,8 +217,8 @@ export class RunWorker {
     for (const c of this.owned) c.disconnect();
   }
 
-  private own(redis: RedisClient): RedisClient {
-    const c = duplicateOf(redis);
+  private own(redis: RedisClient, options?: { pipelined?: boolean }): RedisClient {
+    const c = duplicateOf(redis, options);
     this.owned.push(c);
     return c;
   }
