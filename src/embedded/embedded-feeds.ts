@@ -97,7 +97,10 @@ export class EmbeddedFeeds {
     if (this.logs.has(runId)) this.rest(runId);
   }
 
-  private append(body: RunEventBody): void {
+  private append(told: RunEventBody): void {
+    // Kept as an object: a copy of the record, which the run's engine goes on changing.
+    const body =
+      told.type === 'run.ended' ? { ...told, record: structuredClone(told.record) } : told;
     this.write(body.runId, body);
     // A child's steps are its parents' progress too; its own run.* events are its own.
     if (!body.type.startsWith('step.')) return;

@@ -70,7 +70,10 @@ export async function loadRunDirective(
 ): Promise<LoadedDirective> {
   let copies = copiesByLoader.get(loader);
   if (copies === undefined) copiesByLoader.set(loader, (copies = new DirectiveCopies(loader)));
-  const own = await copies.copyOf(source.directive);
+  let own = await copies.copyOf(source.directive);
+  // A text other than the job's may be a change of the last moments: looked at again, as it is now.
+  if (own !== undefined && own.hash !== source.hash)
+    own = await copies.copyOf(source.directive, true);
   if (own === undefined)
     return copies.verifiedText(
       loader.fileOf(source.directive, source.ext),

@@ -81,7 +81,9 @@ export const RUN_FEED_EVENT_TYPES = [
 
 /**
  * An {@link EngineObserver} that turns what an engine tells into feed events, handed to `write`
- * (with the run the event is about). `runStarted` is told by the engine when a run begins.
+ * (with the run the event is about). `runStarted` is told by the engine when a run begins. An
+ * event holds what the engine told as it is (`run.ended`'s record, `run.waiting`'s list): a
+ * writer that keeps events rather than serializing them at once keeps a copy.
  */
 export function feedObserver(write: (event: RunEventBody) => void): EngineObserver {
   return {
@@ -105,7 +107,7 @@ export function feedObserver(write: (event: RunEventBody) => void): EngineObserv
         type: 'run.ended',
         runId: record.runId,
         at: record.endedAt ?? Date.now(),
-        record: structuredClone(record),
+        record,
       }),
     runRedriven: (runId, entry) =>
       write({ type: 'run.redriven', runId, at: entry.at, redrive: entry }),

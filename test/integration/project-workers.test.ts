@@ -8,8 +8,11 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Dirigent } from '../../src/operations/dirigent.js';
 import { dirigentProcesses } from '../support/dirigent-processes.js';
+import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
 
 const redis = redisForTest();
 const processes = dirigentProcesses();
@@ -101,6 +104,33 @@ describe('workers serve a project', { timeout: 60_000 }, () => {
     expect(r.code).toBe(2);
     expect(out.error.code).toBe('DIRECTIVE_MISMATCH');
     expect(out.error.message).toContain('greet/hello');
+  });
+
+  it('runs a directive edited a moment before its start as edited, not as a mismatch', async () => {
+    const dir = project('edited');
+    const file = join(dir, '.ai', 'directives', 'greet', 'hello.md');
+    const worker = inProcessWorker(redis, { projectDir: dir });
+    const dirigent = await Dirigent.open({ project: dir, redis: redis.url, prefix: redis.prefix });
+    try {
+      const first = await dirigent.run({ directive: 'greet/hello', inputs: { who: 'a' } });
+      expect(first.status).toBe('completed');
+      // Each edit is started as soon as the project has seen it: sooner than a worker that has
+      // just looked at the file would look again on its own.
+      for (let n = 1; n <= 4; n++) {
+        const edited = readFileSync(file, 'utf8').replace(/pwd(; echo \d+)?"/, `pwd; echo ${n}"`);
+        writeFileSync(file, edited);
+        await waitFor(async () => (await dirigent.load('greet/hello')).text === edited, {
+          what: 'the project to see the edit',
+          intervalMs: 5,
+        });
+        const record = await dirigent.run({ directive: 'greet/hello', inputs: { who: 'b' } });
+        expect(record.error ?? null).toBeNull();
+        expect(record.outputs?.in).toContain(`${n}`);
+      }
+    } finally {
+      await dirigent.close();
+      await worker.close();
+    }
   });
 
   it('fails the step of a tool whose worker has another version of it, with TOOL_MISMATCH', async () => {
