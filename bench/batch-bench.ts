@@ -47,6 +47,8 @@ export const BATCH_GOALS = {
   /** "Flat": the long batch's peak within this share, or within `flatMb`, of the short one's. */
   flatShare: 0.2,
   flatMb: 20,
+  /** On Redis: the CLI's peak at a hundred times the inputs within this share of the short one's. */
+  redisFlatShare: 0.1,
 } as const;
 
 const TIME = '/usr/bin/time';
@@ -358,13 +360,19 @@ export async function batchBench(
   options: {
     /** Embedded batch length (default 100,000); its peak is compared with a tenth as long. */
     lines?: number;
-    /** Redis batch and baseline length (default 30,000); the peak is compared with a tenth. */
+    /** Redis batch and baseline length (default 30,000). */
     redisLines?: number;
+    /**
+     * The long Redis batch whose CLI's peak RSS is compared with a hundredth as long (default
+     * 300,000): memory flat in the number of inputs.
+     */
+    redisPeakLines?: number;
     redisUrl?: string;
   } = {},
 ): Promise<BenchSection> {
   const lines = options.lines ?? 100_000;
   const redisLines = options.redisLines ?? 30_000;
+  const redisPeakLines = options.redisPeakLines ?? 300_000;
   const url = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   if (!(await pingRedis(url, 3000))) throw new Error(redisDownMessage(url));
   const root = mkdtempSync(join(tmpdir(), 'dirigent-bench-batch-'));
@@ -450,12 +458,14 @@ export async function batchBench(
   };
 
   let small: Measured, large: Measured, redisSmall: Measured, redisLarge: Measured;
+  let redisLong: Measured;
   let plain: Measured, batchSpent: Spent, plainSpent: Spent;
   try {
     small = await embedded(Math.round(lines / 10));
     large = await embedded(lines);
-    ({ measured: redisSmall } = await onRedis(Math.round(redisLines / 10)));
+    ({ measured: redisSmall } = await onRedis(Math.round(redisPeakLines / 100)));
     ({ measured: redisLarge, spent: batchSpent } = await onRedis(redisLines));
+    ({ measured: redisLong } = await onRedis(redisPeakLines));
     ({ measured: plain, spent: plainSpent } = await plainBullmq(redisLines));
   } finally {
     await stopAll(served);
@@ -467,19 +477,18 @@ export async function batchBench(
 
   const usPer = (m: Measured) => [(m.ms * 1000) / m.lines];
   const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
-  const flat = (long: Measured, short: Measured) => {
+  const flat = (long: Measured, short: Measured, share: number, orMb: number) => {
     const growth = long.peak - short.peak;
     return {
       growth,
-      met:
-        growth <= BATCH_GOALS.flatMb * MB || long.peak <= short.peak * (1 + BATCH_GOALS.flatShare),
+      met: growth <= orMb * MB || long.peak <= short.peak * (1 + share),
       text: `${growth >= 0 ? '+' : '−'}${mb(Math.abs(growth))} (${growth >= 0 ? '+' : '−'}${Math.abs(
         (growth / short.peak) * 100,
       ).toFixed(0)}%)`,
     };
   };
-  const embeddedFlat = flat(large, small);
-  const redisFlat = flat(redisLarge, redisSmall);
+  const embeddedFlat = flat(large, small, BATCH_GOALS.flatShare, BATCH_GOALS.flatMb);
+  const redisFlat = flat(redisLong, redisSmall, BATCH_GOALS.redisFlatShare, 0);
   const ratio = plain.ms / redisLarge.ms;
   const n = (x: number) => x.toLocaleString('en-US');
   const resumed = (m: Measured) =>
@@ -491,7 +500,7 @@ export async function batchBench(
     met: () => large.peak < BATCH_GOALS.peakMb * MB,
   };
   const flatGoal = `flat: the ${n(lines)}-line peak within +${BATCH_GOALS.flatShare * 100}% or +${BATCH_GOALS.flatMb} MB of this one`;
-  const stops = [redisSmall, redisLarge].flatMap((m) => m.stops);
+  const stops = [redisSmall, redisLarge, redisLong].flatMap((m) => m.stops);
   const stopCodes = [...new Set(stops.map((s) => s.split(':')[0]))].join(', ');
 
   return {
@@ -531,19 +540,25 @@ export async function batchBench(
         `\`dirigent batch\` on Redis, ${n(redisSmall.lines)} inputs: the CLI's peak RSS`,
         usPer(redisSmall),
         'inputs/s',
-        `peak RSS **${mb(redisLarge.peak)}** at ${n(redisLines)} inputs, ${mb(redisSmall.peak)} at ${n(redisSmall.lines)}: ${redisFlat.text}${resumed(redisSmall)}`,
+        `peak RSS ${mb(redisSmall.peak)}${resumed(redisSmall)}`,
+      ),
+      benchRow(
+        `\`dirigent batch\` on Redis, ${n(redisLong.lines)} inputs: the CLI's peak RSS`,
+        usPer(redisLong),
+        'inputs/s',
+        `peak RSS **${mb(redisLong.peak)}**, ${redisFlat.text} over ${n(redisSmall.lines)} inputs (at ${n(redisLines)}: ${mb(redisLarge.peak)}); ${(redisLong.ms / 1000).toFixed(0)} s in all${resumed(redisLong)}`,
         {
-          text: `peak RSS < ${BATCH_GOALS.peakMb} MB, flat`,
-          met: () => redisLarge.peak < BATCH_GOALS.peakMb * MB && redisFlat.met,
+          text: `peak RSS < ${BATCH_GOALS.peakMb} MB, within +${BATCH_GOALS.redisFlatShare * 100}% of ${n(redisSmall.lines)} inputs'`,
+          met: () => redisLong.peak < BATCH_GOALS.peakMb * MB && redisFlat.met,
         },
       ),
     ],
     notes: [
       `Each figure is one run of a real process (\`node dist/cli/main.js batch echo-one --inputs <file.jsonl> --out <results.jsonl> --concurrency n --json\`), timed from spawn to exit (so it includes the CLI's start, about half a second), in a fresh temporary project whose directive has one step, \`dirigent/util/echo\` with one parameter templated from the input (\`{"n": i}\`): fast, so that the engine's and the queue's costs show. Inputs per second are the lines over that time; the peak RSS is the process's maximum resident set as \`/usr/bin/time -f %M\` reports it (the kernel's high-water mark, sampled every 100 ms where that tool is missing). Embedded runs without \`REDIS_URL\` (every run's record is a file in the project); on Redis, \`REDIS_URL\` and a fresh \`DIRIGENT_PREFIX\` are set for the CLI and for two \`dirigent worker --concurrency ${WORKER_CONCURRENCY}\` processes started for it (each takes run jobs 50 at a time, its default, and tool jobs ${WORKER_CONCURRENCY} at a time), stopped afterwards by their pid, and the prefix's keys deleted. Every results file is checked before a figure is reported: exactly one line per input, each \`completed\`.`,
-      `The baseline is what the same work costs with nothing but BullMQ: a script (a child process importing only bullmq) reads the same inputs file, adds one job per line to a queue with at most ${REDIS_CONCURRENCY} unfinished, awaits each with \`job.waitUntilFinished(queueEvents)\`, and writes one result line per input in input order; two worker processes of a plain BullMQ \`Worker\` (concurrency ${WORKER_CONCURRENCY} each) echo the job's data. Per input Dirigent does more: a start (the idempotency claim \`batch:<id>:<line>\`, a SET NX, then the start job's add), the run on a worker (a run job, the engine, the run record written to Redis, and the echo step as a tool job of its own: two BullMQ jobs per input against the baseline's one), and a wait (QueueEvents on the runs queue, and a read of the run record, with a look for the start job while it has none).${redisLines < lines ? ` The Redis sides run ${n(redisLines)} inputs, not ${n(lines)}, to keep each side of the section within a few minutes: at the rate measured, ${n(lines)} would take the batch ${((lines * usPer(redisLarge)[0]!) / 60e6).toFixed(1)} minutes (and, with the stops below, several dozen restarts).` : ''}`,
-      ...(large.peak >= BATCH_GOALS.peakMb * MB || redisLarge.peak >= BATCH_GOALS.peakMb * MB
+      `The baseline is what the same work costs with nothing but BullMQ: a script (a child process importing only bullmq) reads the same inputs file, adds one job per line to a queue with at most ${REDIS_CONCURRENCY} unfinished, awaits each with \`job.waitUntilFinished(queueEvents)\`, and writes one result line per input in input order; two worker processes of a plain BullMQ \`Worker\` (concurrency ${WORKER_CONCURRENCY} each) echo the job's data. Per input Dirigent does more: a start (the idempotency claim \`batch:<id>:<line>\`, a SET NX, then the start job's add), the run on a worker (a run job, the engine, the run record written to Redis, and the echo step as a tool job of its own: two BullMQ jobs per input against the baseline's one), and a wait (told by the runs queue's \`QueueEvents\`, which every wait of the CLI shares, after one look at the run's status in the store).${redisLines < lines ? ` The Redis sides run ${n(redisLines)} inputs, not ${n(lines)}, to keep each side of the section within a few minutes: at the rate measured, ${n(lines)} would take the batch ${((lines * usPer(redisLarge)[0]!) / 60e6).toFixed(1)} minutes (and, with the stops below, several dozen restarts).` : ''}`,
+      ...(large.peak >= BATCH_GOALS.peakMb * MB || redisLong.peak >= BATCH_GOALS.peakMb * MB
         ? [
-            `The peak RSS goal (< ${BATCH_GOALS.peakMb} MB) is missed, but the peak is flat in the number of lines (${embeddedFlat.text} embedded from ${n(small.lines)} to ${n(lines)} inputs): memory is bounded by the window of runs under way, not by the file. What sets the level is the CLI's modules (a \`dirigent run\` of one input peaks near 100 MB) and V8's heap sizing under a steady stream of short-lived allocations: Node 20 lets the young generation grow to 3 × 16 MB semi-spaces and the old generation well past what is live. Taken once on this machine, \`node --max-semi-space-size=4\` brought the 10,000-input embedded batch's peak from about 174 MB to 108 MB at the same speed, so a smaller young generation (set in the CLI, or in \`NODE_OPTIONS\`) is the lever if the figure matters.`,
+            `The peak RSS goal (< ${BATCH_GOALS.peakMb} MB) is missed. The peak ${embeddedFlat.met && redisFlat.met ? 'stays flat' : 'grows'} with the number of lines: ${embeddedFlat.text} embedded from ${n(small.lines)} to ${n(lines)} inputs; on Redis ${redisFlat.text} from ${n(redisSmall.lines)} to ${n(redisLong.lines)}, of which ${mb(Math.max(0, redisLarge.peak - redisSmall.peak))} by ${n(redisLarge.lines)} inputs and ${redisLong.peak >= redisLarge.peak ? '+' : '−'}${mb(Math.abs(redisLong.peak - redisLarge.peak))} from there to ${n(redisLong.lines)}: memory is bounded by the window of runs under way, not by the file, and the growth is the heap reaching its steady size, which a short batch does not. The peaks also move with the machine's load (a collector starved of CPU lets the heap grow further): the embedded ${n(lines)}-input batch peaked at 140 MB in a quieter run. What sets the level is the CLI's modules (a \`dirigent run\` of one input peaks near 100 MB) and V8's heap sizing under a steady stream of short-lived allocations: Node 20 lets the young generation grow to 3 × 16 MB semi-spaces and the old generation well past what is live. Taken once on this machine, \`node --max-semi-space-size=4\` brought the 10,000-input embedded batch's peak from about 174 MB to 108 MB at the same speed, so a smaller young generation (set in the CLI, or in \`NODE_OPTIONS\`) is the lever if the figure matters.`,
           ]
         : []),
       ...(stops.length > 0
