@@ -106,7 +106,8 @@ export class RunsClient {
     options: SendOptions & { concurrency?: RunConcurrency } = {},
   ): Promise<string> {
     const { concurrency, ...send } = options;
-    if (concurrency === undefined) return this.startedBy(this.sender.start(source, inputs, send));
+    if (concurrency === undefined)
+      return this.startedHereAs(await this.sender.start(source, inputs, send));
     // A run with a concurrency key takes its slot here, in the order runs are started: its job is
     // added waiting, then goes at once if the run took a slot (else the run that frees one
     // promotes it, see `concurrency-slots.ts`).
@@ -117,12 +118,11 @@ export class RunsClient {
       const job = await Job.fromId(this.queue, runId);
       if (job !== undefined && (await job.getState()) === 'delayed') await job.promote();
     }
-    return this.startedBy(Promise.resolve(runId));
+    return this.startedHereAs(runId);
   }
 
-  /** The id `started` resolves with, remembered as a run this client started. */
-  private async startedBy(started: Promise<string>): Promise<string> {
-    const runId = await started;
+  /** `runId`, remembered as a run this client started. */
+  private startedHereAs(runId: string): string {
     this.startedHere.add(runId);
     if (this.startedHere.size > STARTED_KEPT)
       this.startedHere.delete(this.startedHere.values().next().value!);
