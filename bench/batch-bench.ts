@@ -33,7 +33,8 @@ import {
   PLAIN_WORKER,
   redisCounters,
   redisOptionsOf,
-  serve,
+  SectionProcesses,
+  childEnv,
   stopAll,
   workersReady,
   type Served,
@@ -378,13 +379,8 @@ export async function batchBench(
   const root = mkdtempSync(join(tmpdir(), 'dirigent-bench-batch-'));
   const redis = connectRedis(url);
   const prefixes: string[] = [];
-  const served: Served[] = [];
-  // Should this process die on the way, the servers it started go with it.
-  const killServed = () => served.forEach((s) => s.child.kill('SIGKILL'));
-  process.once('exit', killServed);
-  const base = { ...process.env };
-  delete base.REDIS_URL;
-  delete base.DIRIGENT_PREFIX;
+  const processes = new SectionProcesses();
+  const base = childEnv();
 
   const embedded = async (n: number) => {
     const project = echoOneProject(root, `embedded-${n}`);
@@ -400,13 +396,12 @@ export async function batchBench(
     const project = echoOneProject(root, `redis-${n}`);
     const env = { ...base, REDIS_URL: url, DIRIGENT_PREFIX: prefix };
     const workers = Array.from({ length: WORKERS }, () =>
-      serve(
+      processes.serve(
         [CLI, 'worker', '--project', project, '--concurrency', String(WORKER_CONCURRENCY)],
         env,
         project,
       ),
     );
-    served.push(...workers);
     try {
       await workersReady(redis, prefix, [QueueName.RUNS, QueueName.TOOLS], workers);
       return await spending(redis, workers, () =>
@@ -432,9 +427,12 @@ export async function batchBench(
     const env = { ...base, BENCH_REDIS_OPTIONS: JSON.stringify(redisOptionsOf(url)) };
     const queue = 'bench-echo';
     const workers = Array.from({ length: WORKERS }, () =>
-      serve([join(dir, 'worker.mjs'), queue, prefix, String(WORKER_CONCURRENCY)], env, dir),
+      processes.serve(
+        [join(dir, 'worker.mjs'), queue, prefix, String(WORKER_CONCURRENCY)],
+        env,
+        dir,
+      ),
     );
-    served.push(...workers);
     try {
       await workersReady(redis, prefix, [queue], workers);
       return await spending(redis, workers, async (): Promise<Measured> => {
@@ -468,8 +466,7 @@ export async function batchBench(
     ({ measured: redisLong } = await onRedis(redisPeakLines));
     ({ measured: plain, spent: plainSpent } = await plainBullmq(redisLines));
   } finally {
-    await stopAll(served);
-    process.off('exit', killServed);
+    await processes.stop();
     for (const prefix of prefixes) await deletePrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();
     rmSync(root, { recursive: true, force: true });

@@ -131,3 +131,38 @@ export async function redisCounters(
     commands: field('total_commands_processed'),
   };
 }
+
+/**
+ * The processes one section starts: each killed should this process die on the way, all stopped
+ * by {@link stop}.
+ */
+export class SectionProcesses {
+  private readonly served: Served[] = [];
+  private readonly kill = () => this.served.forEach((s) => s.child.kill('SIGKILL'));
+
+  constructor() {
+    process.once('exit', this.kill);
+  }
+
+  /** Starts `node args` (see {@link serve}) and keeps it. */
+  serve(args: string[], env: NodeJS.ProcessEnv, cwd: string): Served {
+    const served = serve(args, env, cwd);
+    this.served.push(served);
+    return served;
+  }
+
+  /** Stops every process started here, by its pid. */
+  async stop(): Promise<void> {
+    await stopAll(this.served);
+    process.off('exit', this.kill);
+  }
+}
+
+/** This process's environment, less the settings a section gives its children itself. */
+export function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.REDIS_URL;
+  delete env.DIRIGENT_PREFIX;
+  delete env.DIRIGENT_START_GROUP;
+  return env;
+}

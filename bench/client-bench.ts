@@ -23,7 +23,8 @@ import {
   PLAIN_WORKER,
   redisCounters,
   redisOptionsOf,
-  serve,
+  SectionProcesses,
+  childEnv,
   stopAll,
   workersReady,
   type Served,
@@ -97,13 +98,8 @@ export async function clientBench(
   if (!(await pingRedis(url, 3000))) throw new Error(redisDownMessage(url));
   const root = mkdtempSync(join(tmpdir(), 'dirigent-bench-client-'));
   const redis = connectRedis(url);
-  const served: Served[] = [];
-  const killServed = () => served.forEach((s) => s.child.kill('SIGKILL'));
-  process.once('exit', killServed);
-  const base = { ...process.env };
-  delete base.REDIS_URL;
-  delete base.DIRIGENT_PREFIX;
-  delete base.DIRIGENT_START_GROUP;
+  const processes = new SectionProcesses();
+  const base = childEnv();
   const bullmq = JSON.stringify(import.meta.resolve('bullmq'));
   writeFileSync(join(root, 'worker.mjs'), PLAIN_WORKER.replace('__BULLMQ__', bullmq));
 
@@ -111,8 +107,7 @@ export async function clientBench(
     const prefix = `dirigent-bench-client:${randomUUID()}`;
     const project = echoOneProject(root, `${side}-${round}`);
     const env = { ...base, REDIS_URL: url, DIRIGENT_PREFIX: prefix };
-    const worker = serve([CLI, 'worker', '--project', project], env, project);
-    served.push(worker);
+    const worker = processes.serve([CLI, 'worker', '--project', project], env, project);
     const group = process.env.DIRIGENT_START_GROUP;
     if (side === 'alone') process.env.DIRIGENT_START_GROUP = '1';
     else delete process.env.DIRIGENT_START_GROUP;
@@ -144,12 +139,11 @@ export async function clientBench(
     const prefix = `dirigent-bench-client-plain:${randomUUID()}`;
     const queueName = 'bench-echo';
     const env = { ...base, BENCH_REDIS_OPTIONS: JSON.stringify(redisOptionsOf(url)) };
-    const worker = serve(
+    const worker = processes.serve(
       [join(root, 'worker.mjs'), queueName, prefix, String(PLAIN_CONCURRENCY)],
       env,
       root,
     );
-    served.push(worker);
     const connection = { ...redisOptionsOf(url), maxRetriesPerRequest: null };
     const queue = new Queue(queueName, { connection, prefix });
     const events = new QueueEvents(queueName, { connection, prefix });
@@ -187,8 +181,7 @@ export async function clientBench(
       }
     }
   } finally {
-    await stopAll(served);
-    process.off('exit', killServed);
+    await processes.stop();
     redis.disconnect();
     rmSync(root, { recursive: true, force: true });
   }
