@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the parse+compile, engine, warm Python host, Deno sandbox, distributed (BullMQ
- * on Redis), takeover and telemetry overhead benchmarks, operating runs (a bulk cancel,
+ * on Redis), takeover and telemetry overhead benchmarks, what a client sees (runs started through
+ * the library and awaited), the HTTP API, batches, operating runs (a bulk cancel,
  * concurrency keys), and a local Redis Cluster (at 1, 3 and 6 shards) and Sentinel against one
  * Redis, in one process, each against its baseline in the same rounds. Prints a Markdown table
  * and writes it to docs/benchmarks.md.
