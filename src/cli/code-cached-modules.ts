@@ -68,8 +68,14 @@ interface Loaded {
  */
 export class CodeCachedModules {
   private readonly loaded = new Map<string, Loaded>();
+  /** The key's folder in each of the cache folders, in their order. */
+  private readonly cacheFolders: readonly string[];
+  /** Node's `require` for the files of a folder (packages resolve alike for all of them). */
+  private readonly nodeRequires = new Map<string, NodeJS.Require>();
 
-  constructor(private readonly options: CodeCachedModulesOptions) {}
+  constructor(private readonly options: CodeCachedModulesOptions) {
+    this.cacheFolders = options.cacheDirs.map((dir) => join(dir, options.key));
+  }
 
   /** Loads `file` (an absolute path in one of the folders) once, and returns its exports. */
   require(file: string): unknown {
@@ -88,7 +94,7 @@ export class CodeCachedModules {
     );
     const cache: CacheUse =
       cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used';
-    const nodeRequire = createRequire(file);
+    const nodeRequire = this.nodeRequireIn(dirname(file));
     const module = new Module(file);
     module.filename = file;
     nodeRequire.cache[file] = module;
@@ -120,8 +126,7 @@ export class CodeCachedModules {
   saveCaches(): void {
     const unsaved = [...this.loaded.values()].filter((l) => l.cache !== 'used');
     if (unsaved.length === 0) return;
-    for (const dir of this.options.cacheDirs) {
-      const folder = join(dir, this.options.key);
+    for (const folder of this.cacheFolders) {
       try {
         mkdirSync(folder, { recursive: true });
         for (const l of unsaved) writeAtomically(join(folder, l.cacheName), l.script);
@@ -134,14 +139,24 @@ export class CodeCachedModules {
 
   /** The cache named `name` from the first folder that has it, if any. */
   private readCache(name: string): Buffer | undefined {
-    for (const dir of this.options.cacheDirs) {
+    for (const folder of this.cacheFolders) {
       try {
-        return readFileSync(join(dir, this.options.key, name));
+        return readFileSync(`${folder}${sep}${name}`);
       } catch {
         // Not there (or not readable): the next folder.
       }
     }
     return undefined;
+  }
+
+  /** Node's `require` as a file of `dir` has it: one per folder, made on first use. */
+  private nodeRequireIn(dir: string): NodeJS.Require {
+    let found = this.nodeRequires.get(dir);
+    if (found === undefined) {
+      found = createRequire(`${dir}${sep}`); // a folder's path ends with a separator
+      this.nodeRequires.set(dir, found);
+    }
+    return found;
   }
 
   /** The path `id` names when it is a `.cjs` file of one of the folders, else undefined. */
