@@ -55,4 +55,6 @@ registerItemCommands(program);
 registerTriggerCommands(program);
 registerBatchCommands(program);
 
-await program.parseAsync();
+// Not awaited at the top level: the bundle (`scripts/bundle.mjs`) is CommonJS, which has no
+// top-level await. A command's failure still ends the process (an unhandled rejection exits 1).
+void program.parseAsync();

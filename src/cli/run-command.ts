@@ -3,7 +3,6 @@
  * (`operations/dirigent.ts`): embedded, or on Redis with `--redis` / `REDIS_URL`, with the same
  * output and exit statuses. This face only turns options into requests and results into lines.
  */
-import { createInterface } from 'node:readline/promises';
 import { formatDiagnostic } from '../directive/diagnostics.js';
 import { exitCodeOf, type RunRecord, type RunStatus } from '../engine/run-record.js';
 import { describeAnswer } from '../directive/answer-spec.js';
@@ -340,7 +339,11 @@ async function promptWhileWaiting(
   record: RunRecord,
   opts: RunOptions,
 ): Promise<RunRecord> {
-  if (opts.json || !opts.interactive || !process.stdin.isTTY) return record;
+  // Standard input is looked at only for a run that waits: Node makes it on first use.
+  if (record.status !== 'waiting' || opts.json || !opts.interactive || !process.stdin.isTTY)
+    return record;
+  // readline only for a prompt: most runs never ask.
+  const { createInterface } = await import('node:readline/promises');
   let current = record;
   while (current.status === 'waiting' && current.waiting?.[0]) {
     const w = current.waiting[0];

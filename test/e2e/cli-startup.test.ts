@@ -5,16 +5,31 @@
  * directives need (`ON_DEMAND`), which the directives that need them load. Each test spawns the
  * built CLI with `--import` of a small hook (written to a temporary folder) that lists every module
  * the process loaded: ES modules through a loader hook, CommonJS ones from the require cache at
- * exit. The CLI users run is the bundle (`dist/cli/`, packages loaded on demand from
- * `dist/vendor/`); what each command loads module by module is checked on the CLI as tsc built it
- * (`dist/src/`), whose modules the bundle splits along the same lines.
+ * exit. The CLI users run is the bin (`dist/cli/main.js`) and the bundle it loads
+ * (`dist/cli-bundle/`, packages loaded on demand from `dist/vendor/`), each file of which it
+ * registers in the require cache as Node does; what each command loads module by module is
+ * checked on the CLI as tsc built it (`dist/src/`), whose modules the bundle splits along the same
+ * lines. The bin compiles those files with V8 code caches, made by the build and by the first
+ * process that finds one missing, and used by the next ones.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeCacheKey } from '../../src/cli/code-cached-modules.js';
 import { CLI_MAIN, CLI_SOURCES_MAIN, DIRECTIVES, REPO_ROOT } from '../support/paths.js';
 
 /** Registers the loader below and, at exit, appends the require cache to `$LOADED_MODULES_FILE`. */
@@ -103,12 +118,41 @@ function cli(...args: string[]): { status: number | null; stdout: string; loaded
   return cliAt(CLI_MAIN, ...args);
 }
 
+/** The files of the bundle and the vendored packages among `loaded`: what the bin compiles. */
+function compiledByBin(loaded: readonly string[]): string[] {
+  return loaded.filter((m) => /\/dist\/(cli-bundle|vendor)\/[^/]+\.cjs$/.test(m));
+}
+
+/** The code caches of the build in `dist` (its `cli-bundle/bundle.json`) on this Node, by name → modification time. */
+function codeCaches(dist: string): Map<string, number> {
+  const { buildId } = JSON.parse(readFileSync(join(dist, 'cli-bundle', 'bundle.json'), 'utf8')) as {
+    buildId: string;
+  };
+  const dir = join(dist, 'cli-bundle', '.code-cache', codeCacheKey(buildId));
+  if (!existsSync(dir)) return new Map();
+  return new Map(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]));
+}
+
+/** The cache among `caches` of `file` (named after the file, its size and time), if any. */
+function cacheOf(caches: Map<string, number>, file: string): string | undefined {
+  return [...caches.keys()].find((name) => name.startsWith(`${basename(file)}-`));
+}
+
 /** {@link cli}, of the CLI module by module as tsc built it. */
 function sources(...args: string[]): { status: number | null; stdout: string; loaded: string[] } {
   return cliAt(CLI_SOURCES_MAIN, ...args);
 }
 
 function cliAt(
+  main: string,
+  ...args: string[]
+): { status: number | null; stdout: string; loaded: string[] } {
+  return cliIn(project, main, ...args);
+}
+
+/** {@link cliAt}, in the project folder `cwd`. */
+function cliIn(
+  cwd: string,
   main: string,
   ...args: string[]
 ): { status: number | null; stdout: string; loaded: string[] } {
@@ -121,7 +165,7 @@ function cliAt(
   };
   for (const k of Object.keys(env)) if (k.startsWith('OTEL_') || k === 'REDIS_URL') delete env[k];
   const r = spawnSync(process.execPath, ['--import', hook, main, ...args], {
-    cwd: project,
+    cwd,
     env,
     encoding: 'utf8',
   });
@@ -169,7 +213,7 @@ describe('start-up of the bundled CLI', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: dirigent');
     expect(packagesOf(r.loaded)).toEqual([]);
-    expect(r.loaded.filter((m) => m.includes('/dist/cli/')).length).toBeLessThan(10);
+    expect(r.loaded.filter((m) => m.includes('/dist/cli-bundle/')).length).toBeLessThan(10);
   });
 
   it('an embedded run loads what it needs, each package on demand as one file, and nothing of Redis, HTTP, MCP or telemetry', () => {
@@ -192,6 +236,48 @@ describe('start-up of the bundled CLI', () => {
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', directive: 'front' });
     expect(r.loaded).toContainEqual(expect.stringMatching(/\/dist\/vendor\/yaml\.cjs$/));
+  });
+
+  it('an embedded run finds a code cache, made by the build, for every file the bin compiles, and writes none', () => {
+    const dist = join(REPO_ROOT, 'dist');
+    const before = codeCaches(dist);
+    const r = cli('run', 'hello.md', '--json');
+    expect(r.status).toBe(0);
+    const compiled = compiledByBin(r.loaded);
+    expect(compiled.length).toBeGreaterThan(2);
+    const after = codeCaches(dist);
+    for (const file of compiled) {
+      const name = cacheOf(before, file);
+      expect(name, `no code cache of ${file}`).toBeDefined();
+      expect(after.get(name!), `the cache of ${file} was made again`).toBe(before.get(name!));
+    }
+  });
+
+  it('a new copy of the built CLI makes its code caches on its first run, and uses them on the next', () => {
+    const copy = join(root, 'copy');
+    mkdirSync(copy);
+    copyFileSync(join(REPO_ROOT, 'package.json'), join(copy, 'package.json'));
+    cpSync(join(REPO_ROOT, 'system'), join(copy, 'system'), { recursive: true });
+    for (const part of ['cli', 'cli-bundle', 'vendor'])
+      cpSync(join(REPO_ROOT, 'dist', part), join(copy, 'dist', part), {
+        recursive: true,
+        filter: (from) => basename(from) !== '.code-cache',
+      });
+    const dist = join(copy, 'dist');
+    expect(codeCaches(dist).size).toBe(0);
+
+    const first = cliIn(project, join(dist, 'cli', 'main.js'), 'run', 'hello.md', '--json');
+    expect(first.status).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ outputs: { greeting: 'Hello, world!' } });
+    const made = codeCaches(dist);
+    const compiled = compiledByBin(first.loaded);
+    expect(compiled.every((file) => file.startsWith(dist))).toBe(true);
+    for (const file of compiled) expect(cacheOf(made, file), file).toBeDefined();
+
+    const next = cliIn(project, join(dist, 'cli', 'main.js'), 'run', 'hello.md', '--json');
+    expect(next.status).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ outputs: { greeting: 'Hello, world!' } });
+    expect(codeCaches(dist)).toEqual(made);
   });
 });
 
