@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,12 +20,15 @@ import {
   type RedisRunStoreOptions,
 } from '../../src/redis/run-store/redis-run-store.js';
 import { textKey } from '../../src/redis/run-store/run-hash.js';
+import { PendingEvents } from '../../src/redis/run-store/pending-events.js';
+import { countStoredRuns } from '../../src/redis/run-store/redis-run-counts.js';
 import { saveRunArgs } from '../../src/redis/run-store/run-store-scripts.js';
 import { contentHash } from '../../src/directive/parse-directive.js';
 import { BuiltinDispatcher } from '../../src/tools/builtin-dispatcher.js';
 import { redisForTest } from '../support/redis.js';
 import { writeDirective } from '../support/directive-file.js';
 import { waitFor } from '../support/wait-for.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const t = redisForTest();
 const storeFor = (options: RedisRunStoreOptions = {}, redis = t.redis) =>
@@ -140,35 +143,41 @@ describe('RedisRunStore: layout and round trip', () => {
     const hash = await t.redis.hgetall(store.runKey(run.record.runId));
     expect(Object.keys(hash).sort()).toEqual(
       [
-        'children',
-        'counters',
         'directive',
         'etag',
-        'meta',
-        'record',
-        'snapshot',
         'status',
-        'textkey',
+        'texthash',
         'version',
-        ...Object.keys(run.steps).map((name) => `step:${name}`),
+        ...Object.keys(run.steps).map((name) => `s:${name}`),
         ...run.record.steps.map((_, i) => `entry:${i}`),
       ].sort(),
     );
     // The record's list of step entries is kept entry by entry, so that a save adds the new ones.
     expect(run.record.steps.length).toBeGreaterThan(0);
-    expect(JSON.parse(hash.record!)).toEqual({ ...run.record, steps: [] });
     expect(JSON.parse(hash['entry:0']!)).toEqual(run.record.steps[0]);
     expect(Object.keys(run.steps)).toEqual(expect.arrayContaining(['draft', 'count', 'ask']));
-    expect(JSON.parse(hash['step:draft']!)).toEqual(run.steps.draft);
-    expect(JSON.parse(hash.meta!)).toEqual({
-      source: { file: run.source.file, hash: run.source.hash },
-      projectDir: run.projectDir,
-      depth: 0,
-      parentRunId: null,
-    });
-    expect(JSON.parse(hash.counters!)).toEqual(run.counters);
-    expect(JSON.parse(hash.children!)).toEqual({});
+    // Step records leave out what is at its default (no error, one attempt…).
+    const draft = JSON.parse(hash['s:draft']!) as Record<string, unknown>;
+    expect(draft).toMatchObject({ status: 'completed', result: run.steps.draft!.result });
+    expect(draft).not.toHaveProperty('error');
     expect(hash.status).toBe('waiting');
+    expect(hash.texthash).toBe(run.source.hash);
+    // The larger parts are lines of the run's body, each without what the hash holds or what is
+    // at its default.
+    const body = (await t.redis.get(store.bodyKey(run.record.runId)))!.split('\n');
+    expect(body).toHaveLength(5);
+    const [meta, record, snapshot, counters, children] = body;
+    expect(JSON.parse(meta!)).toEqual({
+      dir: project,
+      in: run.source.file.slice(project.length + 1),
+    });
+    const kept: Record<string, unknown> = { ...run.record };
+    for (const name of ['runId', 'directive', 'status', 'steps', 'outputs', 'error', 'endedAt'])
+      delete kept[name];
+    expect(JSON.parse(record!)).toEqual(kept);
+    expect(snapshot!.startsWith('~')).toBe(true);
+    expect(JSON.parse(counters!)).toEqual({ transitions: run.counters.transitions });
+    expect(JSON.parse(children!)).toEqual({});
     expect(await store.load('no-such-run')).toBeUndefined();
   });
 
@@ -244,15 +253,22 @@ describe('RedisRunStore: writing only what changed', () => {
     const run = await waitingRun();
     await store.save(run);
     const key = store.runKey(run.record.runId);
-    // Marks two fields behind the store's back: a rewrite would overwrite the marks.
-    await t.redis.hset(key, 'step:draft', '"untouched"', 'meta', '"untouched"');
+    // Marks a field and a line of the body behind the store's back: a rewrite would overwrite them.
+    const bodyKey = store.bodyKey(run.record.runId);
+    const lines = (await t.redis.get(bodyKey))!.split('\n');
+    await t.redis.hset(key, 's:draft', '"untouched"');
+    await t.redis.set(bodyKey, ['"untouched"', ...lines.slice(1)].join('\n'));
     run.steps.ask = { ...run.steps.ask!, status: 'completed', result: 'yes' };
     run.record = { ...run.record, status: 'completed' };
+    run.counters = { ...run.counters, transitions: run.counters.transitions + 1 };
     expect(await store.saveVersioned(run)).toBe(2);
     const hash = await t.redis.hgetall(key);
-    expect(hash['step:draft']).toBe('"untouched"');
-    expect(hash.meta).toBe('"untouched"');
-    expect(JSON.parse(hash['step:ask']!)).toMatchObject({ status: 'completed', result: 'yes' });
+    expect(hash['s:draft']).toBe('"untouched"');
+    const [meta, record, , counters] = (await t.redis.get(bodyKey))!.split('\n');
+    expect(meta).toBe('"untouched"');
+    expect(record).toBe(lines[1]); // the record less its status: the same
+    expect(JSON.parse(counters!)).toEqual({ transitions: run.counters.transitions });
+    expect(JSON.parse(hash['s:ask']!)).toMatchObject({ status: 'completed', result: 'yes' });
     expect(hash.status).toBe('completed');
   });
 
@@ -505,7 +521,7 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     await store.save(gone);
     await store.save(kept);
     const id = gone.record.runId;
-    await t.redis.del(store.runKey(id)); // as the expiry would
+    await t.redis.del(store.runKey(id)); // as the expiry would (its body and feed go with it)
     expect((await store.list({ directive: 'alpha' })).map((r) => r.runId)).toEqual([
       kept.record.runId,
     ]);
@@ -517,6 +533,7 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     ])
       expect(await t.redis.zscore(key, id)).toBe(null);
     expect(await t.redis.hget(`${t.prefix}:runs:directive-of`, id)).toBe(null);
+    expect(await t.redis.exists(store.bodyKey(id))).toBe(0);
     expect(await store.list({ status: 'completed', limit: 1 })).toEqual([kept.record]);
   });
 
@@ -550,7 +567,30 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     expect(await t.redis.zrange(store.indexKey({ directive: 'old' }), 0, -1)).toEqual([]);
     expect(await t.redis.zcard(store.indexKey())).toBe(1);
     expect(await t.redis.zcard(`${t.prefix}:runs:expiring`)).toBe(0);
-    expect(await t.redis.hlen(`${t.prefix}:runs:directive-of`)).toBe(1);
+    // The run left is under way: its hash does not expire, so directive-of need not name it.
+    expect(await t.redis.hlen(`${t.prefix}:runs:directive-of`)).toBe(0);
+  });
+
+  it('notes what finds the index entries of a run without its hash only while the run expires', async () => {
+    const store = storeFor({ retentionSeconds: 3600 });
+    const run = runOf('running', 1000, 'noted');
+    run.record.tags = { customer: 'c1' };
+    const id = run.record.runId;
+    const noted = async () =>
+      Promise.all(
+        ['directive-of', 'text-of', 'tags-of'].map(async (of) =>
+          t.redis.hexists(`${t.prefix}:runs:${of}`, id),
+        ),
+      );
+    await store.save(run);
+    expect(await noted()).toEqual([0, 0, 0]);
+    await store.save(withStatus(run, 'completed'));
+    expect(await noted()).toEqual([1, 1, 1]);
+    expect(await t.redis.hget(`${t.prefix}:runs:text-of`, id)).toBe(run.source.hash);
+    await store.save(withStatus(run, 'running')); // redriven: kept again
+    expect(await noted()).toEqual([0, 0, 0]);
+    expect(await store.delete(id)).toBe(true);
+    expect(await t.redis.keys(`${t.prefix}:*`)).toEqual([]);
   });
 
   it('deletes a run with its index entries', async () => {
@@ -584,9 +624,10 @@ describe('RedisRunStore: directive texts, kept once', () => {
     expect(await t.redis.get(keyOf(store, TEXT))).toBe(TEXT);
     for (const run of runs) {
       const hash = await t.redis.hgetall(store.runKey(run.record.runId));
-      expect(hash.meta).not.toContain('<directive');
-      expect(JSON.parse(hash.meta!).source).toEqual({ file: 'demo.md', hash: contentHash(TEXT) });
-      expect(hash.textkey).toBe(keyOf(store, TEXT));
+      const body = (await t.redis.get(store.bodyKey(run.record.runId)))!;
+      expect(body).not.toContain('<directive');
+      expect(JSON.parse(body.split('\n')[0]!)).toEqual({ dir: '/p', file: 'demo.md' });
+      expect(hash.texthash).toBe(contentHash(TEXT));
       // Another process reads the run whole, its text included.
       expect((await storeFor({}, t.connect()).load(run.record.runId))?.source.text).toBe(TEXT);
     }
@@ -637,21 +678,34 @@ describe('RedisRunStore: directive texts, kept once', () => {
     expect((await storeFor({}, t.connect()).load(run.record.runId))?.source.text).toBe('');
   });
 
-  it('reads runs stored with their text in meta, as stores did before', async () => {
+  it('reads runs stored with their text in meta, as stores did before the text key', async () => {
     const store = storeFor();
     const run = runWith('waiting', TEXT);
-    await store.save(run);
     const runKey = store.runKey(run.record.runId);
-    await t.redis.hdel(runKey, 'textkey');
-    await t.redis.hset(
-      runKey,
-      'meta',
-      JSON.stringify({
-        ...JSON.parse((await t.redis.hget(runKey, 'meta'))!),
+    // The hash such a store wrote: every part a field of its own, the text in meta.
+    await t.redis.hset(runKey, {
+      record: JSON.stringify({ ...run.record, steps: [] }),
+      'entry:0': JSON.stringify(run.record.steps[0]),
+      snapshot: JSON.stringify(run.snapshot),
+      meta: JSON.stringify({
         source: { file: 'demo.md', text: 'old text' },
+        projectDir: run.projectDir,
+        depth: 0,
+        parentRunId: null,
       }),
-    );
-    expect((await storeFor({}, t.connect()).load(run.record.runId))?.source.text).toBe('old text');
+      counters: JSON.stringify(run.counters),
+      children: '{}',
+      'step:a': JSON.stringify(run.steps.a),
+      status: 'waiting',
+      directive: run.record.directive,
+      version: '3',
+      etag: 'old:3',
+    });
+    expect(await storeFor({}, t.connect()).load(run.record.runId)).toEqual({
+      ...run,
+      source: { file: 'demo.md', text: 'old text' },
+      version: 3,
+    });
   });
 
   it('says RUN_SOURCE_MISSING for a run whose text was deleted by hand', async () => {
@@ -662,6 +716,184 @@ describe('RedisRunStore: directive texts, kept once', () => {
     const err = await rejection(storeFor({}, t.connect()).load(run.record.runId));
     expect(err.code).toBe('RUN_SOURCE_MISSING');
     expect(err.message).toContain(run.record.runId);
+  });
+});
+
+describe('RedisRunStore: what a waiting run holds', () => {
+  const askXml = `<process><step name="ask"><instruction>Approve?</instruction></step></process>`;
+
+  it('keeps a run waiting at its first step in a listpack hash, a body and a feed, in a fraction of what it took whole', async () => {
+    const store = storeFor();
+    const events = new PendingEvents(() => null);
+    store.writeFeedFrom(events);
+    const engine = new Engine({
+      projectDir: project,
+      dispatcher: new BuiltinDispatcher(),
+      loader: new DirectiveLoader(project),
+      store,
+      observer: events.observer,
+    });
+    const record = await engine.run(await engine.loader.loadFile(write('ask', askXml)), {});
+    engine.release();
+    expect(record.status).toBe('waiting');
+    const key = store.runKey(record.runId);
+    const hash = await t.redis.hgetall(key);
+    // Every value fits a listpack (hash-max-listpack-value, 64 bytes by default), so Redis keeps
+    // the hash as one: a hashtable costs about 60 bytes more per field.
+    for (const [field, value] of Object.entries(hash))
+      expect(value.length, `${field}: ${value}`).toBeLessThanOrEqual(64);
+    expect(await t.redis.object('ENCODING', key)).toBe('listpack');
+    const usage = async (k: string) => Number(await t.redis.memory('USAGE', k, 'SAMPLES', 0));
+    const bytes =
+      (await usage(key)) +
+      (await usage(store.bodyKey(record.runId))) +
+      (await usage(store.feedKey(record.runId)));
+    // The hash alone took 1.8 KB when it held every part whole.
+    expect(bytes).toBeLessThan(1400);
+    expect((await store.load(record.runId))?.record).toEqual(record);
+  });
+
+  it("keeps a run's own events without its id, which a read puts back where it was", async () => {
+    const store = storeFor();
+    const parentOf = (id: string) => (id === 'child-1' ? 'parent-1' : null);
+    const events = new PendingEvents(parentOf);
+    store.writeFeedFrom(events);
+    const parent = { ...runOf('running', 1000), record: { ...runOf('running', 1000).record } };
+    parent.record.runId = 'parent-1';
+    const child = runOf('running', 1001);
+    child.record.runId = 'child-1';
+    const told = [
+      { type: 'run.started', runId: 'parent-1', at: 1, directive: 'demo' },
+      { type: 'step.started', runId: 'parent-1', at: 2, step: 'a', attempt: 1 },
+    ] as const;
+    events.observer.runStarted!(parent.record);
+    events.observer.stepStarted!('parent-1', 'a', 1);
+    await store.save(parent);
+    events.observer.stepStarted!('child-1', 'b', 2);
+    await store.save(child);
+    const kept = await t.redis.lrange(store.feedKey('parent-1'), 0, -1);
+    expect(kept[0]).not.toContain('parent-1');
+    expect(kept[1]).not.toContain('parent-1');
+    // A child's step event in its parent's feed says whose it is.
+    expect(JSON.parse(kept[2]!)).toMatchObject({ type: 'step.started', runId: 'child-1' });
+    const read = await store.readFeed('parent-1', 0, 10);
+    expect(read.outcome).toBe('ok');
+    expect(read.events.map((e) => JSON.parse(e) as unknown)).toEqual([
+      { ...told[0], at: parent.record.startedAt },
+      { ...told[1], at: expect.any(Number) },
+      { type: 'step.started', runId: 'child-1', at: expect.any(Number), step: 'b', attempt: 2 },
+    ]);
+    // Where the event had it, so the JSON is as the engine's event serialised.
+    expect(read.events[0]).toBe(
+      JSON.stringify({ ...told[0], at: parent.record.startedAt, runId: 'parent-1' }),
+    );
+    expect((await store.readFeed('child-1', 0, 10)).events.map((e) => JSON.parse(e))).toEqual([
+      { type: 'step.started', runId: 'child-1', at: expect.any(Number), step: 'b', attempt: 2 },
+    ]);
+  });
+});
+
+describe('RedisRunStore: runs stored before the body', () => {
+  /**
+   * Keys a store wrote before runs had a body (the previous version, `git show 2a66cbf`), with
+   * the runs it saved: one waiting at an instruction (with its feed), one completed and kept for 7
+   * days, with a tag.
+   */
+  const fixture = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'test/fixtures/run-store/stored-before-the-body.json'), 'utf8'),
+  ) as {
+    runs: [StoredRun, StoredRun];
+    keys: Record<string, { type: string; value: unknown; expires?: boolean }>;
+  };
+  const [waiting, ended] = fixture.runs;
+  const WEEK_S = 7 * 86_400;
+
+  /** Writes the fixture's keys under this test's prefix. */
+  async function restore(): Promise<void> {
+    const r = t.redis;
+    const here = (text: string) => text.replaceAll('<prefix>', t.prefix);
+    for (const [name, { type, value, expires }] of Object.entries(fixture.keys)) {
+      const key = here(name);
+      if (type === 'hash') {
+        const fields = Object.entries(value as Record<string, string>).map(([f, v]) => [
+          f,
+          here(v),
+        ]);
+        await r.hset(key, Object.fromEntries(fields));
+      } else if (type === 'string') await r.set(key, value as string);
+      else if (type === 'set') await r.sadd(key, ...(value as string[]));
+      else if (type === 'list') await r.rpush(key, ...(value as string[]));
+      else {
+        const flat = value as string[];
+        // The expiring run expires a week from now, as it did a week from when it was written.
+        const soon = key.endsWith(':runs:expiring') ? Date.now() + WEEK_S * 1000 : undefined;
+        for (let i = 0; i < flat.length; i += 2)
+          await r.zadd(key, soon ?? Number(flat[i + 1]), flat[i]!);
+      }
+      if (expires) await r.expire(key, WEEK_S);
+    }
+  }
+
+  it('loads, lists, counts and follows them as before', async () => {
+    await restore();
+    const store = storeFor();
+    expect(await store.load(waiting.record.runId)).toEqual({ ...waiting, version: 1 });
+    expect(await store.load(ended.record.runId)).toEqual({ ...ended, version: 1 });
+    expect(await store.list()).toEqual([ended.record, waiting.record]);
+    expect(await store.list({ status: 'waiting' })).toEqual([waiting.record]);
+    expect(await store.list({ tags: { customer: 'c1' } })).toEqual([ended.record]);
+    expect(await store.statuses([waiting.record.runId, ended.record.runId])).toEqual([
+      'waiting',
+      'completed',
+    ]);
+    const counts = await countStoredRuns(store, {});
+    expect(counts.total).toBe(2);
+    expect(counts.byStatus).toMatchObject({ waiting: 1, completed: 1 });
+    const feed = await store.readFeed(waiting.record.runId, 0, 10);
+    const oldFeed = fixture.keys[`<prefix>:run:${waiting.record.runId}:feed`]!.value;
+    expect(feed.events).toEqual(oldFeed);
+    expect(feed.events.map((e) => (JSON.parse(e) as { type: string }).type)).toEqual([
+      'run.started',
+      'step.started',
+      'step.ended',
+      'step.started',
+      'run.waiting',
+    ]);
+  });
+
+  it('writes a run in the body’s layout at its next save, leaving nothing of the old one', async () => {
+    await restore();
+    const store = storeFor();
+    const id = waiting.record.runId;
+    const run = (await store.load(id))!;
+    run.counters = { ...run.counters, transitions: run.counters.transitions + 1 };
+    expect(await store.saveVersioned(run)).toBe(2);
+    const hash = await t.redis.hgetall(store.runKey(id));
+    for (const old of ['record', 'snapshot', 'meta', 'counters', 'children', 'textkey'])
+      expect(hash, old).not.toHaveProperty(old);
+    expect(Object.keys(hash).filter((f) => f.startsWith('step:'))).toEqual([]);
+    expect(hash.texthash).toBe(waiting.source.hash);
+    expect(await t.redis.exists(store.bodyKey(id))).toBe(1);
+    // A waiting run needs no note of its directive or text beside its hash.
+    expect(await t.redis.hexists(`${t.prefix}:runs:directive-of`, id)).toBe(0);
+    expect(await t.redis.hexists(`${t.prefix}:runs:text-of`, id)).toBe(0);
+    expect(await storeFor({}, t.connect()).load(id)).toEqual({ ...run, version: 2 });
+    expect(await store.list({ status: 'waiting' })).toEqual([run.record]);
+    // Its feed goes on from the old events.
+    expect((await store.readFeed(id, 0, 10)).last).toBe(5);
+  });
+
+  it('resumes a run waiting since before the body to its end, and forgets both runs whole', async () => {
+    await restore();
+    const store = storeFor();
+    const done = await engineWith(store).signal(waiting.record.runId, 'ask', 'yes');
+    expect(done.status).toBe('completed');
+    expect(done.outputs).toEqual({ text: 'answer: yes' });
+    expect((await storeFor({}, t.connect()).load(done.runId))?.record).toEqual(done);
+    // The text is kept while a run of it is stored, then goes with the last one.
+    expect(await store.delete(waiting.record.runId)).toBe(true);
+    expect(await store.delete(ended.record.runId)).toBe(true);
+    expect(await t.redis.keys(`${t.prefix}:*`)).toEqual([]);
   });
 });
 

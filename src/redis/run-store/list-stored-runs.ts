@@ -4,7 +4,8 @@
 import type { RedisClient } from '../redis-client.js';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
 import { hasTags } from '../../engine/run-tags.js';
-import { recordOf } from './run-hash.js';
+import { holdsRun, recordOf } from './run-hash.js';
+import { BODY_FIELD, ID_FIELD } from './run-store-lua.js';
 
 /** Index entries read per round trip. */
 const LIST_PAGE = 200;
@@ -16,6 +17,7 @@ export type IndexOf = { status: RunStatus } | { directive: string } | { tag: [st
 export interface RunIndexes {
   readonly redis: RedisClient;
   runKey(runId: string): string;
+  bodyKey(runId: string): string;
   indexKey(by?: IndexOf): string;
   /** Removes the index entries of a run whose hash is gone. */
   forgetDangling(runId: string, directive?: string): Promise<unknown>;
@@ -91,18 +93,14 @@ export async function listStoredRuns(
       if (after && Number(page[i + 1]) === after.startedAt && id >= after.runId) continue;
       ids.push(id);
     }
-    const pipeline = store.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(store.runKey(id));
-    const rows = (await pipeline.exec()) ?? [];
+    const hashes = await readRunHashes(store, ids, true);
     for (const [i, id] of ids.entries()) {
-      const [err, row] = rows[i] ?? [];
-      if (err) throw err;
-      const hash = row as Record<string, string>;
-      if (hash.record === undefined) dangling.push(id);
+      const hash = hashes[i]!;
+      if (!holdsRun(hash)) dangling.push(id);
       else if (seen.has(id) || (status !== undefined && hash.status !== status)) continue;
       else if (directive !== undefined && hash.directive !== directive) continue;
       else {
-        const record = recordOf(hash);
+        const record = recordOf(hash)!;
         if (!hasTags(record, tags)) continue;
         seen.add(id);
         out.push(record);
@@ -113,4 +111,43 @@ export async function listStoredRuns(
   }
   await Promise.all(dangling.map((id) => store.forgetDangling(id, directive)));
   return out;
+}
+
+/** The fields of a run's hash that hold its record, when it was stored before the body. */
+const RECORD_FIELDS = ['status', 'directive', 'record'] as const;
+
+/**
+ * The hashes of runs `ids` (each with its id and body under `ID_FIELD` and `BODY_FIELD`, as the
+ * read scripts answer them), in one round trip, as
+ * {@link recordOf} reads a record from: whole with `withSteps` (the entries of the record's
+ * `steps` list and the `tags` field too), else only what the record needs besides (its `steps`
+ * read empty). A run not stored reads as an empty hash.
+ */
+export async function readRunHashes(
+  store: Pick<RunIndexes, 'redis' | 'runKey' | 'bodyKey'>,
+  ids: readonly string[],
+  withSteps: boolean,
+): Promise<Record<string, string | undefined>[]> {
+  if (ids.length === 0) return [];
+  const pipeline = store.redis.pipeline();
+  for (const id of ids) {
+    if (withSteps) pipeline.hgetall(store.runKey(id));
+    else pipeline.hmget(store.runKey(id), ...RECORD_FIELDS);
+    pipeline.get(store.bodyKey(id));
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  return ids.map((_, i) => {
+    const [hashErr, fields] = replies[2 * i] ?? [];
+    const [bodyErr, body] = replies[2 * i + 1] ?? [];
+    if (hashErr) throw hashErr;
+    if (bodyErr) throw bodyErr;
+    const hash: Record<string, string | undefined> = withSteps
+      ? { ...(fields as Record<string, string>) }
+      : Object.fromEntries(
+          RECORD_FIELDS.map((name, k) => [name, (fields as (string | null)[])[k] ?? undefined]),
+        );
+    hash[ID_FIELD] = ids[i];
+    if (typeof body === 'string') hash[BODY_FIELD] = body;
+    return hash;
+  });
 }

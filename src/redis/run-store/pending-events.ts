@@ -6,6 +6,10 @@
  * state is stored, and a write the run's new driver fenced off (it took the run over) writes
  * neither. Every event the engine tells is followed by a save of its run (a checkpoint, or the
  * save of a wait or an end), so nothing stays pending for long.
+ *
+ * An event of the run whose feed keeps it leaves its `runId` out (the feed's key names the run),
+ * and reading puts it back ({@link withRunId}); a child's step events, which its parents' feeds
+ * keep too, say whose they are.
  */
 import type { EngineObserver } from '../../engine/engine-options.js';
 import { feedObserver, type RunEventBody } from '../../run-backend/run-feed-event.js';
@@ -55,8 +59,9 @@ export class PendingEvents {
     if (pending === undefined)
       this.byRun.set(body.runId, (pending = { events: [], parents: this.parentsOf(body.runId) }));
     // A child's steps are its parents' progress too; its own run.* events are its own.
-    const mark = body.type.startsWith('step.') && pending.parents.length > 0 ? '+' : '-';
-    pending.events.push(mark + JSON.stringify(body));
+    if (body.type.startsWith('step.') && pending.parents.length > 0)
+      pending.events.push('+' + JSON.stringify(body));
+    else pending.events.push('-' + JSON.stringify({ ...body, runId: undefined }));
   }
 
   private parentsOf(runId: string): string[] {
@@ -68,4 +73,18 @@ export class PendingEvents {
     }
     return parents;
   }
+}
+
+/** The JSON opening every event: its type comes first (see `run-backend/run-feed-event.ts`). */
+const TYPE_OPENING = '{"type":"';
+
+/**
+ * An event's JSON as a feed of run `runId` keeps it, with its `runId` (left out when the event is
+ * that run's own) right after its type, where the event had it.
+ */
+export function withRunId(json: string, runId: string): string {
+  if (!json.startsWith(TYPE_OPENING)) return json;
+  const after = json.indexOf('",', TYPE_OPENING.length) + 2;
+  if (after < 2 || json.startsWith('"runId":', after)) return json;
+  return `${json.slice(0, after)}"runId":${JSON.stringify(runId)},${json.slice(after)}`;
 }

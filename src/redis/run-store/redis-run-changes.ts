@@ -2,13 +2,15 @@
  * The {@link ChangeSource} of a Redis deployment, from the run store's indexes (see
  * `redis/run-store/run-hash.ts`): each look reads the ids of the runs started in the last `windowMs` and of
  * those running or waiting (at most `cap` of each, newest first), and of those it saw not ended,
- * then each one's plain `status` field, and the record only of those whose status changed. A run
+ * then each one's plain `status` field, and the record (without its steps) only of those whose
+ * status changed. A run
  * is stored when a worker takes it up, with that moment as its start, so the window covers the
  * clocks of the machines and the time a first write takes; runs still queued are not stored yet.
  */
-import type { RunRecord } from '../../engine/run-record.js';
 import type { RedisRunStore } from './redis-run-store.js';
 import { answer } from './redis-run-counts.js';
+import { readRunHashes } from './list-stored-runs.js';
+import { recordOf } from './run-hash.js';
 import {
   SeenRuns,
   summaryOf,
@@ -50,10 +52,11 @@ export class RedisRunChanges implements ChangeSource {
       })),
     );
     this.seen.prune(now - this.windowMs);
-    const records = await this.read(changed, 'record');
-    return records.flatMap((json) =>
-      typeof json === 'string' ? [summaryOf(JSON.parse(json) as RunRecord)] : [],
-    );
+    const hashes = await readRunHashes(this.store, changed, false);
+    return hashes.flatMap((hash) => {
+      const record = recordOf(hash);
+      return record === undefined ? [] : [summaryOf(record)];
+    });
   }
 
   /** One field of each run's hash, pipelined. */

@@ -33,8 +33,9 @@ import {
   fieldsOf,
   hashOf,
   metaOf,
+  otherStepField,
   sameMeta,
-  STEP,
+  stepField,
   storedRunOf,
   type StoredHash,
   type VersionedRun,
@@ -45,7 +46,7 @@ import { WrittenRuns } from './written-runs.js';
 import { defineRunStoreCommands, type RunStoreCommands } from './run-store-scripts.js';
 import { workersKey } from '../takeover/worker-lease.js';
 import { FEED_START } from '../../run-backend/run-feed.js';
-import type { PendingEvents } from './pending-events.js';
+import { withRunId, type PendingEvents } from './pending-events.js';
 import { FEED_FIELD } from './run-store-lua.js';
 import { runNotFound } from '../../errors/run-errors.js';
 
@@ -123,6 +124,11 @@ export class RedisRunStore implements RunStore {
   /** The key of a run's hash. */
   runKey(runId: string): string {
     return `${this.prefix}:run:${runId}`;
+  }
+
+  /** The key of a run's body: its larger parts, as lines of JSON (see `run-hash.ts`). */
+  bodyKey(runId: string): string {
+    return `${this.runKey(runId)}:body`;
   }
 
   /**
@@ -232,8 +238,9 @@ export class RedisRunStore implements RunStore {
     steps: Record<string, StepRecord>,
     options: SaveRunOptions = {},
   ): Promise<number> {
-    const set = new Map<string, string>();
-    for (const [name, step] of Object.entries(steps)) set.set(STEP + name, JSON.stringify(step));
+    const set = new Map(Object.entries(steps).map(([name, step]) => stepField(name, step)));
+    // A step's record in one form replaces it in the other (see `run-hash.ts`).
+    const removed = [...set.keys()].map(otherStepField);
     return this.written.serially(runId, async () => {
       const known = this.written.get(runId);
       const etag = this.written.nextEtag();
@@ -241,7 +248,7 @@ export class RedisRunStore implements RunStore {
       let reply: [string, number, string?];
       try {
         const baseEtag = known?.etag ?? '';
-        const write = { baseEtag, etag, removed: [], set };
+        const write = { baseEtag, etag, removed, set };
         reply = await this.saver.send('steps', { record: target }, options.expectVersion, write);
       } catch (err) {
         this.written.forget(runId);
@@ -250,6 +257,7 @@ export class RedisRunStore implements RunStore {
       if (reply[0] === 'missing') throw runNotFound(runId, 'redis');
       const version = this.checked(runId, reply, options);
       if (reply[0] === 'ok' && known !== undefined) {
+        for (const field of removed) known.fields.delete(field);
         for (const [field, json] of set) known.fields.set(field, json);
         this.written.remember(runId, { etag, fields: known.fields });
       } else this.written.forget(runId);
@@ -298,7 +306,11 @@ export class RedisRunStore implements RunStore {
       after,
       count,
     );
-    return { outcome: outcome as 'ok' | 'gone' | 'ahead', last: Number(last), events };
+    return {
+      outcome: outcome as 'ok' | 'gone' | 'ahead',
+      last: Number(last),
+      events: events.map((json) => withRunId(json, runId)),
+    };
   }
 
   private async read(runId: string): Promise<(StoredHash & { position?: string }) | undefined> {

@@ -1,71 +1,96 @@
 /**
- * A run as the fields of its Redis hash, and back. The run store's keys (see `redis-run-store.ts`).
+ * A run as the fields of its Redis hash and the lines of its body, and back. The run store's keys
+ * (see `redis-run-store.ts`).
  *
  * Layout, under a prefix (default `dirigent`):
  *
- * - `<prefix>:run:<id>`: a hash per run with the fields `record` (the run record, its `steps`
- *   list left empty), `entry:<i>` per entry of that list, `snapshot`, `counters`, `children` and
- *   `meta` (source, projectDir, depth, parentRunId: what never changes), one field `step:<name>`
- *   per step record (all JSON), `version` (incremented by every save), the plain `status`,
- *   `directive` and `etag` (the identity of the last write) that the scripts read, `tags` (a line
+ * - `<prefix>:run:<id>`: a hash per run with what the scripts read and what a save adds one at a
+ *   time: the plain `status` and `directive`, `version` (incremented by every save), `etag` (the
+ *   identity of the last write), `texthash` (the content hash of its directive's text, kept at
+ *   its text key), `feed` (its feed's last event id, see `pending-events.ts`), `tags` (a line
  *   `name=value` per tag, when the run has any), `redrive` (a failed or cancelled run's redrive
- *   point, see `engine/redrive.ts`), `textkey` (the
- *   key of its directive's text), and, for runs written by workers, `epoch` (how many times the
- *   run was claimed) and `owner` (the lease name of the worker that holds it, cleared when it lets
- *   the run go): see `run-claims.ts`.
+ *   point, see `engine/redrive.ts`), one field `s:<name>` per step record and `entry:<i>` per
+ *   entry of the record's `steps` list, and, for runs written by workers, `epoch` (how many times
+ *   the run was claimed) and `owner` (the lease name of the worker that holds it, cleared when it
+ *   lets the run go): see `run-claims.ts`. Its values are small while a run waits at its first
+ *   step, so Redis keeps it as a listpack (see `compact-run-parts.ts`).
+ * - `<prefix>:run:<id>:body`: a string, the run's larger parts as lines of JSON, in the order of
+ *   {@link BODY_LINES}: `meta` (source file, project folder, depth, parent, trace, tool hashes:
+ *   what never changes), `record` (the run record, less its steps and what the hash holds),
+ *   `snapshot` (the machine's), `counters` and `children`, each compact (see
+ *   `compact-run-parts.ts`). JSON holds no line break, so a save replaces the lines that changed.
  * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
  *   sets of run ids scored by `startedAt`, moved atomically with every save.
  * - `<prefix>:directive-text:<content hash>`: a directive's text, kept once for all its runs (their
- *   `meta` names the hash, not the text) while one of them is stored: `…:runs` is the set of their
- *   ids, and `<prefix>:runs:text-of` (run id → content hash) finds it from a run whose hash has
- *   expired.
- * - `<prefix>:runs:tag:<name>=<value>`: a sorted set per tag, as the indexes above, and
- *   `<prefix>:runs:tags-of` (run id → its `tags` field), for when its hash has expired.
- * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms) and
- *   `<prefix>:runs:directive-of` (hash run id → directive): what index cleanup needs once a run's
- *   hash has expired.
+ *   `texthash` names it) while one of them is stored: `…:runs` is the set of their ids.
+ * - `<prefix>:runs:tag:<name>=<value>`: a sorted set per tag, as the indexes above.
+ * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms), and, for each run in it,
+ *   `<prefix>:runs:directive-of` (run id → directive), `<prefix>:runs:text-of` (run id → content
+ *   hash) and `<prefix>:runs:tags-of` (run id → its `tags` field): what index cleanup needs once a
+ *   run's hash has expired. A run that does not expire (one under way or waiting) is in none of
+ *   these: its hash says the same.
  * - `<prefix>:runs:jobs-due` (sorted set): the runs kept less than a day, whose finished jobs are
  *   removed by a prune once they expire (see `expired-run-jobs.ts`).
+ *
+ * Runs stored before the body existed keep `record`, `snapshot`, `meta`, `counters`, `children`
+ * and `textkey` (the text's key) in the hash, and step records as `step:<name>`, all whole JSON;
+ * they are read as they are, and written in this layout by their next save. A step record JSON
+ * cannot keep compact (see `compact-run-parts.ts`) is still written whole, as `step:<name>`.
  */
 import type { StepRecord } from '../../compiler/run-context.js';
 import { contentHash } from '../../directive/parse-directive.js';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ErrorCode } from '../../errors/error-codes.js';
-import type { RunRecord } from '../../engine/run-record.js';
+import type { RunRecord, StepEntry } from '../../engine/run-record.js';
 import type { StoredRun } from '../../engine/run-store.js';
-import type { RunTrace } from '../../telemetry/run-trace.js';
-import { TEXT_FIELD } from './run-store-lua.js';
+import {
+  compactCounters,
+  compactMeta,
+  compactRecord,
+  compactSnapshot,
+  compactStep,
+  fullCounters,
+  fullMeta,
+  fullRecord,
+  fullSnapshot,
+  fullStep,
+  type RunMeta,
+} from './compact-run-parts.js';
+import { BODY_FIELD, ID_FIELD, TEXT_FIELD } from './run-store-lua.js';
+
+export type { RunMeta } from './compact-run-parts.js';
 
 /** A stored run with the version its hash had when it was read. */
 export type VersionedRun = StoredRun & { version: number };
 
-/** The prefix of the fields holding step records, by step name. */
-export const STEP = 'step:';
+/** The prefix of the fields holding step records in compact form, by step name. */
+export const STEP = 's:';
+/** The prefix of the fields holding step records whole, by step name (and as stores wrote before). */
+export const WHOLE_STEP = 'step:';
 /** The prefix of the fields holding the entries of the record's `steps` list, by index. */
 export const ENTRY = 'entry:';
 /** The field holding a failed or cancelled run's redrive point (`StoredRun.redrivePoint`). */
 const REDRIVE = 'redrive';
+/** The field naming the content hash of the run's directive text. */
+export const TEXT_HASH = 'texthash';
 
-/** What a store last wrote (or read) for a run: the hash's etag and JSON fields. */
+/** The lines of a run's body, in order: each is also the name under which a save compares it. */
+export const BODY_LINES = ['meta', 'record', 'snapshot', 'counters', 'children'] as const;
+
+/** What a store last wrote (or read) for a run: the hash's etag, its fields and its body's lines. */
 export interface Written {
   etag: string;
+  /** The hash's fields and the body's lines (by their names in {@link BODY_LINES}), as JSON. */
   fields: Map<string, string>;
   /** The run's unchanging fields as last written, so that the next save need not serialise them. */
   meta?: RunMeta;
 }
 
-/** The `meta` field: what a run keeps beside its record, snapshot and steps, and never changes. */
-export interface RunMeta {
-  source: StoredRun['source'];
-  projectDir: string;
-  depth: number;
-  parentRunId: string | null;
-  trace?: RunTrace;
-  tools?: Record<string, string>;
-}
-
-/** The `meta` field as stored: the source names its text's hash; older runs hold the text. */
-interface StoredMeta extends Omit<RunMeta, 'source'> {
+/**
+ * The `meta` field of a run stored before the body: the source names its text's hash (older runs
+ * hold the text).
+ */
+interface WholeMeta extends Omit<RunMeta, 'source'> {
   source: { file: string; hash?: string; text?: string };
 }
 
@@ -77,12 +102,6 @@ export function sourceHash(source: StoredRun['source']): string {
 /** The key at which a store with `prefix` keeps the directive text whose content hash is `hash`. */
 export function textKey(prefix: string, hash: string): string {
   return `${prefix}:directive-text:${hash}`;
-}
-
-/** The `meta` field's JSON: the text is kept at its text key, so meta names its hash. */
-function metaJson(meta: RunMeta): string {
-  const { file } = meta.source;
-  return JSON.stringify({ ...meta, source: { file, hash: sourceHash(meta.source) } });
 }
 
 /** The unchanging fields of a run. */
@@ -110,32 +129,46 @@ export function sameMeta(a: RunMeta | undefined, b: RunMeta): boolean {
   );
 }
 
+/** The field and JSON of a step record: compact when it can be, else whole. */
+export function stepField(name: string, record: StepRecord): [string, string] {
+  const compact = compactStep(record);
+  return compact === undefined
+    ? [WHOLE_STEP + name, JSON.stringify(record)]
+    : [STEP + name, compact];
+}
+
+/** The field a step's record would be in, in the other form than `field`'s (to delete it). */
+export function otherStepField(field: string): string {
+  return field.startsWith(STEP)
+    ? WHOLE_STEP + field.slice(STEP.length)
+    : STEP + field.slice(WHOLE_STEP.length);
+}
+
 /**
- * The hash fields of a run, as JSON; the `meta` field is taken from `previous` (the last write,
- * whose meta was the same) rather than serialised again.
+ * The body's lines and the hash fields of a run, as JSON; the `meta` line is taken from
+ * `previous` (the last write, whose meta was the same) rather than serialised again.
  */
 export function fieldsOf(run: StoredRun, meta: RunMeta, previous?: Written): Map<string, string> {
   // What changes as the run goes (counters at every step, children now and then) is kept apart
-  // from what never does (the source above), so a save sends only the small fields.
+  // from what never does (the source above), so a save sends only the lines that changed.
   // The record's `steps` list only grows, one entry at a time: each entry is a field of its own,
   // serialised once, so a save sends the new entries, not the whole list again.
   const entries = run.record.steps;
   const fields = new Map<string, string>([
-    ['record', JSON.stringify({ ...run.record, steps: [] })],
-    ['snapshot', JSON.stringify(run.snapshot) ?? 'null'],
-    ['meta', previous?.fields.get('meta') ?? metaJson(meta)],
-    ['counters', JSON.stringify(run.counters)],
+    ['meta', previous?.fields.get('meta') ?? compactMeta(meta)],
+    ['record', compactRecord(run.record)],
+    ['snapshot', compactSnapshot(run.snapshot)],
+    ['counters', compactCounters(run.counters)],
     ['children', JSON.stringify(run.children)],
   ]);
   for (const [i, entry] of entries.entries()) {
     const field = ENTRY + i;
     fields.set(field, previous?.fields.get(field) ?? JSON.stringify(entry));
   }
-  for (const [name, step] of Object.entries(run.steps))
-    fields.set(STEP + name, JSON.stringify(step));
+  for (const [name, step] of Object.entries(run.steps)) fields.set(...stepField(name, step));
   const tags = tagsField(run.record.tags);
   if (tags !== undefined) fields.set('tags', tags);
-  if (run.redrivePoint !== undefined) fields.set(REDRIVE, JSON.stringify(run.redrivePoint));
+  if (run.redrivePoint !== undefined) fields.set(REDRIVE, compactSnapshot(run.redrivePoint));
   return fields;
 }
 
@@ -160,12 +193,71 @@ function sourceMissing(runId: string, hash: string | undefined): DirigentError {
   );
 }
 
-/** The run record in a run's hash: its `record` field with the `steps` list from its entries. */
-export function recordOf(hash: Record<string, string>): RunRecord {
-  const steps: RunRecord['steps'] = [];
+/**
+ * The JSON parts of a run as a hash (and its body, under `BODY_FIELD`) holds them, by their names
+ * in {@link BODY_LINES}; undefined when no run is stored there. `layout`: `body` for a run
+ * written with a body, `whole` for one stores wrote before, whose parts are fields of the hash.
+ */
+function partsOf(
+  hash: Record<string, string | undefined>,
+): { layout: 'body' | 'whole'; parts: Map<string, string> } | undefined {
+  const body = hash[BODY_FIELD];
+  // A body whose hash is gone (deleted by hand; both expire together) holds no run.
+  if (body != null && hash.status != null) {
+    const lines = body.split('\n');
+    if (lines.length !== BODY_LINES.length)
+      throw DirigentError.fatal(
+        ErrorCode.INTERNAL,
+        `A run's body holds ${lines.length} lines, not ${BODY_LINES.length}: it was not written by this version of Dirigent.`,
+        { hint: 'A key of the deployment was written by something else; check the key prefix.' },
+      );
+    return { layout: 'body', parts: new Map(BODY_LINES.map((name, i) => [name, lines[i]!])) };
+  }
+  const { record, snapshot, meta, counters, children } = hash;
+  if (record == null || snapshot == null || meta == null) return undefined;
+  const parts = new Map([
+    ['meta', meta],
+    ['record', record],
+    ['snapshot', snapshot],
+    ['counters', counters ?? '{}'],
+    ['children', children ?? '{}'],
+  ]);
+  return { layout: 'whole', parts };
+}
+
+/** Whether a hash (with its body under `BODY_FIELD`) holds a run: it is not missing or expired. */
+export function holdsRun(hash: Record<string, string | undefined>): boolean {
+  return (hash[BODY_FIELD] != null && hash.status != null) || hash.record != null;
+}
+
+/** The entries of the record's `steps` list, from their fields. */
+function entriesOf(hash: Record<string, string | undefined>): StepEntry[] {
+  const steps: StepEntry[] = [];
   for (const [field, json] of Object.entries(hash))
-    if (field.startsWith(ENTRY)) steps[Number(field.slice(ENTRY.length))] = JSON.parse(json);
-  const record = JSON.parse(hash.record!) as RunRecord; // its `steps` is kept empty, in place
+    if (field.startsWith(ENTRY) && json != null)
+      steps[Number(field.slice(ENTRY.length))] = JSON.parse(json) as StepEntry;
+  return steps;
+}
+
+/**
+ * The run record in a run's hash (with its body under `BODY_FIELD`), its `steps` list from its
+ * entries (none when the hash was read without them); undefined when no run is stored there.
+ */
+export function recordOf(hash: Record<string, string | undefined>): RunRecord | undefined {
+  const read = partsOf(hash);
+  if (read === undefined) return undefined;
+  const json = read.parts.get('record')!;
+  const steps = entriesOf(hash);
+  if (read.layout === 'body') {
+    const { status, directive } = hash;
+    return fullRecord(json, {
+      runId: hash[ID_FIELD]!,
+      status: status!,
+      directive: directive!,
+      steps,
+    });
+  }
+  const record = JSON.parse(json) as RunRecord; // its `steps` is kept empty, in place
   record.steps = steps;
   return record;
 }
@@ -181,7 +273,11 @@ export function changes(
   return { set, removed };
 }
 
-/** A run read from its hash: the run, the JSON fields it was read from, and the last write's etag. */
+/**
+ * A run read from its hash: the run, the JSON it was read from (hash fields and body lines), and
+ * the last write's etag; a run stored before the body has no etag here, so that its next save
+ * writes it whole, in the body's layout.
+ */
 export interface StoredHash {
   run: VersionedRun;
   fields: Map<string, string>;
@@ -196,47 +292,53 @@ export function hashOf(flat: readonly string[], from = 0): Record<string, string
 }
 
 /**
- * The run a hash holds (as `HGETALL` answers it), with the fields it was read with; undefined when
- * the hash holds no run (missing, or expired).
+ * The run a hash holds (as the read scripts answer it: `HGETALL`, with the body and the text),
+ * with the JSON it was read from; undefined when the hash holds no run (missing, or expired).
  */
 export function storedRunOf(hash: Record<string, string>): StoredHash | undefined {
-  const { record, snapshot, meta, counters, children, version } = hash;
-  if (record === undefined || snapshot === undefined || meta === undefined) return undefined;
-  const fields = new Map<string, string>([
-    ['record', record],
-    ['snapshot', snapshot],
-    ['meta', meta],
-    ['counters', counters ?? '{}'],
-    ['children', children ?? '{}'],
-  ]);
+  const read = partsOf(hash);
+  if (read === undefined) return undefined;
+  const { layout, parts } = read;
+  const fields = new Map(parts);
   if (hash.tags !== undefined) fields.set('tags', hash.tags);
   const point = hash[REDRIVE];
   if (point !== undefined) fields.set(REDRIVE, point);
   const steps: Record<string, StepRecord> = {};
   for (const [field, json] of Object.entries(hash)) {
     if (field.startsWith(ENTRY)) fields.set(field, json);
-    if (!field.startsWith(STEP)) continue;
+    const whole = field.startsWith(WHOLE_STEP);
+    if (!whole && !field.startsWith(STEP)) continue;
     fields.set(field, json);
-    steps[field.slice(STEP.length)] = JSON.parse(json) as StepRecord;
+    const name = field.slice(whole ? WHOLE_STEP.length : STEP.length);
+    // Both forms of one step only when a write of an older version meets one of this: the
+    // compact form is this version's.
+    if (whole && hash[STEP + name] !== undefined) continue;
+    steps[name] = whole ? (JSON.parse(json) as StepRecord) : fullStep(json);
   }
-  const m = JSON.parse(meta) as StoredMeta;
-  const runRecord = recordOf(hash);
+  const metaJson = parts.get('meta')!;
+  const m: WholeMeta = layout === 'body' ? fullMeta(metaJson) : (JSON.parse(metaJson) as WholeMeta);
+  const runRecord = recordOf(hash)!;
+  const hashOfText = hash[TEXT_HASH] ?? m.source.hash;
   const text = m.source.text ?? hash[TEXT_FIELD];
-  if (text === undefined) throw sourceMissing(runRecord.runId, m.source.hash);
+  if (text === undefined) throw sourceMissing(runRecord.runId, hashOfText);
+  const children = parts.get('children')!;
+  const counters = parts.get('counters')!;
   const run: VersionedRun = {
     record: runRecord,
-    snapshot: JSON.parse(snapshot) as unknown,
-    source: { file: m.source.file, text, ...(m.source.hash && { hash: m.source.hash }) },
+    snapshot: fullSnapshot(parts.get('snapshot')!),
+    source: { file: m.source.file, text, ...(hashOfText && { hash: hashOfText }) },
     projectDir: m.projectDir,
     depth: m.depth,
     parentRunId: m.parentRunId,
-    children: JSON.parse(children ?? '{}') as StoredRun['children'],
+    children: JSON.parse(children) as StoredRun['children'],
     steps,
-    counters: JSON.parse(counters ?? '{}') as StoredRun['counters'],
+    counters:
+      layout === 'body' ? fullCounters(counters) : (JSON.parse(counters) as StoredRun['counters']),
     ...(m.trace && { trace: m.trace }),
     ...(m.tools && { tools: m.tools }),
-    ...(point !== undefined && { redrivePoint: JSON.parse(point) as unknown }),
-    version: Number(version ?? 0),
+    ...(point !== undefined && { redrivePoint: fullSnapshot(point) }),
+    version: Number(hash.version ?? 0),
   };
-  return { run, fields, ...(hash.etag !== undefined && { etag: hash.etag }) };
+  const etag = layout === 'body' ? hash.etag : undefined;
+  return { run, fields, ...(etag !== undefined && { etag }) };
 }

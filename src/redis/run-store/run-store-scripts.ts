@@ -6,6 +6,7 @@ import type { IndexOf } from './list-stored-runs.js';
 import type { RedisClient } from '../redis-client.js';
 import type { RunRecord, RunStatus } from '../../engine/run-record.js';
 import type { RunEvents } from './pending-events.js';
+import { BODY_LINES } from './run-hash.js';
 import {
   CLAIM_SCRIPT,
   FORGET_SCRIPT,
@@ -75,6 +76,7 @@ export function saveRunArgs(
      */
     text: { hash: string; text: string | undefined } | undefined;
     removed: string[];
+    /** The hash fields and body lines (by their names in `BODY_LINES`) to write. */
     set: Map<string, string>;
     /** Feed events to append (see `pending-events.ts`). */
     events?: RunEvents | undefined;
@@ -117,7 +119,14 @@ export function saveRunArgs(
     write.events?.events.length ?? 0,
     ...(write.events?.events ?? []),
   ];
-  for (const [field, json] of write.set) args.push(field, json);
+  const lines: Args = [];
+  const fields: Args = [];
+  for (const [field, json] of write.set) {
+    const line = (BODY_LINES as readonly string[]).indexOf(field);
+    if (line < 0) fields.push(field, json);
+    else lines.push(line + 1, json);
+  }
+  args.push(lines.length / 2, ...lines, ...fields);
   return args;
 }
 
