@@ -15,7 +15,16 @@
  * Nothing here is needed for correctness: a cache that cannot be read or written is no cache, and
  * the file is compiled as Node would.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { Script } from 'node:vm';
@@ -72,6 +81,8 @@ export class CodeCachedModules {
   private readonly cacheFolders: readonly string[];
   /** Node's `require` for the files of a folder (packages resolve alike for all of them). */
   private readonly nodeRequires = new Map<string, NodeJS.Require>();
+  /** Where files are read (see {@link read}). */
+  private scratch: Buffer = Buffer.alloc(0);
 
   constructor(private readonly options: CodeCachedModulesOptions) {
     this.cacheFolders = options.cacheDirs.map((dir) => join(dir, options.key));
@@ -81,11 +92,19 @@ export class CodeCachedModules {
   require(file: string): unknown {
     const known = this.loaded.get(file);
     if (known !== undefined) return known.module.exports;
-    const { size, mtimeMs } = statSync(file);
-    // The build writes ASCII (esbuild's default charset), which UTF-8 decodes to V8's compact
-    // one-byte strings; other text is decoded right too.
-    const source = readFileSync(file, 'utf8');
-    const cacheName = `${basename(file)}-${size}-${Math.trunc(mtimeMs)}.cache`;
+    const fd = openSync(file, 'r');
+    let source: string;
+    let cacheName: string;
+    try {
+      const { size, mtimeMs } = fstatSync(fd);
+      cacheName = `${basename(file)}-${size}-${Math.trunc(mtimeMs)}.cache`;
+      // The build writes ASCII (esbuild's default charset), which UTF-8 decodes to V8's compact
+      // one-byte strings; other text is decoded right too.
+      source = this.read(fd, size).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+    // In the scratch buffer: V8 has read it by the time the Script is made.
     const cachedData = this.readCache(cacheName);
     // Node's CommonJS wrapper, on the first line: line numbers in stacks stay the file's.
     const script = new Script(
@@ -137,16 +156,43 @@ export class CodeCachedModules {
     }
   }
 
-  /** The cache named `name` from the first folder that has it, if any. */
+  /**
+   * The cache named `name` from the first folder that has it, if any, in the scratch buffer (see
+   * {@link read}).
+   */
   private readCache(name: string): Buffer | undefined {
     for (const folder of this.cacheFolders) {
+      let fd: number;
       try {
-        return readFileSync(`${folder}${sep}${name}`);
+        fd = openSync(`${folder}${sep}${name}`, 'r');
       } catch {
-        // Not there (or not readable): the next folder.
+        continue; // not there (or not readable): the next folder
+      }
+      try {
+        return this.read(fd, fstatSync(fd).size);
+      } catch {
+        // Unreadable: as if it were not there.
+      } finally {
+        closeSync(fd);
       }
     }
     return undefined;
+  }
+
+  /**
+   * The first `size` bytes of file `fd`, in a buffer this loader reuses for every file (valid
+   * until the next read): fresh memory costs a page fault a page, which some virtual machines
+   * make dear, and a start reads a megabyte or two.
+   */
+  private read(fd: number, size: number): Buffer {
+    if (this.scratch.length < size) this.scratch = Buffer.allocUnsafeSlow(Math.max(size, 1 << 18));
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, this.scratch, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return this.scratch.subarray(0, done);
   }
 
   /** Node's `require` as a file of `dir` has it: one per folder, made on first use. */
