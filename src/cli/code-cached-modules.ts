@@ -10,7 +10,8 @@
  * Within it a file's cache is named after the file, its size and its modification time, so that a
  * file changed since the build (edited by hand) is never served code compiled from other text.
  * V8 checks the rest itself (its version, its flags, the source's length) and rejects a cache that
- * does not match; a rejected or missing cache is made again when the process exits.
+ * does not match; a rejected or missing cache is made again when the process exits (so a process
+ * started with other V8 flags, `--jitless` say, remakes the caches it was refused).
  *
  * Nothing here is needed for correctness: a cache that cannot be read or written is no cache, and
  * the file is compiled as Node would.
