@@ -17,6 +17,7 @@ import { build, transform } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -185,8 +186,9 @@ await build({
     js: `#!/usr/bin/env node\n"use strict";var __importMetaUrl=require('node:url').pathToFileURL(__filename).href;`,
   },
 });
-// The package is "type": "module"; the bin is CommonJS.
+// The package is "type": "module"; the bin is CommonJS, and runs as a command (`#!`).
 writeFileSync(join(bin, 'package.json'), '{ "type": "commonjs" }\n');
+chmodSync(join(bin, 'main.js'), 0o755);
 
 /**
  * Runs the bin as a user would, so that the caches of what an embedded run and --help load are

@@ -200,6 +200,12 @@ describe('dirigent --version', () => {
     }
   });
 
+  it('runs as a command: the bin is executable and names its interpreter (#!)', () => {
+    const r = spawnSync(CLI_MAIN, ['--version'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${version}\n`);
+  });
+
   it('still leaves `search --version <range>` to the search command', () => {
     const r = cli('search', '--version', '>=99', '--json');
     expect(r.status).toBe(0);
