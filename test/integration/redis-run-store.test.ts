@@ -445,7 +445,8 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     expect(await where()).toEqual(['waiting']);
     await store.save(withStatus(run, 'failed'));
     expect(await where()).toEqual(['failed']);
-    expect(await t.redis.zscore(store.indexKey(), id)).toBe('5000');
+    expect(await t.redis.exists(`${t.prefix}:runs`)).toBe(0); // all runs: the status indexes
+
     expect(await t.redis.zscore(store.indexKey({ directive: 'mover' }), id)).toBe('5000');
   });
 
@@ -487,6 +488,31 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     expect(await store.list({ status: 'completed', limit: 299 })).toHaveLength(299);
   });
 
+  it('lists all runs as one index would, merging the status indexes: newest first, equal starts in descending id order, from a cursor on', async () => {
+    const store = storeFor();
+    const statuses = ['running', 'waiting', 'paused', 'completed', 'failed', 'cancelled'] as const;
+    const runs: StoredRun[] = [];
+    // 450 runs over six indexes, three at each start time, each of another status.
+    for (let i = 0; i < 450; i++) runs.push(runOf(statuses[i % 6]!, Math.floor(i / 3)));
+    for (const run of runs) await store.save(run);
+    const newestFirst = runs
+      .map((r) => r.record)
+      .sort((a, b) => b.startedAt - a.startedAt || (a.runId < b.runId ? 1 : -1));
+    const all = await store.list();
+    expect(all.map((r) => r.runId)).toEqual(newestFirst.map((r) => r.runId));
+    expect(all).toEqual(newestFirst);
+    const from = newestFirst[220]!;
+    const rest = await store.list({ after: { startedAt: from.startedAt, runId: from.runId } });
+    expect(rest.map((r) => r.runId)).toEqual(newestFirst.slice(221).map((r) => r.runId));
+    const window = await store.list({ since: 10, until: 20, limit: 7 });
+    expect(window.map((r) => r.runId)).toEqual(
+      newestFirst
+        .filter((r) => r.startedAt >= 10 && r.startedAt <= 20)
+        .slice(0, 7)
+        .map((r) => r.runId),
+    );
+  });
+
   it('sets the retention TTL on ended runs only', async () => {
     const store = storeFor({ retentionSeconds: 3600 });
     const run = runOf('running', 1000);
@@ -526,7 +552,6 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
       kept.record.runId,
     ]);
     for (const key of [
-      store.indexKey(),
       store.indexKey({ status: 'completed' }),
       store.indexKey({ directive: 'alpha' }),
       `${t.prefix}:runs:expiring`,
@@ -547,7 +572,6 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     await expired(store, ended.record.runId);
     expect(await store.prune()).toBe(1);
     for (const key of [
-      store.indexKey(),
       store.indexKey({ status: 'failed' }),
       store.indexKey({ directive: 'short' }),
     ])
@@ -565,7 +589,7 @@ describe('RedisRunStore: indexes, listing, retention and deletion', () => {
     await expired(store, ...ended.map((r) => r.record.runId));
     await store.save(runOf('running', 3, 'new'));
     expect(await t.redis.zrange(store.indexKey({ directive: 'old' }), 0, -1)).toEqual([]);
-    expect(await t.redis.zcard(store.indexKey())).toBe(1);
+    expect(await store.list()).toHaveLength(1);
     expect(await t.redis.zcard(`${t.prefix}:runs:expiring`)).toBe(0);
     // The run left is under way: its hash does not expire, so directive-of need not name it.
     expect(await t.redis.hlen(`${t.prefix}:runs:directive-of`)).toBe(0);
@@ -641,9 +665,9 @@ describe('RedisRunStore: directive texts, kept once', () => {
     const [waiting, ended] = [runWith('waiting', TEXT), runWith('completed', TEXT)];
     await store.save(waiting);
     await store.save(ended);
-    expect(await t.redis.smembers(`${key}:runs`)).toEqual(
-      expect.arrayContaining([waiting.record.runId, ended.record.runId]),
-    );
+    expect(await t.redis.get(`${key}:count`)).toBe('2');
+    await store.save(withStatus(waiting, 'running')); // saved again: counted once
+    expect(await t.redis.get(`${key}:count`)).toBe('2');
     expect(await store.delete(waiting.record.runId)).toBe(true);
     expect(await t.redis.get(key)).toBe(TEXT); // the ended run still reads it
     expect(await store.delete(ended.record.runId)).toBe(true);
@@ -890,8 +914,14 @@ describe('RedisRunStore: runs stored before the body', () => {
     expect(done.status).toBe('completed');
     expect(done.outputs).toEqual({ text: 'answer: yes' });
     expect((await storeFor({}, t.connect()).load(done.runId))?.record).toEqual(done);
-    // The text is kept while a run of it is stored, then goes with the last one.
+    // The text is kept while a run of it is stored, those stored before as those after, then
+    // goes with the last one.
+    const again = { ...waiting, record: { ...waiting.record, runId: 'again-1' } };
+    await store.save(again);
+    const key = textKey(t.prefix, waiting.source.hash!);
     expect(await store.delete(waiting.record.runId)).toBe(true);
+    expect(await t.redis.get(key)).toBe(waiting.source.text);
+    expect(await store.delete(again.record.runId)).toBe(true);
     expect(await store.delete(ended.record.runId)).toBe(true);
     expect(await t.redis.keys(`${t.prefix}:*`)).toEqual([]);
   });

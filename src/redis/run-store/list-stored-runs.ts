@@ -2,7 +2,7 @@
  * Listing runs from a {@link RedisRunStore}'s indexes: newest first, filtered, in pages.
  */
 import type { RedisClient } from '../redis-client.js';
-import type { RunRecord, RunStatus } from '../../engine/run-record.js';
+import { RUN_STATUSES, type RunRecord, type RunStatus } from '../../engine/run-record.js';
 import { hasTags } from '../../engine/run-tags.js';
 import { holdsRun, recordOf } from './run-hash.js';
 import { BODY_FIELD, ID_FIELD } from './run-store-lua.js';
@@ -18,7 +18,7 @@ export interface RunIndexes {
   readonly redis: RedisClient;
   runKey(runId: string): string;
   bodyKey(runId: string): string;
-  indexKey(by?: IndexOf): string;
+  indexKey(by: IndexOf): string;
   /** Removes the index entries of a run whose hash is gone. */
   forgetDangling(runId: string, directive?: string): Promise<unknown>;
 }
@@ -63,7 +63,7 @@ export async function listStoredRuns(
     ...(directive === undefined ? [] : [store.indexKey({ directive })]),
     ...Object.entries(tags ?? {}).map((tag) => store.indexKey({ tag })),
   ];
-  let index = candidates[0] ?? store.indexKey();
+  let index = candidates[0];
   if (candidates.length > 1) {
     const sizes = await Promise.all(candidates.map((key) => store.redis.zcard(key)));
     index = candidates[sizes.indexOf(Math.min(...sizes))]!;
@@ -71,26 +71,24 @@ export async function listStoredRuns(
   const out: RunRecord[] = [];
   const seen = new Set<string>();
   const dangling: string[] = [];
-  // Indexes are sorted sets scored by start time; equal scores come in descending id order.
   const after = filter.after;
-  const max = Math.min(filter.until ?? Infinity, after?.startedAt ?? Infinity);
-  const min = filter.since ?? -Infinity;
-  const score = (n: number) => (n === Infinity ? '+inf' : n === -Infinity ? '-inf' : String(n));
-  for (let start = 0; out.length < limit; start += LIST_PAGE) {
-    const page = await store.redis.zrevrangebyscore(
-      index,
-      score(max),
-      score(min),
-      'WITHSCORES',
-      'LIMIT',
-      start,
-      LIST_PAGE,
-    );
-    if (page.length === 0) break;
+  const range: ScoreRange = {
+    max: score(Math.min(filter.until ?? Infinity, after?.startedAt ?? Infinity)),
+    min: score(filter.since ?? -Infinity),
+  };
+  // Every run is in the index of its status: all runs are the status indexes merged.
+  const pages =
+    index === undefined
+      ? mergedPages(
+          store.redis,
+          STORED_STATUSES.map((s) => store.indexKey({ status: s })),
+          range,
+        )
+      : indexPages(store.redis, index, range);
+  for await (const page of pages) {
     const ids: string[] = [];
-    for (let i = 0; i < page.length; i += 2) {
-      const id = page[i]!;
-      if (after && Number(page[i + 1]) === after.startedAt && id >= after.runId) continue;
+    for (const [id, startedAt] of page) {
+      if (after && startedAt === after.startedAt && id >= after.runId) continue;
       ids.push(id);
     }
     const hashes = await readRunHashes(store, ids, true);
@@ -107,10 +105,114 @@ export async function listStoredRuns(
         if (out.length >= limit) break;
       }
     }
-    if (page.length < LIST_PAGE * 2) break;
+    if (out.length >= limit) break;
   }
   await Promise.all(dangling.map((id) => store.forgetDangling(id, directive)));
   return out;
+}
+
+/** The statuses a stored run can have: each has an index, and every run is in one. */
+const STORED_STATUSES = RUN_STATUSES.filter((s) => s !== 'queued');
+
+/** Bounds of start times, as `ZREVRANGEBYSCORE` takes them. */
+interface ScoreRange {
+  max: string;
+  min: string;
+}
+
+/** An index entry: a run id and its start time. */
+type Entry = [runId: string, startedAt: number];
+
+function score(n: number): string {
+  return n === Infinity ? '+inf' : n === -Infinity ? '-inf' : String(n);
+}
+
+/** A `WITHSCORES` reply as entries. */
+function entriesOf(flat: readonly string[]): Entry[] {
+  const entries: Entry[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, Number(flat[i + 1])]);
+  return entries;
+}
+
+/**
+ * The entries of index `key` within `range`, newest first, a page at a time. A sorted set orders
+ * equal scores by id, so newest first means equal start times in descending id order.
+ */
+async function* indexPages(
+  redis: RedisClient,
+  key: string,
+  range: ScoreRange,
+): AsyncGenerator<Entry[]> {
+  for (let start = 0; ; start += LIST_PAGE) {
+    const page = await redis.zrevrangebyscore(
+      key,
+      range.max,
+      range.min,
+      'WITHSCORES',
+      'LIMIT',
+      start,
+      LIST_PAGE,
+    );
+    if (page.length > 0) yield entriesOf(page);
+    if (page.length < LIST_PAGE * 2) return;
+  }
+}
+
+/** Whether entry `a` comes before `b` newest first (equal start times: the greater id first). */
+function before(a: Entry, b: Entry): boolean {
+  return a[1] !== b[1] ? a[1] > b[1] : a[0] > b[0];
+}
+
+/**
+ * The entries of several indexes within `range` as one index would list them, newest first, a
+ * page at a time: each index read a page at a time (all at once, in one round trip), the pages
+ * merged, and an index read further only once what was read of it has been taken.
+ */
+async function* mergedPages(
+  redis: RedisClient,
+  keys: readonly string[],
+  range: ScoreRange,
+): AsyncGenerator<Entry[]> {
+  const heads = keys.map((key) => ({ key, start: 0, read: [] as Entry[], done: false }));
+  const fill = async (which: typeof heads) => {
+    const pipeline = redis.pipeline();
+    for (const h of which)
+      pipeline.zrevrangebyscore(
+        h.key,
+        range.max,
+        range.min,
+        'WITHSCORES',
+        'LIMIT',
+        h.start,
+        LIST_PAGE,
+      );
+    const replies = (await pipeline.exec()) ?? [];
+    which.forEach((h, i) => {
+      const [err, flat] = replies[i] ?? [];
+      if (err) throw err;
+      const page = flat as string[];
+      h.read = entriesOf(page);
+      h.start += LIST_PAGE;
+      h.done = page.length < LIST_PAGE * 2;
+    });
+  };
+  for (;;) {
+    const page: Entry[] = [];
+    while (page.length < LIST_PAGE) {
+      // An index whose page was all taken is read further before any entry is taken, so that
+      // none comes out of order.
+      const spent = heads.filter((h) => h.read.length === 0 && !h.done);
+      if (spent.length > 0) await fill(spent);
+      let next: (typeof heads)[number] | undefined;
+      for (const h of heads)
+        if (h.read.length > 0 && (next === undefined || before(h.read[0]!, next.read[0]!)))
+          next = h;
+      if (next === undefined) break;
+      page.push(next.read.shift()!);
+    }
+    if (page.length > 0) yield page;
+    if (page.length < LIST_PAGE) return;
+  }
 }
 
 /** The fields of a run's hash that hold its record, when it was stored before the body. */

@@ -1,12 +1,13 @@
 /**
  * The {@link ChangeSource} of a Redis deployment, from the run store's indexes (see
  * `redis/run-store/run-hash.ts`): each look reads the ids of the runs started in the last `windowMs` and of
- * those running or waiting (at most `cap` of each, newest first), and of those it saw not ended,
+ * those running or waiting (at most `cap` of each status, newest first), and of those it saw not ended,
  * then each one's plain `status` field, and the record (without its steps) only of those whose
  * status changed. A run
  * is stored when a worker takes it up, with that moment as its start, so the window covers the
  * clocks of the machines and the time a first write takes; runs still queued are not stored yet.
  */
+import { RUN_STATUSES, type RunStatus } from '../../engine/run-record.js';
 import type { RedisRunStore } from './redis-run-store.js';
 import { answer } from './redis-run-counts.js';
 import { readRunHashes } from './list-stored-runs.js';
@@ -17,6 +18,9 @@ import {
   type ChangeSource,
   type RunSummary,
 } from '../../run-backend/run-changes.js';
+
+/** The statuses of stored runs, each with its index. */
+const STORED = RUN_STATUSES.filter((s) => s !== 'queued');
 
 /** See the module comment. */
 export class RedisRunChanges implements ChangeSource {
@@ -31,13 +35,22 @@ export class RedisRunChanges implements ChangeSource {
   async poll(): Promise<RunSummary[]> {
     const now = Date.now();
     const { redis } = this.store;
-    const newest = (key: string, min: number | string) =>
-      redis.zrevrangebyscore(key, '+inf', min, 'WITHSCORES', 'LIMIT', 0, this.cap);
-    const pages = await Promise.all([
-      newest(this.store.indexKey(), now - this.windowMs),
-      newest(this.store.indexKey({ status: 'running' }), '-inf'),
-      newest(this.store.indexKey({ status: 'waiting' }), '-inf'),
-    ]);
+    const newest = (status: RunStatus, min: number | string) =>
+      redis.zrevrangebyscore(
+        this.store.indexKey({ status }),
+        '+inf',
+        min,
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        this.cap,
+      );
+    // Running and waiting runs whenever they started, the others in the window.
+    const pages = await Promise.all(
+      STORED.map((status) =>
+        newest(status, status === 'running' || status === 'waiting' ? '-inf' : now - this.windowMs),
+      ),
+    );
     const startOf = new Map<string, number>();
     for (const page of pages)
       for (let i = 0; i < page.length; i += 2) startOf.set(page[i]!, Number(page[i + 1]));

@@ -163,9 +163,11 @@ export class RedisRunStore implements RunStore {
     this.events = events;
   }
 
-  /** The key of an index: all runs, or the runs with a status, of a directive or with a tag. */
-  indexKey(by?: IndexOf): string {
-    if (by === undefined) return `${this.prefix}:runs`;
+  /**
+   * The key of an index: the runs with a status, of a directive or with a tag. Every stored run is
+   * in the index of its status, so these merged are all runs (see `list-stored-runs.ts`).
+   */
+  indexKey(by: IndexOf): string {
     if ('status' in by) return `${this.prefix}:runs:status:${by.status}`;
     if ('directive' in by) return `${this.prefix}:runs:directive:${by.directive}`;
     return `${this.prefix}:runs:tag:${by.tag[0]}=${by.tag[1]}`;

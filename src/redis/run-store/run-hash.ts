@@ -19,10 +19,11 @@
  *   what never changes), `record` (the run record, less its steps and what the hash holds),
  *   `snapshot` (the machine's), `counters` and `children`, each compact (see
  *   `compact-run-parts.ts`). JSON holds no line break, so a save replaces the lines that changed.
- * - `<prefix>:runs`, `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted
- *   sets of run ids scored by `startedAt`, moved atomically with every save.
+ * - `<prefix>:runs:status:<status>`, `<prefix>:runs:directive:<directive>`: sorted sets of run ids
+ *   scored by `startedAt`, moved atomically with every save. Every run is in the index of its
+ *   status: all runs are those indexes merged (see `list-stored-runs.ts`).
  * - `<prefix>:directive-text:<content hash>`: a directive's text, kept once for all its runs (their
- *   `texthash` names it) while one of them is stored: `…:runs` is the set of their ids.
+ *   `texthash` names it) while one of them is stored: `…:count` counts them.
  * - `<prefix>:runs:tag:<name>=<value>`: a sorted set per tag, as the indexes above.
  * - `<prefix>:runs:expiring` (sorted set, score = expiry time in epoch ms), and, for each run in it,
  *   `<prefix>:runs:directive-of` (run id → directive), `<prefix>:runs:text-of` (run id → content
@@ -35,7 +36,9 @@
  * Runs stored before the body existed keep `record`, `snapshot`, `meta`, `counters`, `children`
  * and `textkey` (the text's key) in the hash, and step records as `step:<name>`, all whole JSON;
  * they are read as they are, and written in this layout by their next save. A step record JSON
- * cannot keep compact (see `compact-run-parts.ts`) is still written whole, as `step:<name>`.
+ * cannot keep compact (see `compact-run-parts.ts`) is still written whole, as `step:<name>`. Stores
+ * before also kept `<prefix>:runs`, an index of all runs (a save takes its run out of it), and the
+ * ids of a text's runs in `…:runs` beside its text (counted as well as `…:count`, until they go).
  */
 import type { StepRecord } from '../../compiler/run-context.js';
 import { contentHash } from '../../directive/parse-directive.js';

@@ -46,7 +46,7 @@ interface SaveStore {
   retentionSeconds: number;
   runKey(runId: string): string;
   feedKey(runId: string): string;
-  indexKey(by?: IndexOf): string;
+  indexKey(by: IndexOf): string;
   /** Prunes what has expired (the sweeper's work); a store that never ends a run needs none. */
   prune?(): Promise<number>;
 }

@@ -58,8 +58,10 @@ local function nowMs()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 -- A directive's text is kept once, at its text key, for as long as a run of it is stored: the
--- key's ':runs' set holds their ids. A run names the text's content hash in its hash's texthash
--- (runs stored before: its key, in textkey), and, once its hash may expire, in text-of.
+-- key's ':count' counts them (stores before kept their ids in a set, ':runs', which counts too).
+-- A run names the text's content hash in its hash's texthash (runs stored before: its key, in
+-- textkey), and, once its hash may expire, in text-of: a run is counted while it names the text,
+-- and let go when it stops (forgotten, or saved with another text).
 local function heldText(prefix, hash, runId)
   local h = redis.call('HGET', hash, 'texthash')
   if h then return h end
@@ -70,8 +72,11 @@ end
 local function letGoText(prefix, runId, h)
   redis.call('HDEL', prefix .. ':runs:text-of', runId)
   local textKey = prefix .. ':directive-text:' .. h
-  redis.call('SREM', textKey .. ':runs', runId)
-  if redis.call('SCARD', textKey .. ':runs') == 0 then redis.call('DEL', textKey) end
+  local count = textKey .. ':count'
+  local left
+  if redis.call('SREM', textKey .. ':runs', runId) == 1 then left = tonumber(redis.call('GET', count) or '0')
+  else left = redis.call('DECR', count) end
+  if left <= 0 and redis.call('SCARD', textKey .. ':runs') == 0 then redis.call('DEL', textKey, count) end
 end
 -- Deletes a run's hash and every index entry of it; hint: a directive it may be indexed under.
 local function forget(prefix, runId, hint)
@@ -119,7 +124,8 @@ end
 `;
 
 /**
- * KEYS: run hash, all runs, the five status sets (in STATUSES order), the run's directive set,
+ * KEYS: run hash, the index of all runs that stores kept before (a save takes the run out of it),
+ * the five status sets (in STATUSES order), the run's directive set,
  * expiring, directive-of, the run's feed, then the hash and the feed of each of its parents
  * (nearest first). The run's body is the key of its hash with `:body`.
  * ARGV: prefix, mode (full | diff | steps), expectVersion or '', base etag or '', new etag, run
@@ -217,7 +223,7 @@ if textHash ~= '' then
   local was = heldText(prefix, hash, runId)
   if was ~= textHash then
     if was then letGoText(prefix, runId, was) end
-    redis.call('SADD', textKey .. ':runs', runId)
+    redis.call('INCR', textKey .. ':count')
   end
   redis.call('HSET', hash, 'texthash', textHash)
 end
@@ -252,7 +258,9 @@ end
 if old and old ~= directive then redis.call('ZREM', prefix .. ':runs:directive:' .. old, runId) end
 redis.call('HSET', hash, 'status', status, 'directive', directive)
 local score = ARGV[9]
-redis.call('ZADD', KEYS[2], score, runId)
+-- All runs are the status indexes merged: the index of all runs that stores kept before is
+-- emptied as their runs are saved.
+redis.call('ZREM', KEYS[2], runId)
 for _, k in pairs(statuses) do
   if k == own then redis.call('ZADD', KEYS[k], score, runId) else redis.call('ZREM', KEYS[k], runId) end
 end

@@ -60,7 +60,7 @@ export function saveRunArgs(
     retentionSeconds: number;
     runKey(runId: string): string;
     feedKey(runId: string): string;
-    indexKey(by?: IndexOf): string;
+    indexKey(by: IndexOf): string;
   },
   mode: SaveMode,
   record: Pick<RunRecord, 'runId' | 'status' | 'directive' | 'startedAt'>,
@@ -93,7 +93,7 @@ export function saveRunArgs(
   const args: Args = [
     11 + 2 * parents.length,
     store.runKey(record.runId),
-    store.indexKey(),
+    `${store.prefix}:runs`,
     ...RUN_STATUSES.map((status) => store.indexKey({ status })),
     store.indexKey({ directive: record.directive }),
     `${store.prefix}:runs:expiring`,
