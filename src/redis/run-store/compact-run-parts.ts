@@ -66,11 +66,19 @@ function atDefault(value: unknown, preset: unknown): boolean {
  * those fields is missing (or undefined), since the compact form would read back with it.
  */
 function withoutDefaults(value: Json, defaults: Json): Json | undefined {
+  // Every save compacts each step record of its run: no arrays of entries made on the way.
   const out: Json = {};
-  for (const name of Object.keys(defaults)) if (value[name] === undefined) return undefined;
-  for (const [name, v] of Object.entries(value))
-    if (!(name in defaults) || !atDefault(v, defaults[name])) out[name] = v;
-  return out;
+  let present = 0;
+  for (const name in value) {
+    const v = value[name];
+    if (!Object.hasOwn(defaults, name)) out[name] = v;
+    else if (v === undefined) return undefined;
+    else {
+      present++;
+      if (!atDefault(v, defaults[name])) out[name] = v;
+    }
+  }
+  return present === Object.keys(defaults).length ? out : undefined;
 }
 
 /** Fresh copies of `defaults` (its empty objects new), for a value read back. */
@@ -202,11 +210,12 @@ export function fullStep(json: string): StepRecord {
  * error or return); any other, as it is.
  */
 export function compactSnapshot(snapshot: unknown): string {
-  const whole = JSON.stringify(snapshot) ?? 'null';
-  if (!isObject(snapshot) || !isObject(snapshot.context)) return whole;
-  const top = withoutDefaults(snapshot, SNAPSHOT_DEFAULTS);
-  const context = withoutDefaults(snapshot.context, CONTEXT_DEFAULTS);
-  if (top === undefined || context === undefined) return whole;
+  const top = isObject(snapshot) ? withoutDefaults(snapshot, SNAPSHOT_DEFAULTS) : undefined;
+  const context =
+    top !== undefined && isObject(top.context)
+      ? withoutDefaults(top.context, CONTEXT_DEFAULTS)
+      : undefined;
+  if (context === undefined) return JSON.stringify(snapshot) ?? 'null';
   return COMPACT_SNAPSHOT + JSON.stringify({ ...top, context });
 }
 
