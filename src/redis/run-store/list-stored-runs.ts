@@ -83,6 +83,8 @@ export async function listStoredRuns(
           store.redis,
           STORED_STATUSES.map((s) => store.indexKey({ status: s })),
           range,
+          // Each entry of the merge is a run listed (unless it expired): no more are needed.
+          Math.min(LIST_PAGE, Math.ceil(limit)),
         )
       : indexPages(store.redis, index, range);
   for await (const page of pages) {
@@ -164,41 +166,34 @@ function before(a: Entry, b: Entry): boolean {
 }
 
 /**
- * The entries of several indexes within `range` as one index would list them, newest first, a
- * page at a time: each index read a page at a time (all at once, in one round trip), the pages
- * merged, and an index read further only once what was read of it has been taken.
+ * The entries of several indexes within `range` as one index would list them, newest first, in
+ * pages of `size`: each index read `size` entries at a time (all at once, in one round trip), the
+ * pages merged, and an index read further only once what was read of it has been taken.
  */
 async function* mergedPages(
   redis: RedisClient,
   keys: readonly string[],
   range: ScoreRange,
+  size: number,
 ): AsyncGenerator<Entry[]> {
   const heads = keys.map((key) => ({ key, start: 0, read: [] as Entry[], done: false }));
   const fill = async (which: typeof heads) => {
     const pipeline = redis.pipeline();
     for (const h of which)
-      pipeline.zrevrangebyscore(
-        h.key,
-        range.max,
-        range.min,
-        'WITHSCORES',
-        'LIMIT',
-        h.start,
-        LIST_PAGE,
-      );
+      pipeline.zrevrangebyscore(h.key, range.max, range.min, 'WITHSCORES', 'LIMIT', h.start, size);
     const replies = (await pipeline.exec()) ?? [];
     which.forEach((h, i) => {
       const [err, flat] = replies[i] ?? [];
       if (err) throw err;
       const page = flat as string[];
       h.read = entriesOf(page);
-      h.start += LIST_PAGE;
-      h.done = page.length < LIST_PAGE * 2;
+      h.start += size;
+      h.done = page.length < size * 2;
     });
   };
   for (;;) {
     const page: Entry[] = [];
-    while (page.length < LIST_PAGE) {
+    while (page.length < size) {
       // An index whose page was all taken is read further before any entry is taken, so that
       // none comes out of order.
       const spent = heads.filter((h) => h.read.length === 0 && !h.done);
@@ -211,7 +206,7 @@ async function* mergedPages(
       page.push(next.read.shift()!);
     }
     if (page.length > 0) yield page;
-    if (page.length < LIST_PAGE) return;
+    if (page.length < size) return;
   }
 }
 
