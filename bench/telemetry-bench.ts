@@ -6,7 +6,13 @@
  * a sink in this process. Every figure is a ratio against "off" measured in the same rounds.
  */
 import { Worker } from 'node:worker_threads';
-import { ROOT_CONTEXT, SpanKind, type Context, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  type Context,
+  type Histogram,
+  type Tracer,
+} from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import {
@@ -30,8 +36,7 @@ import { Engine } from '../src/engine/engine.js';
 import { MemoryRunStore } from '../src/engine/memory-run-store.js';
 import type { RunRecord } from '../src/engine/run-record.js';
 import { connectRedis, pingRedis, redisDownMessage } from '../src/redis/redis-connection.js';
-import { Attr, Metric } from '../src/telemetry/attributes.js';
-import { DirigentMetrics } from '../src/telemetry/dirigent-metrics.js';
+import { Attr, DURATION_BUCKETS_S, Metric } from '../src/telemetry/attributes.js';
 import { dirigentIdGenerator } from '../src/telemetry/pinned-id-generator.js';
 import type { TelemetryOptions } from '../src/telemetry/telemetry.js';
 import { ItemDispatcher } from '../src/tools/item-dispatcher.js';
@@ -348,16 +353,23 @@ function embeddedTask(
 }
 
 /**
- * The SDK alone recording what a completed echo step records, `batch` times per iteration: the
- * step attempt's span and the `runtime` call's span (same names and attributes, started and
- * ended into the same in-memory exporter, ids from Dirigent's generator), and the four metric
- * points (step duration and attempts, tool duration and calls). No engine, no Dirigent code: the
- * floor of what a step's telemetry can cost with this SDK.
+ * The SDK alone recording what a completed echo step records, `batch` times per iteration, into
+ * the providers of `variant`: the step attempt's span, which stands for its tool call (same name
+ * and attributes, started and ended with ids from Dirigent's generator), and the two histogram
+ * points (step and tool durations; the two counts are Dirigent's own, read when a reader
+ * collects, and not the SDK's work per step). No engine, no Dirigent code: the floor of what a
+ * step's telemetry can cost with this SDK.
  */
-function sdkFloorTask(batch: number, closing: (() => Promise<void>)[]): RoundTask {
+function sdkFloorTask(
+  variant: Exclude<Variant, 'off'>,
+  sink: OtlpSink,
+  batch: number,
+  closing: (() => Promise<void>)[],
+): RoundTask {
   let rec: Recorder | undefined;
   let tracer: Tracer | undefined;
-  let metrics: DirigentMetrics | undefined;
+  let stepDuration: Histogram | undefined;
+  let toolDuration: Histogram | undefined;
   const closeRecorder = async () => {
     const r = rec;
     rec = undefined;
@@ -366,44 +378,35 @@ function sdkFloorTask(batch: number, closing: (() => Promise<void>)[]): RoundTas
   closing.push(closeRecorder);
   const tool = 'dirigent/util/echo';
   const directive = 'echo-sequence';
+  const stepSet = {
+    [Attr.DIRECTIVE_ID]: directive,
+    [Attr.STEP_KIND]: 'tool',
+    [Attr.STEP_OUTCOME]: 'completed',
+  };
+  const toolSet = { [Attr.TOOL_ID]: tool, [Attr.TOOL_OUTCOME]: 'completed' };
   return {
-    name: 'sdk',
+    name: `sdk-${variant}`,
     units: batch,
     beforeEachPhase: async () => {
       await closeRecorder();
-      rec = memoryRecorder();
+      rec = recorder(variant, sink)!;
       tracer = rec.options.tracerProvider!.getTracer('dirigent');
-      metrics = new DirigentMetrics(rec.options.meterProvider!.getMeter('dirigent'));
+      const meter = rec.options.meterProvider!.getMeter('dirigent');
+      const seconds = (name: string) =>
+        meter.createHistogram(name, {
+          unit: 's',
+          advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+        });
+      stepDuration = seconds(Metric.STEP_DURATION);
+      toolDuration = seconds(Metric.TOOL_DURATION);
     },
-    fn: () => {
+    fn: async () => {
       const runId = `run-${Math.random()}`;
       for (let i = 0; i < batch; i++) {
         const step = `s${i % 100}`;
         const started = Date.now();
-        const runtime = tracer!.startSpan(
-          'runtime',
-          {
-            kind: SpanKind.INTERNAL,
-            startTime: started,
-            attributes: {
-              [Attr.TOOL_ID]: tool,
-              [Attr.RUN_ID]: runId,
-              [Attr.STEP_NAME]: step,
-              [Attr.STEP_ATTEMPT]: 1,
-            },
-          },
-          ROOT_CONTEXT,
-        );
-        runtime.updateName('runtime builtin');
-        runtime.setAttribute(Attr.RUNTIME_ID, tool);
-        runtime.setAttribute(Attr.RUNTIME_PRIMITIVE, 'builtin');
-        runtime.setAttribute(Attr.TOOL_OUTCOME, 'completed');
-        runtime.setStatus({ code: 1 });
         const ended = Date.now();
-        runtime.end(ended);
-        const toolLabels = { [Attr.TOOL_ID]: tool, [Attr.TOOL_OUTCOME]: 'completed' };
-        DirigentMetrics.ms(metrics!.toolDuration, ended - started, toolLabels);
-        metrics!.toolCalls.add(1, toolLabels);
+        toolDuration!.record((ended - started) / 1000, toolSet);
         tracer!
           .startSpan(
             `step ${step}`,
@@ -411,6 +414,10 @@ function sdkFloorTask(batch: number, closing: (() => Promise<void>)[]): RoundTas
               kind: SpanKind.INTERNAL,
               startTime: started,
               attributes: {
+                [Attr.TOOL_CALL_ID]: `${step}.${i}.1`,
+                [Attr.RUNTIME_ID]: tool,
+                [Attr.RUNTIME_PRIMITIVE]: 'builtin',
+                [Attr.TOOL_OUTCOME]: 'completed',
                 [Attr.DIRECTIVE_ID]: directive,
                 [Attr.RUN_ID]: runId,
                 [Attr.STEP_NAME]: step,
@@ -423,16 +430,9 @@ function sdkFloorTask(batch: number, closing: (() => Promise<void>)[]): RoundTas
             ROOT_CONTEXT,
           )
           .end(ended);
-        DirigentMetrics.ms(metrics!.stepDuration, ended - started, {
-          [Attr.DIRECTIVE_ID]: directive,
-          [Attr.STEP_KIND]: 'tool',
-          [Attr.STEP_OUTCOME]: 'completed',
-        });
-        metrics!.stepAttempts.add(1, {
-          [Attr.DIRECTIVE_ID]: directive,
-          [Attr.STEP_NAME]: step,
-          [Attr.STEP_OUTCOME]: 'completed',
-        });
+        stepDuration!.record((ended - started) / 1000, stepSet);
+        // As the engine's runs do, a turn of the event loop every 100 steps (the exporter sends).
+        if (i % 100 === 99) await yieldToLoop();
       }
       rec!.drain();
     },
@@ -476,6 +476,9 @@ async function redisSide(
 
 type PerVariant<T> = Record<Variant, T>;
 
+/** µs per step of each embedded task, per round; `sdk`: the SDK's floor per variant. */
+type Embedded = PerVariant<number[]> & { sdk: Record<Exclude<Variant, 'off'>, number[]> };
+
 /** Measures the engine embedded, then on the Redis at `REDIS_URL` (default 127.0.0.1:6379). */
 export async function telemetryBench(options: TelemetryBenchOptions): Promise<BenchSection> {
   const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -510,16 +513,18 @@ export async function telemetryBench(options: TelemetryBenchOptions): Promise<Be
             closing,
           ),
         ),
-        sdkFloorTask(options.sequenceSteps * options.runsPerIteration, closing),
+        ...(['memory', 'otlp'] as const).map((v) =>
+          sdkFloorTask(v, sink, options.sequenceSteps * options.runsPerIteration, closing),
+        ),
       ],
       options,
     );
     for (const close of closing) await close();
-    const embedded: PerVariant<number[]> & { sdk: number[] } = {
+    const embedded: Embedded = {
       off: t.get('off')!,
       memory: t.get('memory')!,
       otlp: t.get('otlp')!,
-      sdk: t.get('sdk')!,
+      sdk: { memory: t.get('sdk-memory')!, otlp: t.get('sdk-otlp')! },
     };
 
     const redis = connectRedis(url);
@@ -557,7 +562,7 @@ export async function telemetryBench(options: TelemetryBenchOptions): Promise<Be
 
 function section(
   options: TelemetryBenchOptions,
-  embedded: PerVariant<number[]> & { sdk: number[] },
+  embedded: Embedded,
   distributed: PerVariant<Timed[]>,
   embeddedTally: PerVariant<Tally>,
   redisTally: PerVariant<Tally>,
@@ -606,7 +611,7 @@ function section(
   const engineUs = options.engineSequenceUs;
   const memoryExtra = extra('memory');
   const memorySpans = perStep(embeddedTally.memory);
-  const sdkUs = median(embedded.sdk);
+  const sdkUs = median(embedded.sdk.memory);
   const redisOffUs = median(us(distributed.off));
   const cpuExtra = (v: Variant) =>
     withinRounds(cpu(distributed[v]), cpu(distributed.off), (s, b) => s - b);
@@ -639,7 +644,7 @@ function section(
       benchRow(
         'reference: the SDK alone recording what an echo step records (2 spans into the ' +
           'in-memory exporter, 4 metric points), no engine',
-        embedded.sdk,
+        embedded.sdk.memory,
         'steps/s',
         `reference: ${sdkUs.toFixed(2)} of the in-memory row's +${memoryExtra.toFixed(2)} µs/step`,
       ),

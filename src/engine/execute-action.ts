@@ -92,7 +92,7 @@ export function executeAction(
     attempt,
     callId: callIdOf(run, node, attempt, item),
     ...(deadline !== undefined && { deadline }),
-    ...(run.spans && { traceparent: run.spans.traceparent(node, rec?.attempts ?? attempt) }),
+    ...run.spans?.callTrace(node, rec?.attempts ?? attempt, item === undefined),
     ...(run.toolHashes?.[itemId] !== undefined && { toolHash: run.toolHashes[itemId] }),
     ...(run.isRepeating(node) && { repeated: true }),
     ...gateOf(run, node, scope),

@@ -11,8 +11,7 @@ import type { Directive } from '../directive/ast.js';
 import { COMPENSATE_PREFIX } from '../directive/process-node.js';
 import type { SerializedError } from '../errors/dirigent-error.js';
 import { Attr } from '../telemetry/attributes.js';
-import { DirigentMetrics } from '../telemetry/dirigent-metrics.js';
-import { formatTraceparent, stepSpanId, type RunTrace } from '../telemetry/run-trace.js';
+import { formatTraceparent, stepSpanIdsOf, type RunTrace } from '../telemetry/run-trace.js';
 import type { SpanParent, Telemetry } from '../telemetry/telemetry.js';
 import type { RunRecord } from './run-record.js';
 
@@ -35,51 +34,80 @@ export interface TracedRun {
   node(name: string): CompiledNode;
 }
 
+/** A step's attempt under way in this process, as its span will tell it. */
+interface OpenAttempt {
+  /** When it began here; undefined when it began in a process that stopped. */
+  begun?: number;
+  /** The attempt whose span id and call are below. */
+  attempt?: number;
+  spanId?: string;
+  /** What its call said, for its span (see `ToolCall.spanAttributes`). */
+  call?: Attributes;
+}
+
+/** What a step's tool call carries of its attempt's span (see {@link RunSpans.callTrace}). */
+export interface CallTrace {
+  traceparent: string;
+  spanAttributes?: Attributes;
+}
+
 /** The spans and metrics of one run (see the module comment). */
 export class RunSpans {
-  /** When each step's attempt under way began in this process. */
-  private readonly begun = new Map<string, number>();
-  private readonly base: Attributes;
+  /** Each step's attempt under way here, by step. */
+  private readonly open = new Map<string, OpenAttempt>();
+  /** The run's own span as a parent: one object, whose context the telemetry makes once. */
+  readonly runSpan: SpanParent;
+  /** Whether this run's spans are recorded (a tracer, and a sampled trace). */
+  private readonly recording: boolean;
+  private readonly stepSpanId: (step: string, seq: number, attempt: number) => string;
 
   constructor(
     private readonly t: Telemetry,
     readonly trace: RunTrace,
     private readonly run: TracedRun,
   ) {
-    this.base = {
-      [Attr.DIRECTIVE_ID]: run.record.directive,
-      [Attr.RUN_ID]: run.runId,
-    };
-  }
-
-  /** The run's own span, as a parent. */
-  get runSpan(): SpanParent {
-    return { traceId: this.trace.traceId, spanId: this.trace.spanId, sampled: this.trace.sampled };
+    this.runSpan = { traceId: trace.traceId, spanId: trace.spanId, sampled: trace.sampled };
+    this.recording = t.tracer !== undefined && trace.sampled;
+    this.stepSpanId = stepSpanIdsOf(run.runId);
   }
 
   /** The span of a step's attempt, as a parent (of its tool calls, of a child run). */
   attemptSpan(node: string, attempt: number): SpanParent {
     return {
       traceId: this.trace.traceId,
-      spanId: stepSpanId(this.run.runId, node, this.run.steps[node]?.seq ?? 0, attempt),
+      spanId: this.spanIdOf(node, attempt),
       sampled: this.trace.sampled,
     };
   }
 
-  /** The `traceparent` a step's tool call carries: its attempt's span. */
-  traceparent(node: string, attempt: number): string {
-    const p = this.attemptSpan(node, attempt);
-    return formatTraceparent(p.traceId, p.spanId, p.sampled);
+  /**
+   * What a step's tool call carries: the `traceparent` of its attempt's span and, for the step's
+   * own call (`own`: not a foreach item's) in a recorded trace, the attributes its dispatcher
+   * fills for that span, which stands for the call too (`ToolCall.spanAttributes`); nothing when
+   * no spans are recorded at all (metrics only).
+   */
+  callTrace(node: string, attempt: number, own: boolean): CallTrace | undefined {
+    // Without a tracer nothing records a trace: a tool's spans would name a parent never sent.
+    if (this.t.tracer === undefined) return undefined;
+    const traceparent = formatTraceparent(
+      this.trace.traceId,
+      this.spanIdOf(node, attempt),
+      this.trace.sampled,
+    );
+    if (!own || !this.recording) return { traceparent };
+    const open = this.open.get(node)!; // made by spanIdOf
+    open.call = {};
+    return { traceparent, spanAttributes: open.call };
   }
 
   /** A new run started (not a resumed one). */
   started(): void {
-    this.t.metrics?.runStarted.add(1, this.metricAttributes());
+    this.t.metrics?.runStarted(this.run.record.directive, this.trace.trigger);
   }
 
   /** A step's attempt begins here. */
   attemptBegun(node: string): void {
-    this.begun.set(node, Date.now());
+    this.open.set(node, { begun: Date.now() });
   }
 
   /** A step's attempt ended: its span and metrics. */
@@ -92,9 +120,9 @@ export class RunSpans {
   ): void {
     const rec = this.run.steps[node];
     const now = Date.now();
-    const begun = this.begun.get(node);
-    this.begun.delete(node);
-    const resumed = begun === undefined && !(attempt === 1 && rec?.startedAt);
+    const open = this.open.get(node);
+    this.open.delete(node);
+    const begun = open?.begun;
     const startTime = begun ?? (attempt === 1 && rec?.startedAt ? rec.startedAt : now);
     // A compensation (`compensate:NAME`) is told like a step of kind `compensate`, under the run.
     const undone = node.startsWith(COMPENSATE_PREFIX)
@@ -102,97 +130,105 @@ export class RunSpans {
       : undefined;
     const cn = undone ?? this.run.node(node);
     const kind = undone ? 'compensate' : stepKind(cn);
-    const attributes: Attributes = {
-      ...this.base,
-      [Attr.STEP_NAME]: node,
-      [Attr.STEP_KIND]: kind,
-      [Attr.STEP_ATTEMPT]: attempt,
-      [Attr.STEP_OUTCOME]: outcome,
-    };
-    const action =
-      cn.node.kind !== 'step' ? undefined : undone ? cn.node.compensate?.execute : cn.node.action;
-    if (action?.type === 'execute' && action.itemType === 'tool')
-      attributes[Attr.TOOL_ID] = action.itemId;
-    if (action?.type === 'foreach') attributes[Attr.TOOL_ID] = action.execute.itemId;
-    if (action?.type === 'wait' || action?.type === 'instruction')
-      attributes[Attr.STEP_SIGNAL] = action.signal;
-    if (retryDelayMs !== undefined) attributes[Attr.STEP_RETRY_DELAY_MS] = retryDelayMs;
-    if (resumed) attributes[Attr.STEP_RESUMED] = true;
-    const own = this.attemptSpan(node, attempt);
-    this.t.record({
-      name: `step ${node}`,
-      traceId: own.traceId,
-      spanId: own.spanId,
-      parent: undone ? this.runSpan : this.parentOf(cn),
-      startTime,
-      endTime: now,
-      attributes,
-      error: error ?? undefined,
-    });
-    const m = this.t.metrics;
-    if (m === undefined) return;
-    const directive = this.run.record.directive;
-    DirigentMetrics.ms(m.stepDuration, now - startTime, {
-      [Attr.DIRECTIVE_ID]: directive,
-      [Attr.STEP_KIND]: kind,
-      [Attr.STEP_OUTCOME]: outcome,
-    });
-    m.stepAttempts.add(1, {
-      [Attr.DIRECTIVE_ID]: directive,
-      [Attr.STEP_NAME]: node,
-      [Attr.STEP_OUTCOME]: outcome,
-      ...(error && { [Attr.ERROR_TYPE]: error.code }),
-    });
+    if (this.recording) {
+      const same = open?.attempt === attempt;
+      // The call's own attributes, when its span is this one, and the attempt's beside them.
+      const attributes: Attributes = (same && open.call) || {};
+      attributes[Attr.DIRECTIVE_ID] = this.run.record.directive;
+      attributes[Attr.RUN_ID] = this.run.runId;
+      attributes[Attr.STEP_NAME] = node;
+      attributes[Attr.STEP_KIND] = kind;
+      attributes[Attr.STEP_ATTEMPT] = attempt;
+      attributes[Attr.STEP_OUTCOME] = outcome;
+      const action =
+        cn.node.kind !== 'step' ? undefined : undone ? cn.node.compensate?.execute : cn.node.action;
+      if (action?.type === 'execute' && action.itemType === 'tool')
+        attributes[Attr.TOOL_ID] = action.itemId;
+      if (action?.type === 'foreach') attributes[Attr.TOOL_ID] = action.execute.itemId;
+      if (action?.type === 'wait' || action?.type === 'instruction')
+        attributes[Attr.STEP_SIGNAL] = action.signal;
+      if (retryDelayMs !== undefined) attributes[Attr.STEP_RETRY_DELAY_MS] = retryDelayMs;
+      if (begun === undefined && !(attempt === 1 && rec?.startedAt))
+        attributes[Attr.STEP_RESUMED] = true;
+      this.t.record({
+        name: `step ${node}`,
+        traceId: this.trace.traceId,
+        spanId: (same && open.spanId) || this.spanIdOf(node, attempt),
+        parent: undone ? this.runSpan : this.parentOf(cn),
+        startTime,
+        endTime: now,
+        attributes,
+        error: error ?? undefined,
+      });
+    }
+    this.t.metrics?.stepEnded(
+      this.run.record.directive,
+      node,
+      kind,
+      outcome,
+      now - startTime,
+      error?.code,
+    );
   }
 
   /** The run ended: its span and metrics. */
   ended(inputs: unknown): void {
     const record = this.run.record;
     const endedAt = record.endedAt ?? Date.now();
-    const attributes: Attributes = {
-      ...this.base,
-      [Attr.DIRECTIVE_VERSION]: this.run.directive.version,
-      [Attr.RUN_TRIGGER]: this.trace.trigger,
-      [Attr.RUN_STATUS]: record.status,
-      [Attr.RUN_DEPTH]: this.run.lineage.depth,
-    };
-    if (this.run.lineage.parentRunId !== null)
-      attributes[Attr.RUN_PARENT_ID] = this.run.lineage.parentRunId;
-    const ins = this.t.valueAttribute(inputs);
-    if (ins !== undefined) attributes[Attr.RUN_INPUTS] = ins;
-    const outs = record.outputs === null ? undefined : this.t.valueAttribute(record.outputs);
-    if (outs !== undefined) attributes[Attr.RUN_OUTPUTS] = outs;
-    const { traceId, spanId, parentSpanId, sampled } = this.trace;
-    this.t.record({
-      name: `run ${record.directive}`,
-      traceId,
-      spanId,
-      parent: parentSpanId === undefined ? undefined : { traceId, spanId: parentSpanId, sampled },
-      startTime: record.startedAt,
-      endTime: endedAt,
-      attributes,
-      error: record.error ? { ...record.error, retryable: false } : undefined,
-    });
-    const m = this.t.metrics;
-    if (m === undefined) return;
-    const labels = { ...this.metricAttributes(), [Attr.RUN_STATUS]: record.status };
-    DirigentMetrics.ms(m.runDuration, endedAt - record.startedAt, labels);
-    m.runEnded.add(1, {
-      ...labels,
-      ...(record.error && { [Attr.ERROR_TYPE]: record.error.code }),
-    });
+    if (this.recording) {
+      const attributes: Attributes = {
+        [Attr.DIRECTIVE_ID]: record.directive,
+        [Attr.RUN_ID]: this.run.runId,
+        [Attr.DIRECTIVE_VERSION]: this.run.directive.version,
+        [Attr.RUN_TRIGGER]: this.trace.trigger,
+        [Attr.RUN_STATUS]: record.status,
+        [Attr.RUN_DEPTH]: this.run.lineage.depth,
+      };
+      if (this.run.lineage.parentRunId !== null)
+        attributes[Attr.RUN_PARENT_ID] = this.run.lineage.parentRunId;
+      const ins = this.t.valueAttribute(inputs);
+      if (ins !== undefined) attributes[Attr.RUN_INPUTS] = ins;
+      const outs = record.outputs === null ? undefined : this.t.valueAttribute(record.outputs);
+      if (outs !== undefined) attributes[Attr.RUN_OUTPUTS] = outs;
+      const { traceId, spanId, parentSpanId, sampled } = this.trace;
+      this.t.record({
+        name: `run ${record.directive}`,
+        traceId,
+        spanId,
+        parent: parentSpanId === undefined ? undefined : { traceId, spanId: parentSpanId, sampled },
+        startTime: record.startedAt,
+        endTime: endedAt,
+        attributes,
+        error: record.error ? { ...record.error, retryable: false } : undefined,
+      });
+    }
+    this.t.metrics?.runEnded(
+      record.directive,
+      this.trace.trigger,
+      record.status,
+      endedAt - record.startedAt,
+      record.error?.code,
+    );
+  }
+
+  /**
+   * The span id of a step's attempt, derived from the run (see the module comment); the attempt
+   * under way here keeps it, for its calls and its end.
+   */
+  private spanIdOf(node: string, attempt: number): string {
+    let open = this.open.get(node);
+    if (open === undefined) this.open.set(node, (open = {}));
+    if (open.attempt === attempt && open.spanId !== undefined) return open.spanId;
+    const spanId = this.stepSpanId(node, this.run.steps[node]?.seq ?? 0, attempt);
+    open.attempt = attempt;
+    open.spanId = spanId;
+    delete open.call;
+    return spanId;
   }
 
   /** The parent of a step's span: its parallel block's, or the run's. */
   private parentOf(cn: CompiledNode): SpanParent {
     return cn.parallel === null ? this.runSpan : this.attemptSpan(cn.parallel, 1);
-  }
-
-  private metricAttributes(): Attributes {
-    return {
-      [Attr.DIRECTIVE_ID]: this.run.record.directive,
-      [Attr.RUN_TRIGGER]: this.trace.trigger,
-    };
   }
 }
 

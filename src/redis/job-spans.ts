@@ -1,14 +1,17 @@
 /**
  * The spans of a worker's jobs: `drive <directive>` while a run worker drives a run (one per run
  * job: a run parked, handed over or taken over after a crash shows as several, each saying why it
- * was taken up), and `tool <item_id>` for a tool job (or a call run in process), with `queue wait` and `lock wait` children
- * (the runtime call's span is the dispatcher's: tools/traced-dispatch.ts).
+ * was taken up), and `tool <item_id>` for a tool job, which stands for the runtime call too (the
+ * dispatcher writes its runtime, exit code and outcome into {@link ToolJobSpan.callAttributes}:
+ * tools/traced-dispatch.ts). How long a job waited in its queue is an attribute of its span
+ * (`dirigent.queue.wait_ms`); a tool job under a lock or rate limit has a `lock wait` child. A
+ * call run in process by the worker driving its run has no span of its own when its step
+ * attempt's stands for it (`ToolCall.spanAttributes`); nor has a job of a trace not sampled.
  */
 import type { Attributes, Span } from '@opentelemetry/api';
 import type { Job } from 'bullmq';
 import type { DirigentError } from '../errors/dirigent-error.js';
 import { Attr } from '../telemetry/attributes.js';
-import { DirigentMetrics } from '../telemetry/dirigent-metrics.js';
 import type { RunTrace } from '../telemetry/run-trace.js';
 import {
   parentOf,
@@ -42,23 +45,24 @@ function messaging(t: Telemetry, queue: string, jobId: string): Attributes {
 }
 
 /**
- * The time from a job's enqueueing to its take-up, as a metric, and as a span under `parent` when
- * given (recorded when `parent` ends: a child sent ahead of a parent its worker never ended, when
- * it dies, would be left without one).
+ * The time from a job's enqueueing (or its delay's end) to its take-up, ms, recorded as a metric;
+ * undefined for a job without an enqueueing time.
  */
-function queueWait(t: Telemetry, queue: string, job: Job, parent: JobSpan | undefined): void {
-  if (job.timestamp <= 0) return;
+function queueWait(t: Telemetry, queue: string, job: Job): number | undefined {
+  if (job.timestamp <= 0) return undefined;
   const readyAt = job.timestamp + (job.opts.delay ?? 0);
   // A worker stamps its take-up with the time it asked for a job, which can come a moment before
   // another process stamped the job's enqueueing (a worker that finishes a job asks for the next
   // in the same command); and a delayed job promoted early is taken before its time. Either
   // waited no time: it is recorded as such, not left out.
-  const takenAt = Math.max(job.processedOn ?? Date.now(), readyAt);
-  parent?.child('queue wait', readyAt, takenAt);
-  if (t.metrics)
-    DirigentMetrics.ms(t.metrics.queueWait, takenAt - readyAt, {
-      [Attr.MESSAGING_DESTINATION]: queue,
-    });
+  const ms = Math.max(job.processedOn ?? Date.now(), readyAt) - readyAt;
+  t.metrics?.queueWait(queue, ms);
+  return ms;
+}
+
+/** Whether the trace a `traceparent` names is recorded (a job without one starts its own). */
+function sampled(traceparent: string | undefined): boolean {
+  return parentOf(traceparent)?.sampled ?? true;
 }
 
 /** A job's span, whose children of known extent are recorded with it when it ends. */
@@ -96,8 +100,8 @@ export class JobSpan {
 }
 
 /**
- * Starts the span of a run job, under the run's span. A job taken over from a worker that
- * stopped gets an event saying which worker took it.
+ * Starts the span of a run job, under the run's span; undefined when no spans are recorded. A
+ * job taken over from a worker that stopped gets an event saying which worker took it.
  */
 export function startDriveSpan(
   t: Telemetry,
@@ -106,23 +110,19 @@ export function startDriveSpan(
   run: { runId: string; directive: string; trace: RunTrace | undefined },
   takenUp: TakenUp,
 ): JobSpan | undefined {
-  if (t.tracer === undefined || run.trace === undefined) {
-    if (job.attemptsStarted <= 1) queueWait(t, queue, job, undefined);
-    return undefined;
-  }
+  // A job's first take-up waited in the queue; a retried or stalled one is no news there.
+  const waited =
+    job.attemptsStarted <= 1 && job.stalledCounter === 0 ? queueWait(t, queue, job) : undefined;
+  if (t.tracer === undefined || run.trace === undefined || !run.trace.sampled) return undefined;
+  const attributes = messaging(t, queue, job.id!);
+  attributes[Attr.RUN_ID] = run.runId;
+  attributes[Attr.DIRECTIVE_ID] = run.directive;
+  attributes[Attr.RUN_TAKEN_UP] = takenUp;
+  if (waited !== undefined) attributes[Attr.QUEUE_WAIT_MS] = waited;
   const { traceId, spanId, sampled } = run.trace;
   const span = t.startSpan(
     `drive ${run.directive}`,
-    {
-      kind: SPAN_KIND.CONSUMER,
-      startTime: job.processedOn ?? Date.now(),
-      attributes: {
-        ...messaging(t, queue, job.id!),
-        [Attr.RUN_ID]: run.runId,
-        [Attr.DIRECTIVE_ID]: run.directive,
-        [Attr.RUN_TAKEN_UP]: takenUp,
-      },
-    },
+    { kind: SPAN_KIND.CONSUMER, startTime: job.processedOn ?? Date.now(), attributes },
     { traceId, spanId, sampled },
   );
   if (takenUp === 'takeover')
@@ -130,48 +130,45 @@ export function startDriveSpan(
       [Attr.WORKER_ID]: t.workerId,
       'dirigent.job.stalled': job.stalledCounter,
     });
-  const drive = new JobSpan(t, span);
-  if (job.attemptsStarted <= 1 && job.stalledCounter === 0) queueWait(t, queue, job, drive);
-  return drive;
+  return new JobSpan(t, span);
 }
 
-/** The span of one take-up of a tool job (see the module comment). */
+/** The span of one take-up of a tool job, or of a call run in process (see the module comment). */
 export class ToolJobSpan extends JobSpan {
+  /**
+   * What the span says of the call: the dispatcher writes it (`ToolCall.spanAttributes`), and it
+   * goes on the span when it ends.
+   */
+  readonly callAttributes: Attributes = {};
+
   /** Starts it under the call's step attempt; undefined when no spans are recorded. */
   static start(t: Telemetry, queue: string, job: Job<ToolJobData>): ToolJobSpan | undefined {
     const d = job.data;
-    if (t.tracer === undefined) {
-      if (!d.deferrals) queueWait(t, queue, job, undefined);
-      return undefined;
-    }
+    // A deferred job waited for its lock, not in the queue: its lock wait says how long.
+    const waited = d.deferrals ? undefined : queueWait(t, queue, job);
+    if (t.tracer === undefined || !sampled(d.traceparent)) return undefined;
+    const attributes = messaging(t, queue, job.id!);
+    attributes[Attr.TOOL_ID] = d.itemId;
+    attributes[Attr.RUN_ID] = d.runId;
+    attributes[Attr.STEP_NAME] = d.step;
+    attributes[Attr.STEP_ATTEMPT] = d.attempt;
+    if (waited !== undefined) attributes[Attr.QUEUE_WAIT_MS] = waited;
+    if (d.deferrals) attributes[Attr.LOCK_DEFERRALS] = d.deferrals;
     const span = t.startSpan(
       `tool ${d.itemId}`,
-      {
-        kind: SPAN_KIND.CONSUMER,
-        startTime: job.processedOn ?? Date.now(),
-        attributes: {
-          ...messaging(t, queue, job.id!),
-          [Attr.TOOL_ID]: d.itemId,
-          [Attr.RUN_ID]: d.runId,
-          [Attr.STEP_NAME]: d.step,
-          [Attr.STEP_ATTEMPT]: d.attempt,
-          ...(d.deferrals && { [Attr.LOCK_DEFERRALS]: d.deferrals }),
-        },
-      },
+      { kind: SPAN_KIND.CONSUMER, startTime: job.processedOn ?? Date.now(), attributes },
       parentOf(d.traceparent),
     );
-    const tool = new ToolJobSpan(t, span);
-    // A deferred job waited for its lock, not in the queue: its lock wait says how long.
-    if (!d.deferrals) queueWait(t, queue, job, tool);
-    return tool;
+    return new ToolJobSpan(t, span);
   }
 
   /**
    * Starts the span of a call run in the process that drives its run (an eager call: no job, no
-   * queue wait), under the call's step attempt; undefined when no spans are recorded.
+   * queue wait), under the call's step attempt, for a call whose attempt's span does not stand
+   * for it; undefined when no spans are recorded.
    */
   static inProcess(t: Telemetry, d: ToolJobData): ToolJobSpan | undefined {
-    if (t.tracer === undefined) return undefined;
+    if (t.tracer === undefined || !sampled(d.traceparent)) return undefined;
     const span = t.startSpan(
       `tool ${d.itemId}`,
       {
@@ -204,12 +201,22 @@ export class ToolJobSpan extends JobSpan {
     );
   }
 
-  /** Ends the span with the job's outcome. */
+  /** Ends the span with the job's outcome (and what the dispatcher said of the call). */
   finish(outcome: string, error?: DirigentError): void {
+    this.span.setAttributes(this.callAttributes);
     this.span.setAttribute(Attr.TOOL_OUTCOME, outcome);
     if (error === undefined) this.span.setStatus({ code: SPAN_STATUS.OK });
     this.end(error);
   }
+}
+
+/**
+ * Marks the step attempt's span of a call run in process as the call's (see
+ * `ToolCall.spanAttributes`): it ran here, on this worker.
+ */
+export function ranInProcess(t: Telemetry, spanAttributes: Attributes): void {
+  spanAttributes[Attr.TOOL_IN_PROCESS] = true;
+  spanAttributes[Attr.WORKER_ID] = t.workerId;
 }
 
 /** Records how long a tool job waited for its lock or rate before it could run. */
@@ -218,7 +225,6 @@ export function recordLockWait(
   ms: number,
   gated: { lock: boolean; rate: boolean },
 ): void {
-  if (t.metrics === undefined) return;
   const kind = gated.lock && gated.rate ? 'lock+rate' : gated.lock ? 'concurrency' : 'rate';
-  DirigentMetrics.ms(t.metrics.lockWait, ms, { [Attr.LOCK_KIND]: kind });
+  t.metrics?.lockWait(kind, ms);
 }

@@ -1,10 +1,14 @@
 import type { ToolCall } from '../tools/tool-call.js';
 
 /**
- * What a tool job carries: the call without its signal, its hooks and the caller's project folder
- * (a worker runs it in the project it serves), where its outcome goes, and its deferrals.
+ * What a tool job carries: the call without its signal, its hooks, the span attributes it fills
+ * in process and the caller's project folder (a worker runs it in the project it serves), where
+ * its outcome goes, and its deferrals.
  */
-export type ToolJobData = Omit<ToolCall, 'signal' | 'repeated' | 'projectDir' | 'inProcess'> & {
+export type ToolJobData = Omit<
+  ToolCall,
+  'signal' | 'repeated' | 'projectDir' | 'inProcess' | 'spanAttributes'
+> & {
   /** The {@link ResultInbox} the outcome goes to. */
   replyTo?: string;
   /** Times the job was deferred for its lock or rate, and when that first happened. */
@@ -26,6 +30,7 @@ export function toolJobData({
   repeated: _repeated,
   projectDir: _projectDir,
   inProcess: _inProcess,
+  spanAttributes: _spanAttributes,
   ...data
 }: ToolCall): ToolJobData {
   return data;

@@ -57,6 +57,11 @@ export const Attr = {
   LOCK_DEFERRALS: 'dirigent.lock.deferrals',
   /** The worker process: host name and pid. */
   WORKER_ID: 'dirigent.worker.id',
+  /**
+   * How long a job waited in its queue, ms: from its enqueueing (or its delay's end) to a worker
+   * taking it up; on a job's span, at its first take-up.
+   */
+  QUEUE_WAIT_MS: 'dirigent.queue.wait_ms',
   /** A job state in the queue gauge: waiting, active, delayed, prioritized, completed, failed. */
   QUEUE_STATE: 'dirigent.queue.state',
   // ---- OpenTelemetry semantic conventions ----

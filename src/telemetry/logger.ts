@@ -3,7 +3,6 @@
  * (the logger itself, on pino, is made by create-logger.ts).
  */
 import type { Span } from '@opentelemetry/api';
-import type { RunTrace } from './run-trace.js';
 
 /** What Dirigent's workers log through: pino's shape, so a pino logger can be passed as it is. */
 export interface Logger {
@@ -21,10 +20,16 @@ export const SILENT_LOGGER: Logger = {
   error: () => {},
 };
 
+/** The ids of a span (a run's trace, a span recorded elsewhere). */
+export interface SpanIds {
+  traceId: string;
+  spanId: string;
+}
+
 /** The fields that tie a log line to a run and its trace: `run_id`, `trace_id`, `span_id`. */
 export function traceFields(
   runId: string | undefined,
-  at: Span | RunTrace | undefined,
+  at: Span | SpanIds | undefined,
 ): Record<string, string> {
   const fields: Record<string, string> = {};
   if (runId !== undefined) fields.run_id = runId;

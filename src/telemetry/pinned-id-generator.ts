@@ -27,18 +27,18 @@ export class PinnedIdGenerator implements IdGenerator {
   }
 
   /**
-   * Runs `start` (which starts one span, synchronously) with these ids handed out; whatever it
-   * did not take is forgotten afterwards.
+   * Hands out these ids to the next span started (the trace id only to a root span, which asks
+   * for one), until {@link unpin}: start exactly one span, synchronously, in between.
    */
-  pinned<T>(ids: { traceId?: string; spanId: string }, start: () => T): T {
-    this.traceId = ids.traceId;
-    this.spanId = ids.spanId;
-    try {
-      return start();
-    } finally {
-      this.traceId = undefined;
-      this.spanId = undefined;
-    }
+  pin(traceId: string | undefined, spanId: string): void {
+    this.traceId = traceId;
+    this.spanId = spanId;
+  }
+
+  /** Forgets whatever pinned id the span started since {@link pin} did not take. */
+  unpin(): void {
+    this.traceId = undefined;
+    this.spanId = undefined;
   }
 }
 

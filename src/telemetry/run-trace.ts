@@ -34,28 +34,49 @@ export interface RunTrace {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * 64 bits of a hash of `text`, as 16 hex digits (never all zero, which W3C forbids): cyrb53's two
- * 32-bit lanes, kept whole. Not cryptographic, and needs not be: ids are unique within a trace,
- * where a collision of 64 bits is out of reach, and it costs a fraction of a SHA-256 (a step
- * computes a few).
- */
-function spanIdOf(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
+/** cyrb53's two 32-bit lanes part-way through a text: hashing goes on from here. */
+interface HashState {
+  h1: number;
+  h2: number;
+}
+
+const SEED: HashState = { h1: 0xdeadbeef, h2: 0x41c6ce57 };
+
+/** The lanes after `text`, from `from`. */
+function feed(from: HashState, text: string): HashState {
+  let { h1, h2 } = from;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
   }
+  return { h1, h2 };
+}
+
+/**
+ * 64 bits of a hash of the text that brought the lanes to `state`, as 16 hex digits (never all
+ * zero, which W3C forbids): cyrb53's two 32-bit lanes, kept whole. Not cryptographic, and needs
+ * not be: ids are unique within a trace, where a collision of 64 bits is out of reach, and it
+ * costs a fraction of a SHA-256 (a step computes one).
+ */
+function spanIdAt(state: HashState): string {
+  let { h1, h2 } = state;
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   const hex = hex8(h2) + hex8(h1);
   return hex === '0000000000000000' ? '0000000000000001' : hex;
 }
 
+function spanIdOf(text: string): string {
+  return spanIdAt(feed(SEED, text));
+}
+
+/** Two hex digits of each byte value. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** A 32-bit lane as 8 hex digits, by bytes (several times quicker than `toString(16)` and a pad). */
 function hex8(n: number): string {
-  return (n >>> 0).toString(16).padStart(8, '0');
+  return HEX[n >>> 24]! + HEX[(n >>> 16) & 255]! + HEX[(n >>> 8) & 255]! + HEX[n & 255]!;
 }
 
 /**
@@ -78,6 +99,17 @@ export function runSpanId(runId: string): string {
  */
 export function stepSpanId(runId: string, step: string, seq: number, attempt: number): string {
   return spanIdOf(`step:${runId}:${step}:${seq}:${attempt}`);
+}
+
+/**
+ * {@link stepSpanId} for one run: the run's part of the hash is taken once, and each id hashes
+ * only its step, entry and attempt (the same ids, for a fraction of the work).
+ */
+export function stepSpanIdsOf(
+  runId: string,
+): (step: string, seq: number, attempt: number) => string {
+  const run = feed(SEED, `step:${runId}:`);
+  return (step, seq, attempt) => spanIdAt(feed(run, `${step}:${seq}:${attempt}`));
 }
 
 /** A W3C `traceparent` header value. */

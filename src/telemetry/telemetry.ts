@@ -105,7 +105,7 @@ export class Telemetry {
   private constructor(options: TelemetryOptions) {
     this.tracer = options.tracerProvider?.getTracer(NAME);
     const meter = options.meterProvider?.getMeter(NAME);
-    this.metrics = meter && new DirigentMetrics(meter);
+    this.metrics = meter && DirigentMetrics.of(meter);
     this.recordValues = options.recordValues ?? false;
   }
 
@@ -141,7 +141,10 @@ export class Telemetry {
     };
   }
 
-  /** Records a span that has ended, with ids chosen by the caller (see run-trace.ts). */
+  /**
+   * Records a span that has ended, with ids chosen by the caller (see run-trace.ts); nothing when
+   * its parent is not sampled.
+   */
   record(span: RecordedSpan): void {
     if (this.tracer === undefined) return;
     if (span.parent !== undefined && !span.parent.sampled) return;
@@ -150,7 +153,8 @@ export class Telemetry {
       startTime: span.startTime,
       attributes: span.attributes,
     });
-    for (const e of span.events ?? []) s.addEvent(e.name, e.attributes, e.time);
+    if (span.events !== undefined)
+      for (const e of span.events) s.addEvent(e.name, e.attributes, e.time);
     if (span.error !== undefined) this.setError(s, span.error);
     s.end(span.endTime);
   }
@@ -165,7 +169,8 @@ export class Telemetry {
         : isSpan(parent)
           ? trace.setSpan(ROOT_CONTEXT, parent)
           : contextOf(parent);
-    return tracer.startSpan(name, { ...options, root: parent === undefined }, ctx);
+    // The context is the root one or the parent's, never an active span of this process.
+    return tracer.startSpan(name, options, ctx);
   }
 
   /** Marks a span failed: its status, `error.type` and an exception event (no stack). */
@@ -197,15 +202,20 @@ export class Telemetry {
     options: SpanOptions,
   ): Span {
     const tracer = this.tracer!;
-    const span = dirigentIdGenerator.pinned(
-      { ...(parent === undefined && { traceId: ids.traceId }), spanId: ids.spanId },
-      () =>
-        tracer.startSpan(
-          name,
-          { ...options, root: parent === undefined },
-          parent === undefined ? otel().ROOT_CONTEXT : contextOf(parent),
-        ),
-    );
+    // The tracer takes the pinned ids as it starts the span, synchronously; a root run's span
+    // takes the trace id too. The context is the root one or the parent's (never an active span
+    // of this process), so the span needs no `root` option.
+    dirigentIdGenerator.pin(parent === undefined ? ids.traceId : undefined, ids.spanId);
+    let span: Span;
+    try {
+      span = tracer.startSpan(
+        name,
+        options,
+        parent === undefined ? otel().ROOT_CONTEXT : cachedContextOf(parent),
+      );
+    } finally {
+      dirigentIdGenerator.unpin();
+    }
     if (!this.pinningChecked && span.isRecording()) {
       this.pinningChecked = true;
       if (span.spanContext().spanId !== ids.spanId)
@@ -217,6 +227,9 @@ export class Telemetry {
   }
 }
 
+/** Each parent's context, made once: a run's spans name the same few parents again and again. */
+const contexts = new WeakMap<SpanParent, Context>();
+
 /** The context whose active span is `parent` (a remote one: recorded elsewhere, or later). */
 export function contextOf(parent: SpanParent): Context {
   const { trace, ROOT_CONTEXT } = otel();
@@ -226,6 +239,13 @@ export function contextOf(parent: SpanParent): Context {
     traceFlags: parent.sampled ? SAMPLED : 0,
     isRemote: true,
   });
+}
+
+/** {@link contextOf}, made once per parent object: a run names its own span as the parent of each step. */
+function cachedContextOf(parent: SpanParent): Context {
+  let ctx = contexts.get(parent);
+  if (ctx === undefined) contexts.set(parent, (ctx = contextOf(parent)));
+  return ctx;
 }
 
 /** The W3C `traceparent` of a live span. */

@@ -156,14 +156,13 @@ export class ItemDispatcher implements ToolDispatcher {
   async dispatch(call: ToolCall, chain?: ChainLink[]): Promise<unknown> {
     const t = this.telemetry;
     if (t === undefined) return this.dispatchChecked(call, chain);
-    const builtin = this.isBuiltin(call.itemId);
     return tracedDispatch(
       t,
       call,
-      async () => {
-        if (!builtin) chain ??= await this.chainOf(call.itemId, call.projectDir);
-        return runtimeOf(call.itemId, chain);
-      },
+      this.isBuiltin(call.itemId)
+        ? runtimeOf(call.itemId, undefined)
+        : async () =>
+            runtimeOf(call.itemId, (chain ??= await this.chainOf(call.itemId, call.projectDir))),
       (traced) => this.dispatchChecked(traced, chain),
     );
   }

@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api';
 import type { ConcurrencySpec, RateLimitSpec } from '../locks/lock-spec.js';
 import type { TemplatePieces } from '../values/render-pieces.js';
 
@@ -72,6 +73,14 @@ export interface ToolCall {
    * trace.
    */
   traceparent?: string;
+  /**
+   * Set when the span `traceparent` names stands for the call too: a step's own call in a sampled
+   * trace, embedded or run in process by the worker driving the run, whose step attempt's span
+   * is the call's. Whoever runs the call then records no span of its own for it, and writes here
+   * what that span would have said (runtime, primitive, exit code, outcome, where it ran); the
+   * attempt's span carries it when it ends (`engine/run-spans.ts`).
+   */
+  spanAttributes?: Attributes;
   /**
    * The content hash of the tool's file as the run's submitter resolved it: a worker whose copy
    * differs refuses the call (`TOOL_MISMATCH`) instead of running something else.

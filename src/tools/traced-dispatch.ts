@@ -1,17 +1,20 @@
 /**
- * A tool call under its span, `runtime <primitive>` (the built-ins: `runtime builtin`), child of
- * the span the call carries (its step attempt's, or the tool job's on a worker), with the tool's
- * duration and outcome as metrics. The call goes on with its `traceparent` set to this span, so a
- * tool's process gets it as `TRACEPARENT`.
+ * A tool call's telemetry: its duration and outcome as metrics, and its span. The span is the step
+ * attempt's when that stands for the call (`ToolCall.spanAttributes`: what the call's span would
+ * say goes there), else one of its own, `runtime <primitive>` (the built-ins: `runtime builtin`),
+ * child of the span the call carries (a foreach item's step attempt, a `dirigent tool` call's
+ * none), which the call goes on with as its `traceparent`, so a tool's process gets it as
+ * `TRACEPARENT`. A call in a trace that is not sampled has no span at all.
  */
+import type { Attributes, Span } from '@opentelemetry/api';
 import { DirigentError } from '../errors/dirigent-error.js';
 import type { ChainLink } from '../items/tool-item.js';
 import { Attr } from '../telemetry/attributes.js';
-import { DirigentMetrics } from '../telemetry/dirigent-metrics.js';
 import { failureOutcome } from '../telemetry/failure-outcome.js';
 import {
   parentOf,
   SPAN_KIND,
+  type SpanParent,
   SPAN_STATUS,
   traceparentOf,
   type Telemetry,
@@ -35,70 +38,112 @@ export function runtimeOf(itemId: string, chain: readonly ChainLink[] | undefine
 }
 
 /**
- * Runs `run` under the call's span. `runtime` names what runs the call; it is asked first, and
- * its failure (an unknown tool, a broken chain) is the call's.
+ * Runs `run` under the call's span (see the module comment). `runtime` names what runs the call
+ * (a built-in's is known at once); asked first, its failure (an unknown tool, a broken chain) is
+ * the call's.
  */
 export async function tracedDispatch<T>(
   t: Telemetry,
   call: ToolCall,
-  runtime: () => Promise<CallRuntime>,
+  runtime: CallRuntime | (() => Promise<CallRuntime>),
   run: (call: ToolCall) => Promise<T>,
 ): Promise<T> {
   const started = Date.now();
-  const span = t.tracer
-    ? t.startSpan(
-        'runtime',
-        {
-          kind: SPAN_KIND.INTERNAL,
-          startTime: started,
-          attributes: {
-            [Attr.TOOL_ID]: call.itemId,
-            [Attr.RUN_ID]: call.runId,
-            [Attr.STEP_NAME]: call.step,
-            [Attr.STEP_ATTEMPT]: call.attempt,
-            ...(call.callId !== undefined && { [Attr.TOOL_CALL_ID]: call.callId }),
-          },
-        },
-        parentOf(call.traceparent),
-      )
-    : undefined;
+  const span = new CallSpan(t, call, started);
   let outcome = 'completed';
   let error: DirigentError | undefined;
   try {
-    const r = await runtime();
-    span?.updateName(`runtime ${r.primitive}`);
-    span?.setAttribute(Attr.RUNTIME_ID, r.runtime);
-    span?.setAttribute(Attr.RUNTIME_PRIMITIVE, r.primitive);
-    const params = span && t.valueAttribute(call.params);
-    if (params !== undefined) span?.setAttribute(Attr.TOOL_PARAMS, params);
-    const result = await run(span ? { ...call, traceparent: traceparentOf(span) } : call);
-    const exit = exitCodeOf(result);
-    if (exit !== undefined) span?.setAttribute(Attr.PROCESS_EXIT_CODE, exit);
-    const value = span && t.valueAttribute(result);
-    if (value !== undefined) span?.setAttribute(Attr.TOOL_RESULT, value);
+    const r = typeof runtime === 'function' ? await runtime() : runtime;
+    span.say(Attr.RUNTIME_ID, r.runtime);
+    span.say(Attr.RUNTIME_PRIMITIVE, r.primitive);
+    if (span.saying) span.say(Attr.TOOL_PARAMS, t.valueAttribute(call.params));
+    const traceparent = span.start(r.primitive);
+    const result = await run(traceparent === undefined ? call : { ...call, traceparent });
+    span.say(Attr.PROCESS_EXIT_CODE, exitCodeOf(result));
+    if (span.saying) span.say(Attr.TOOL_RESULT, t.valueAttribute(result));
     return result;
   } catch (err) {
     error = DirigentError.from(err);
     outcome = failureOutcome(error);
-    if (span !== undefined) {
-      const exit = exitCodeOf(error.details);
-      if (exit !== undefined) span.setAttribute(Attr.PROCESS_EXIT_CODE, exit);
-      t.setError(span, error);
-    }
+    span.say(Attr.PROCESS_EXIT_CODE, exitCodeOf(error.details));
+    span.failed(error);
     throw err;
   } finally {
     const ended = Date.now();
-    if (span !== undefined) {
-      span.setAttribute(Attr.TOOL_OUTCOME, outcome);
-      if (error === undefined) span.setStatus({ code: SPAN_STATUS.OK });
-      span.end(ended);
+    span.end(outcome, error === undefined, ended);
+    t.metrics?.toolCallEnded(call.itemId, outcome, ended - started, error?.code);
+  }
+}
+
+/**
+ * What a call's span says: its own span's attributes (the span itself once started, from the
+ * call's start), or the step attempt's (`ToolCall.spanAttributes`), or nothing.
+ */
+class CallSpan {
+  /** The attributes of the call's own span until it starts; undefined when it has none. */
+  private readonly own: Attributes | undefined;
+  /** The step attempt's attributes, when its span stands for the call. */
+  private readonly folded: Attributes | undefined;
+  private readonly parent: SpanParent | undefined;
+  private span: Span | undefined;
+
+  constructor(
+    private readonly t: Telemetry,
+    call: ToolCall,
+    private readonly started: number,
+  ) {
+    this.folded = call.spanAttributes;
+    if (this.folded !== undefined || t.tracer === undefined) return;
+    this.parent = parentOf(call.traceparent);
+    if (this.parent?.sampled === false) return;
+    this.own = {
+      [Attr.TOOL_ID]: call.itemId,
+      [Attr.RUN_ID]: call.runId,
+      [Attr.STEP_NAME]: call.step,
+      [Attr.STEP_ATTEMPT]: call.attempt,
+    };
+    if (call.callId !== undefined) this.own[Attr.TOOL_CALL_ID] = call.callId;
+  }
+
+  /** Whether anything is said (a span of the call's own, or the attempt's). */
+  get saying(): boolean {
+    return this.own !== undefined || this.folded !== undefined;
+  }
+
+  /** Says `value` (nothing when undefined) as `key`. */
+  say(key: string, value: string | number | undefined): void {
+    if (value === undefined) return;
+    if (this.span !== undefined) this.span.setAttribute(key, value);
+    else {
+      const into = this.own ?? this.folded;
+      if (into !== undefined) into[key] = value;
     }
-    const m = t.metrics;
-    if (m !== undefined) {
-      const labels = { [Attr.TOOL_ID]: call.itemId, [Attr.TOOL_OUTCOME]: outcome };
-      DirigentMetrics.ms(m.toolDuration, ended - started, labels);
-      m.toolCalls.add(1, error ? { ...labels, [Attr.ERROR_TYPE]: error.code } : labels);
-    }
+  }
+
+  /** Starts the call's own span, if it has one, and returns its `traceparent`. */
+  start(primitive: string | undefined): string | undefined {
+    if (this.own === undefined) return undefined;
+    this.span = this.t.startSpan(
+      primitive === undefined ? 'runtime' : `runtime ${primitive}`,
+      { kind: SPAN_KIND.INTERNAL, startTime: this.started, attributes: this.own },
+      this.parent,
+    );
+    return traceparentOf(this.span);
+  }
+
+  /** The call failed: its own span (started now if the runtime was never known) says so. */
+  failed(error: DirigentError): void {
+    if (this.own === undefined) return;
+    if (this.span === undefined) this.start(undefined);
+    this.t.setError(this.span!, error);
+  }
+
+  /** The call ended at `ended` with `outcome`, `ok` or failed. */
+  end(outcome: string, ok: boolean, ended: number): void {
+    this.say(Attr.TOOL_OUTCOME, outcome);
+    if (this.span === undefined) return;
+    if (ok) this.span.setStatus({ code: SPAN_STATUS.OK });
+    this.span.end(ended);
   }
 }
 

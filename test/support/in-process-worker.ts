@@ -6,6 +6,7 @@
  */
 import { RunWorker } from '../../src/redis/run-worker/run-worker.js';
 import { ToolWorker } from '../../src/redis/tool-worker/tool-worker.js';
+import type { TelemetryOptions } from '../../src/telemetry/telemetry.js';
 import type { TestRedis } from './redis.js';
 
 /** How an in-process worker is made. */
@@ -17,6 +18,8 @@ export interface InProcessWorkerOptions {
   toolConcurrency?: number;
   /** The run worker's concurrency, in runs (default the worker's own). */
   concurrency?: number;
+  /** Where both workers' spans and metrics go (default none). */
+  telemetry?: TelemetryOptions;
 }
 
 /** A run worker and a tool worker in this process; `close()` closes both, once. */
@@ -28,6 +31,7 @@ export function inProcessWorker(redis: TestRedis, options: InProcessWorkerOption
     prefix: redis.prefix,
     projectDir,
     ...(options.toolConcurrency !== undefined && { concurrency: options.toolConcurrency }),
+    ...(options.telemetry && { telemetry: options.telemetry }),
   });
   const runs = new RunWorker({
     redis: connection,
@@ -35,6 +39,7 @@ export function inProcessWorker(redis: TestRedis, options: InProcessWorkerOption
     projectDir,
     ...(options.eager !== false && { tools }),
     ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+    ...(options.telemetry && { telemetry: options.telemetry }),
   });
   const w = {
     runs,

@@ -5,6 +5,7 @@
  * worker's lease lapses), and the log of their failures.
  */
 import { resolve } from 'node:path';
+import type { Attributes } from '@opentelemetry/api';
 import { DelayedError } from 'bullmq';
 import { DirigentError } from '../../errors/dirigent-error.js';
 import { ItemResolver } from '../../items/item-resolver.js';
@@ -14,7 +15,7 @@ import type { LockSlot } from '../../locks/keyed-semaphore.js';
 import { loadProjectPolicy } from '../../policy/project-policy.js';
 import { failureOutcome } from '../../telemetry/failure-outcome.js';
 import { traceFields, type Logger } from '../../telemetry/logger.js';
-import type { Telemetry } from '../../telemetry/telemetry.js';
+import { parentOf, type Telemetry } from '../../telemetry/telemetry.js';
 import { ItemDispatcher } from '../../tools/item-dispatcher.js';
 import type { ToolJobSpan } from '../job-spans.js';
 import { checkToolHash } from '../run-source.js';
@@ -68,7 +69,11 @@ export class ToolExecutor {
     id: string,
     d: ToolJobData,
     admit: (tool: ToolItem | undefined) => Promise<Admission>,
-    options: { span?: ToolJobSpan | undefined; signal?: AbortSignal } = {},
+    options: {
+      span?: ToolJobSpan | undefined;
+      signal?: AbortSignal;
+      spanAttributes?: Attributes;
+    } = {},
   ): Promise<CallOutcome | undefined> {
     const controller = new AbortController();
     this.running.set(id, { controller, data: d });
@@ -99,7 +104,9 @@ export class ToolExecutor {
         ...d,
         projectDir: this.projectDir,
         signal: stopped,
-        ...(span && { traceparent: span.traceparent }),
+        ...(span
+          ? { traceparent: span.traceparent, spanAttributes: span.callAttributes }
+          : options.spanAttributes && { spanAttributes: options.spanAttributes }),
       };
       const value = await dispatcher.dispatch(call, chain);
       span?.finish('completed');
@@ -110,7 +117,7 @@ export class ToolExecutor {
       span?.finish(failureOutcome(error), error);
       this.options.log.warn(
         {
-          ...traceFields(d.runId, span?.span),
+          ...traceFields(d.runId, span?.span ?? parentOf(d.traceparent)),
           tool: d.itemId,
           step: d.step,
           error_code: error.code,

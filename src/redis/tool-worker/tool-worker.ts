@@ -17,7 +17,7 @@ import { workerLost } from '../../tools/worker-lost.js';
 import { Telemetry } from '../../telemetry/telemetry.js';
 import { SILENT_LOGGER, type Logger } from '../../telemetry/logger.js';
 import { fromJobError, toJobError } from '../job-error.js';
-import { recordLockWait, ToolJobSpan } from '../job-spans.js';
+import { ranInProcess, recordLockWait, ToolJobSpan } from '../job-spans.js';
 import { cancelChannel, QueueName } from '../queue-names.js';
 import { queueOptions } from '../queue-options.js';
 import { takeOverDeadWorkers } from '../takeover/reap-dead-worker.js';
@@ -122,15 +122,18 @@ export class ToolWorker {
       return undefined;
     const d = toolJobData(call);
     const t = this.telemetry;
+    // The step attempt's span stands for the call when the engine says so; else it has its own.
+    const folded = t && call.spanAttributes;
     const ran = this.calls.run(
       jobId,
       d,
       async (tool) => {
         if (tool?.concurrency !== undefined || tool?.rateLimit !== undefined) return 'declined';
         call.inProcess?.(this.worker.id);
-        return { slots: [], span: t && ToolJobSpan.inProcess(t, d) };
+        if (folded) ranInProcess(t, folded);
+        return { slots: [], span: t && !folded ? ToolJobSpan.inProcess(t, d) : undefined };
       },
-      { signal: call.signal },
+      { signal: call.signal, ...(folded && { spanAttributes: folded }) },
     );
     this.inProcess.add(ran);
     this.fitJobSlots();

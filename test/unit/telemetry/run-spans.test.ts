@@ -1,7 +1,8 @@
 /**
  * The span tree of embedded runs, read from the SDK's in-memory exporter: one trace per run, one
- * root, no dangling parent; a span per step attempt with its kind, attempt and outcome; the
- * runtime call under its attempt; a child run under the step that started it.
+ * root, no dangling parent; a span per step attempt with its kind, attempt and outcome, which
+ * stands for the step's tool call too (its runtime, exit code and outcome: one span per tool
+ * step); a foreach item's call under its attempt; a child run under the step that started it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,7 +64,7 @@ const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) =>
   spans.filter((s) => parentIdOf(s) === parent.spanContext().spanId);
 
 describe('the spans of an embedded run', () => {
-  it('make one trace with the run as its root, a span per step attempt and the runtime call under it', async () => {
+  it('make one trace with the run as its root and a span per step attempt, which tells its tool call', async () => {
     const record = await run(
       'tour',
       `<inputs><input name="items" type="array" default='["a","b"]'/></inputs>
@@ -109,46 +110,64 @@ describe('the spans of an embedded run', () => {
       (a, b) => Number(attr(a, 'dirigent.step.attempt')) - Number(attr(b, 'dirigent.step.attempt')),
     );
     expect(
-      flaky.map((s) => [attr(s, 'dirigent.step.attempt'), attr(s, 'dirigent.step.outcome')]),
+      flaky.map((s) => [
+        attr(s, 'dirigent.step.attempt'),
+        attr(s, 'dirigent.step.outcome'),
+        attr(s, 'dirigent.tool.outcome'),
+        attr(s, 'process.exit.code'),
+      ]),
     ).toEqual([
-      [1, 'retried'],
-      [2, 'completed'],
+      [1, 'retried', 'failed', 1],
+      [2, 'completed', 'completed', 0],
     ]);
     expect(flaky[0]!.attributes).toMatchObject({
       'dirigent.step.kind': 'tool',
       'dirigent.tool.id': 'dirigent/shell/bash',
+      'dirigent.runtime.id': 'dirigent/shell/bash',
+      'dirigent.runtime.primitive': 'builtin',
       'error.type': 'COMMAND_FAILED',
       'dirigent.step.retry_delay_ms': 5,
     });
     expect(flaky[0]!.status.code).toBe(SpanStatusCode.ERROR);
     for (const attempt of flaky) {
       expect(parentIdOf(attempt)).toBe(root!.spanContext().spanId);
-      const [call] = childrenOf(spans, attempt);
-      expect(call).toMatchObject({ name: 'runtime builtin' });
-      expect(call!.attributes).toMatchObject({
-        'dirigent.runtime.primitive': 'builtin',
-        'dirigent.tool.id': 'dirigent/shell/bash',
-      });
+      expect(childrenOf(spans, attempt), 'the call is told by its attempt').toEqual([]);
     }
-    expect(childrenOf(spans, flaky[0]!)[0]!.attributes['process.exit.code']).toBe(1);
-    expect(childrenOf(spans, flaky[1]!)[0]!.attributes['process.exit.code']).toBe(0);
 
     const slow = one(spans, 'step slow');
     expect(slow.attributes).toMatchObject({
       'dirigent.step.outcome': 'timed_out',
+      'dirigent.tool.outcome': 'timed_out',
       'error.type': 'STEP_TIMEOUT',
     });
-    expect(childrenOf(spans, slow)[0]!.attributes['dirigent.tool.outcome']).toBe('timed_out');
 
     const each = one(spans, 'step each');
     expect(each.attributes).toMatchObject({
       'dirigent.step.kind': 'foreach',
       'dirigent.step.outcome': 'completed',
     });
-    expect(childrenOf(spans, each).map((s) => s.name)).toEqual([
-      'runtime builtin',
-      'runtime builtin',
-    ]);
+    const items = childrenOf(spans, each);
+    expect(items.map((s) => s.name)).toEqual(['runtime builtin', 'runtime builtin']);
+    for (const item of items)
+      expect(item.attributes).toMatchObject({
+        'dirigent.tool.id': 'dirigent/util/echo',
+        'dirigent.step.name': 'each',
+        'dirigent.tool.outcome': 'completed',
+        'dirigent.tool.call_id': expect.stringMatching(/^each\.\d+\.1\.\d\.1$/),
+      });
+    expect(spans).toHaveLength(1 + 5 + 2); // the run, five step attempts, two foreach items
+  });
+
+  it("hands a tool's process the span of its step attempt as TRACEPARENT", async () => {
+    const record = await run(
+      'traced',
+      `<process><step name="show"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="printf %s &quot;$TRACEPARENT&quot;"/></execute></step></process>
+      <outputs><output name="traceparent" value="\${steps.show.result.stdout}"/></outputs>`,
+    );
+    expect(record.status).toBe('completed');
+    const show = one(telemetry.spans(), 'step show');
+    const { traceId, spanId } = show.spanContext();
+    expect(record.outputs).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
   });
 
   it('puts a child run under the step that started it, in the same trace, and marks a failed run', async () => {
@@ -190,8 +209,11 @@ describe('the spans of an embedded run', () => {
       'error.type': 'COMMAND_FAILED',
     });
     const boom = one(spans, 'step boom');
-    expect(boom.attributes).toMatchObject({ 'dirigent.step.outcome': 'failed' });
-    expect(childrenOf(spans, boom)[0]!.attributes['process.exit.code']).toBe(3);
+    expect(boom.attributes).toMatchObject({
+      'dirigent.step.outcome': 'failed',
+      'dirigent.tool.outcome': 'failed',
+      'process.exit.code': 3,
+    });
   });
 
   it('hangs the steps of parallel branches under their block, and records the branch a <next> took', async () => {
@@ -323,7 +345,7 @@ describe('the spans of an embedded run', () => {
     expect(recorded!.attributes['dirigent.run.outputs']).toContain('Ada ***');
     const call = telemetry
       .spans()
-      .filter((s) => s.name === 'runtime builtin')
+      .filter((s) => s.name === 'step call')
       .at(-1)!;
     expect(call.attributes['dirigent.tool.result']).toContain('Ada ***');
     expect(call.attributes['dirigent.tool.params']).toContain('***');

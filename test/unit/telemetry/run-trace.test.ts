@@ -5,6 +5,7 @@ import {
   parseTraceparent,
   runSpanId,
   stepSpanId,
+  stepSpanIdsOf,
   traceIdOfRun,
 } from '../../../src/telemetry/run-trace.js';
 
@@ -31,6 +32,22 @@ describe('run trace ids', () => {
     }
     expect(ids.size).toBe(50 + 50 * 2 * 5 * 3);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("derives a run's step span ids the same way when the run's part of the hash is taken once", () => {
+    for (const runId of ['5f0c2a1e-0baf-4f5a-997c-8e6ffa580e07', 'nightly-report', '']) {
+      const ofRun = stepSpanIdsOf(runId);
+      for (const step of ['a', 'compensate:b', 'ünïcode'])
+        for (const [seq, attempt] of [
+          [0, 1],
+          [7, 3],
+          [12345, 12],
+        ] as const)
+          expect(ofRun(step, seq, attempt)).toBe(stepSpanId(runId, step, seq, attempt));
+    }
+    // Pinned: an id a process of an earlier version derived names the same span.
+    expect(stepSpanId('run-1', 'a', 0, 1)).toBe('2020597390b67e6d');
+    expect(runSpanId('run-1')).toBe('e483d3721dd22b17');
   });
 });
 
