@@ -74,11 +74,12 @@ export interface ToolCall {
    */
   traceparent?: string;
   /**
-   * Set when the span `traceparent` names stands for the call too: a step's own call in a sampled
-   * trace, embedded or run in process by the worker driving the run, whose step attempt's span
-   * is the call's. Whoever runs the call then records no span of its own for it, and writes here
-   * what that span would have said (runtime, primitive, exit code, outcome, where it ran); the
-   * attempt's span carries it when it ends (`engine/run-spans.ts`).
+   * Set when a span stands for the call already, in a sampled trace: a step's own call, embedded
+   * or run in process by the worker driving the run, is told by its step attempt's span
+   * (`engine/run-spans.ts`); a tool job's call by the job's span (`redis/job-spans.ts`). Whoever
+   * runs the call then records no span of its own for it, and writes here what that span would
+   * have said (runtime, primitive, exit code, outcome, where it ran); the span that stands for the
+   * call carries it when it ends.
    */
   spanAttributes?: Attributes;
   /**

@@ -1,10 +1,11 @@
 /**
- * A tool call's telemetry: its duration and outcome as metrics, and its span. The span is the step
- * attempt's when that stands for the call (`ToolCall.spanAttributes`: what the call's span would
- * say goes there), else one of its own, `runtime <primitive>` (the built-ins: `runtime builtin`),
- * child of the span the call carries (a foreach item's step attempt, a `dirigent tool` call's
- * none), which the call goes on with as its `traceparent`, so a tool's process gets it as
- * `TRACEPARENT`. A call in a trace that is not sampled has no span at all.
+ * A tool call's telemetry: its duration and outcome as metrics, and its span. When a span stands
+ * for the call already (a step attempt's, a tool job's), what the call's span would say goes there
+ * (`ToolCall.spanAttributes`); else the call has one of its own, `runtime <primitive>` (the
+ * built-ins: `runtime builtin`), child of the span the call carries (a foreach item's step
+ * attempt; none for a `dirigent tool` call), which the call goes on with as its `traceparent`, so
+ * a tool's process gets it as `TRACEPARENT`. A call in a trace that is not sampled has no span at
+ * all.
  */
 import type { Attributes, Span } from '@opentelemetry/api';
 import { DirigentError } from '../errors/dirigent-error.js';
@@ -14,8 +15,8 @@ import { failureOutcome } from '../telemetry/failure-outcome.js';
 import {
   parentOf,
   SPAN_KIND,
-  type SpanParent,
   SPAN_STATUS,
+  type SpanParent,
   traceparentOf,
   type Telemetry,
 } from '../telemetry/telemetry.js';
