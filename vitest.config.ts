@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files whose assertions depend on time: they kill or pause worker processes and wait for others
- * to take over within a lease (a takeover within 5 s of a 3 s lease), count a lease's renewals,
+ * to take over within a lease (a takeover within 3 s of a 1.5 s lease), count a lease's renewals,
  * or let one lapse. They run after the other files, two at a time, so that no other test's load
  * delays them: most of their time is spent waiting for leases and tools, not on a core.
  */
@@ -13,6 +13,7 @@ const TIMING = [
   'test/integration/telemetry.test.ts',
   'test/integration/bootstrap.test.ts',
   'test/integration/run-claims.test.ts',
+  'test/integration/worker-lease.test.ts',
 ];
 
 /**
@@ -33,6 +34,7 @@ const ON_CLUSTER = [
   // takeover.test.ts is held back: on the cluster, a worker paused past its lease (SIGSTOP) and
   // then told to stop sometimes never drains (about one run in four); see docs/scaling.md.
   'test/integration/run-claims.test.ts',
+  'test/integration/worker-lease.test.ts',
   'test/integration/eager-calls.test.ts',
   'test/integration/start-groups.test.ts',
   'test/integration/locks.test.ts',

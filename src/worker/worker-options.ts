@@ -62,7 +62,10 @@ export interface DirigentWorkerOptions {
   runConcurrency?: number;
   /**
    * This worker's lease, ms: others take its runs and calls over this long after it stops
-   * renewing it. Default: `$DIRIGENT_WORKER_LEASE_MS` (at least 300), else 3000.
+   * renewing it. It is renewed every sixth of it, so an event loop held up for up to five sixths
+   * of it at once never makes a live worker look dead; a longer lease tolerates longer stalls and
+   * moves a dead worker's work later. Default: `$DIRIGENT_WORKER_LEASE_MS` (at least 300), else
+   * 1500 (renewed every 250 ms, a stall of 1.25 s tolerated).
    */
   leaseMs?: number;
   /**

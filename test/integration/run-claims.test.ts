@@ -1,16 +1,15 @@
 /**
  * Who drives a run on Redis: a worker claims a run before driving it, its writes are fenced by
  * that claim, and a claim is refused while another worker's lease is live (see
- * `redis/takeover/run-claims.ts` and `redis/takeover/worker-lease.ts`).
+ * `redis/takeover/run-claims.ts`; the leases themselves: `worker-lease.test.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../src/engine/run-record.js';
 import type { StoredRun } from '../../src/engine/run-store.js';
 import { ErrorCode } from '../../src/errors/error-codes.js';
 import { RedisRunStore } from '../../src/redis/run-store/redis-run-store.js';
-import { WorkerLease, workersKey } from '../../src/redis/takeover/worker-lease.js';
+import { workersKey } from '../../src/redis/takeover/worker-lease.js';
 import { redisForTest } from '../support/redis.js';
-import { waitFor } from '../support/wait-for.js';
 import { DirigentError } from '../../src/errors/dirigent-error.js';
 
 const t = redisForTest();
@@ -31,12 +30,6 @@ const workerStore = (owner: string) => new RedisRunStore(t.redis, { prefix: t.pr
 /** Gives `name` a lease that lapses in `ms` (negative: lapsed already). */
 const lease = (name: string, ms: number) =>
   t.redis.zadd(workersKey(t.prefix), Date.now() + ms, name);
-
-/** When the lease `name` lapses (epoch ms), or `undefined` when it has none. */
-async function lapsesAt(name: string): Promise<number | undefined> {
-  const score = await t.redis.zscore(workersKey(t.prefix), name);
-  return score === null ? undefined : Number(score);
-}
 
 let ids = 0;
 function runOf(status: RunStatus = 'running'): StoredRun {
@@ -148,76 +141,5 @@ describe('run claims', () => {
     expect(await workerStore('runs/a').claim(run.record.runId)).toMatchObject({
       status: 'claimed',
     });
-  });
-});
-
-describe('worker leases', () => {
-  it('renews its lease, reports lapsed ones of others, and gives its own up on close', async () => {
-    const lapsed: string[][] = [];
-    await lease('tools/dead', -1);
-    const l = new WorkerLease({
-      redis: t.redis,
-      prefix: t.prefix,
-      names: ['runs/live'],
-      leaseMs: 600,
-      onLost: () => {
-        throw new Error('not lost');
-      },
-      onLapsed: async (names) => void lapsed.push(names),
-    });
-    const joined = await waitFor(() => lapsesAt('runs/live'), { what: 'the lease to be taken' });
-    await waitFor(async () => (await lapsesAt('runs/live'))! > joined, {
-      what: 'a renewal of the lease',
-    });
-    expect(await lapsesAt('runs/live')).toBeGreaterThan(Date.now());
-    await waitFor(() => lapsed.length > 0, { what: 'the lapsed lease reported' });
-    expect(lapsed[0]).toEqual(['tools/dead']);
-    await l.close();
-    expect(await lapsesAt('runs/live')).toBeUndefined();
-  });
-
-  it('takes a Redis that nobody reached for a whole lease for a restart, not for every worker dead', async () => {
-    const lapsed: string[][] = [];
-    await lease('runs/other', -5000);
-    // The last renewal anyone made was long ago: Redis was away.
-    const longAgo = Date.now() - 60_000;
-    await t.redis.set(`${workersKey(t.prefix)}:renewed`, longAgo);
-    const l = new WorkerLease({
-      redis: t.redis,
-      prefix: t.prefix,
-      names: ['runs/back'],
-      leaseMs: 600,
-      onLost: () => {
-        throw new Error('not lost');
-      },
-      onLapsed: async (names) => void lapsed.push(names),
-    });
-    await waitFor(
-      async () => Number(await t.redis.get(`${workersKey(t.prefix)}:renewed`)) > longAgo,
-      { what: 'the first renewal' },
-    );
-    expect(await lapsesAt('runs/other')).toBeGreaterThan(Date.now());
-    expect(lapsed).toEqual([]);
-    // The other worker never renews: one lease later, its lease lapses.
-    await waitFor(() => lapsed.length > 0, { what: "the other worker's lease to lapse" });
-    await l.close();
-    expect(lapsed[0]).toEqual(['runs/other']);
-  });
-
-  it('says it was lost when its lease lapsed meanwhile (the worker was paused)', async () => {
-    let lost = 0;
-    const l = new WorkerLease({
-      redis: t.redis,
-      prefix: t.prefix,
-      names: ['runs/paused'],
-      leaseMs: 900,
-      onLost: () => void lost++,
-      onLapsed: async () => {},
-    });
-    await waitFor(() => lapsesAt('runs/paused'), { what: 'the lease to be taken' });
-    await t.redis.zrem(workersKey(t.prefix), 'runs/paused'); // another worker reaped it
-    await waitFor(() => lost > 0, { what: 'the next renewal to find the lease gone' });
-    await l.close();
-    expect(lost).toBe(1);
   });
 });

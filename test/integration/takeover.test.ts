@@ -1,6 +1,6 @@
 /**
  * Recovery in seconds, with the default settings: a worker killed with SIGKILL has its runs and
- * tool calls taken over by another within 5 s (a call it ran in process, or as a tool job, counts
+ * tool calls taken over by another within 3 s (a call it ran in process, or as a tool job, counts
  * as a lost attempt either way), and a worker paused past its lease (SIGSTOP) does not write to
  * the run another worker took over when it wakes: it stops and says so.
  */
@@ -74,14 +74,14 @@ async function slowRunOnFirstWorker({ quickRetry = false } = {}) {
 }
 
 describe('takeover', { timeout: 60_000 }, () => {
-  it('takes over the runs and tool calls of a worker killed with SIGKILL within 5 s', async () => {
+  it('takes over the runs and tool calls of a worker killed with SIGKILL within 3 s (a 1.5 s lease)', async () => {
     const { store, a, b, runId } = await slowRunOnFirstWorker({ quickRetry: true });
     const killedAt = Date.now();
     a.child.kill('SIGKILL');
     await until(() => b.log().includes(`took over run ${runId}`), 10_000, 'the takeover');
     const takeoverMs = Date.now() - killedAt;
     console.log(`takeover after SIGKILL: ${takeoverMs} ms`);
-    expect(takeoverMs).toBeLessThan(5000);
+    expect(takeoverMs).toBeLessThan(3000);
     await until(async () => (await store.load(runId))?.record.status === 'completed', 15_000);
     const record = (await store.load(runId))!.record;
     // The call lost with the worker counts as an attempt, and was made again; the next step
@@ -136,10 +136,12 @@ describe('takeover', { timeout: 60_000 }, () => {
       const runs = queues === 'tools' ? await worker('runs') : undefined;
       const a = await worker(queues);
       // Each attempt records its processes (the shell, a child, a grandchild) in pids.N and
-      // says "overlap" if a process of an earlier attempt is still alive when it starts.
+      // says "overlap" if a process of an earlier attempt still runs when it starts. A zombie
+      // (dead, its exit status not yet collected) runs nothing: `kill -0` would count it, and an
+      // orphan's zombie may wait a second or two for an init that reaps lazily.
       const command = [
         'n=$(ls pids.* 2>/dev/null | wc -l)',
-        'for f in pids.*; do [ -e "$f" ] || continue; for p in $(cat "$f"); do kill -0 "$p" 2>/dev/null && echo overlap >> steps.log; done; done',
+        'for f in pids.*; do [ -e "$f" ] || continue; for p in $(cat "$f"); do s=$(cut -d")" -f2 /proc/$p/stat 2>/dev/null | cut -c2); [ -n "$s" ] && [ "$s" != Z ] && echo overlap >> steps.log; done; done',
         'echo $$ > pids.$n',
         'sleep 30 & echo $! >> pids.$n',
         '(sleep 30 & echo $! >> pids.$n; wait) & echo start >> steps.log',

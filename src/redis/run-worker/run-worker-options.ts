@@ -38,8 +38,11 @@ export interface RunWorkerOptions {
   retentionSeconds?: number;
   timing?: WorkerTiming;
   /**
-   * This worker's lease, ms: others take its runs over this long after it stops renewing it (see
-   * `worker-lease.ts`; default `DIRIGENT_WORKER_LEASE_MS`, else 3 s).
+   * This worker's lease, ms: others take its runs over this long after it stops renewing it. It
+   * is renewed every sixth of it (with the other leases this process keeps on the same connection),
+   * so only an event loop held up for five sixths of it at once makes a live worker look dead (see
+   * `takeover/worker-lease.ts`). Default `DIRIGENT_WORKER_LEASE_MS`, else 1500 (renewed every
+   * 250 ms).
    */
   leaseMs?: number;
   /** Where the runs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */

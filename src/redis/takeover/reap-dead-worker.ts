@@ -83,18 +83,20 @@ export async function reapDeadWorker(ctx: ReapContext, name: string): Promise<Re
     `${ctx.prefix}:${queue}:`,
     workerId,
   );
-  const jobIds: string[] = [];
-  for (let i = 0; i < reply.length; i += 2) {
-    const [jobId, token] = [reply[i]!, reply[i + 1]!];
-    const taken =
+  const found: [jobId: string, token: string][] = [];
+  for (let i = 0; i < reply.length; i += 2) found.push([reply[i]!, reply[i + 1]!]);
+  // The jobs are taken over all at once: their commands share round trips (a dead worker's
+  // dozens of run jobs cost a few round trips, not three each).
+  const taken = await Promise.all(
+    found.map(([jobId, token]) =>
       queue === QueueName.TOOLS
-        ? await failLostCall(ctx, jobId, token, workerId)
+        ? failLostCall(ctx, jobId, token, workerId)
         : queue === QueueName.RUNS
-          ? await requeue(ctx, jobId, token)
-          : false;
-    if (taken) jobIds.push(jobId);
-  }
-  return { name, queue, jobIds };
+          ? requeue(ctx, jobId, token)
+          : false,
+    ),
+  );
+  return { name, queue, jobIds: found.filter((_, i) => taken[i]).map(([jobId]) => jobId) };
 }
 
 /**

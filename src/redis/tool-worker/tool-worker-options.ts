@@ -28,8 +28,11 @@ export interface ToolWorkerOptions {
   concurrency?: number;
   timing?: WorkerTiming;
   /**
-   * This worker's lease, ms: others take its jobs over this long after it stops renewing it (see
-   * `worker-lease.ts`; default `DIRIGENT_WORKER_LEASE_MS`, else 3 s).
+   * This worker's lease, ms: others take its jobs over this long after it stops renewing it. It
+   * is renewed every sixth of it (with the other leases this process keeps on the same connection),
+   * so only an event loop held up for five sixths of it at once makes a live worker look dead (see
+   * `takeover/worker-lease.ts`). Default `DIRIGENT_WORKER_LEASE_MS`, else 1500 (renewed every
+   * 250 ms).
    */
   leaseMs?: number;
   /** Where the tool jobs' spans and metrics go (see `telemetry/telemetry.ts`); default none. */
