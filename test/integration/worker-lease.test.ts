@@ -1,7 +1,8 @@
 /**
  * Workers' leases on Redis (`redis/takeover/worker-lease.ts`, `lease-renewer.ts`): renewed
  * together for one process, a dead worker's lease looked at the moment it lapses, a worker told
- * when its own lease lapsed, and a Redis that was away not taken for every worker dead.
+ * when its own lease lapsed, a worker whose event loop is held up a while not taken for dead, and
+ * a Redis that was away (or every worker held up at once) not taken for every worker dead.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -150,7 +151,6 @@ describe('worker leases', () => {
   });
 
   it('keeps the lease of a worker whose event loop is held up for a second (the default lease)', async () => {
-    expect(DEFAULT_WORKER_LEASE_MS - renewEveryMs(DEFAULT_WORKER_LEASE_MS)).toBe(1250);
     let lost = 0;
     const l = workerLease({ names: ['runs/busy'], onLost: () => void lost++ });
     expect(l.leaseMs).toBe(DEFAULT_WORKER_LEASE_MS);
@@ -163,11 +163,29 @@ describe('worker leases', () => {
     expect(lost).toBe(0);
   });
 
+  it('takes no worker for dead when every worker fell silent for a whole lease (Redis away, or every worker held up)', async () => {
+    await lease('runs/died-before', -2500);
+    await lease('runs/stalled-too', -200);
+    // The last renewal anyone made was 2 s ago (more than this lease of 1.5 s), when the other
+    // lease had 1.8 s left: it has them again. One that lapsed before is not spared.
+    await t.redis.set(`${workersKey(t.prefix)}:renewed`, Date.now() - 2000);
+    const lapsed: string[][] = [];
+    workerLease({
+      names: ['runs/first-back'],
+      onLapsed: async (names) => void lapsed.push(names),
+    });
+    await waitFor(() => lapsesAt('runs/first-back'), { what: 'the first renewal' });
+    expect(await lapsesAt('runs/stalled-too')).toBeGreaterThan(Date.now());
+    await waitFor(() => lapsed.length > 0, { what: 'the lease that lapsed before reported' });
+    expect(lapsed[0]).toEqual(['runs/died-before']);
+  });
+
   it('takes a Redis that nobody reached for a whole lease for a restart, not for every worker dead', async () => {
     const lapsed: string[][] = [];
-    await lease('runs/other', -5000);
-    // The last renewal anyone made was long ago: Redis was away.
+    // The last renewal anyone made was a minute ago, when the other worker's lease had 0.6 s
+    // left: Redis was away since.
     const longAgo = Date.now() - 60_000;
+    await lease('runs/other', -60_000 + 600);
     await t.redis.set(`${workersKey(t.prefix)}:renewed`, longAgo);
     const l = workerLease({
       names: ['runs/back'],
@@ -180,7 +198,7 @@ describe('worker leases', () => {
     );
     expect(await lapsesAt('runs/other')).toBeGreaterThan(Date.now());
     expect(lapsed).toEqual([]);
-    // The other worker never renews: one lease later, its lease lapses.
+    // The other worker never renews: the 0.6 s it had left later, its lease lapses.
     await waitFor(() => lapsed.length > 0, { what: "the other worker's lease to lapse" });
     await l.close();
     expect(lapsed[0]).toEqual(['runs/other']);

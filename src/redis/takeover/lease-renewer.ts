@@ -2,7 +2,8 @@
  * The renewal of a process's worker leases (see `worker-lease.ts`). Every lease a process keeps on
  * one connection and prefix (a run worker's and a tool worker's, in `dirigent worker`) is renewed
  * by one script, a sixth of a lease apart, so the lease stays ahead of a renewal delayed by a busy
- * event loop (see {@link renewEveryMs}).
+ * event loop (see {@link renewEveryMs}). A process whose event loop was held up lately asks for a
+ * longer lease, long enough for such a stall again (see {@link stretchedLeaseMs}).
  *
  * The same script answers whose leases have lapsed and when the next of the others' leases lapses;
  * the renewer renews at that moment if it comes before the next renewal is due. A dead worker is
@@ -14,6 +15,7 @@
  */
 import type { RedisClient } from '../redis-client.js';
 import { SILENT_LOGGER, type Logger } from '../../telemetry/logger.js';
+import { EventLoopStalls } from './event-loop-stalls.js';
 
 /**
  * How often leases of `leaseMs` are renewed: every sixth of the lease (at least 50 ms). A worker
@@ -25,21 +27,36 @@ export function renewEveryMs(leaseMs: number): number {
   return Math.max(50, Math.round(leaseMs / 6));
 }
 
+/**
+ * The lease a renewal asks for, ms: the worker's lease, or, when its event loop was lately held
+ * up for `stallMs` at once (see `event-loop-stalls.ts`), long enough for such a stall to begin just
+ * as a renewal is due with half of it to spare, up to three leases. A worker held up now and then
+ * is taken for dead only when it stalls longer than it lately did; a worker that never stalls keeps
+ * the short lease, so its death is seen as soon.
+ */
+export function stretchedLeaseMs(leaseMs: number, stallMs: number): number {
+  const needed = Math.ceil(1.5 * stallMs + renewEveryMs(leaseMs));
+  return Math.min(3 * leaseMs, Math.max(leaseMs, needed));
+}
+
 /** At most this many lapsed leases of others are told of per renewal (the rest at the next). */
 const LAPSED_PER_RENEWAL = 20;
 
 /**
  * KEYS: the workers' leases (sorted set: lease name → when it lapses, by Redis's clock), the time
- * of the last renewal by anyone. ARGV: lease ms, at most how many lapsed leases to answer, how many
- * of the names that follow join now, then the names joining, then the names held already.
- * Renews every name; answers `{next lapse, lost count, lost names…, lapsed names…}`: the next
+ * of the last renewal by anyone. ARGV: the lease this renewal asks for (ms), the workers' lease
+ * (ms), at most how many lapsed leases to answer, how many of the names that follow join now, then
+ * the names joining, then the names held already. Renews every name; answers `{next lapse, lost count, lost names…, lapsed names…}`: the next
  * lapse is in how many ms the earliest live lease of another worker lapses (-1: none seen), the
  * lost names are held names whose lease had lapsed or was gone (another worker may have taken
  * their work), the lapsed names are other workers' leases that have lapsed.
  *
- * When nobody renewed for a whole lease, Redis itself was away (restarted, or cut off from every
- * worker): every lease is extended by one lease instead, so that a Redis restart is not taken for
- * the death of every worker.
+ * When nobody renewed for a whole lease, the fault is not one worker's: Redis was away (restarted,
+ * failed over, cut off from every worker) or every worker was held up at once. That silence does
+ * not count against any lease: every lease still live when it began is pushed back by its length,
+ * so that a Redis restart is taken neither for the death of every worker nor of those that
+ * reconnect last. (A worker that died before it began is not spared; one that died during it is
+ * found that much later.)
  *
  * Commands when nothing lapsed: TIME, SET … GET, ZRANGE (the earliest leases, with their scores)
  * and ZADD XX CH (the held names): the ZRANGE tells both what lapsed and what lapses next, and the
@@ -50,20 +67,23 @@ const RENEW_SCRIPT = `
 local workers = KEYS[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lease, limit, joining = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local lease, base = tonumber(ARGV[1]), tonumber(ARGV[2])
+local limit, joining = tonumber(ARGV[3]), tonumber(ARGV[4])
 local lapse = now + lease
 local last = tonumber(redis.call('SET', KEYS[2], now, 'GET') or now)
-if now - last > lease then
-  for _, name in ipairs(redis.call('ZRANGE', workers, 0, -1)) do
-    redis.call('ZADD', workers, 'GT', lapse, name)
+local silence = now - last
+if silence > base then
+  local live = redis.call('ZRANGEBYSCORE', workers, '(' .. last, '+inf', 'WITHSCORES')
+  for i = 1, #live, 2 do
+    redis.call('ZADD', workers, tonumber(live[i + 1]) + silence, live[i])
   end
 end
 local mine, held = {}, {}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   mine[ARGV[i]] = true
-  if i > 3 + joining then held[#held + 1] = ARGV[i] end
+  if i > 4 + joining then held[#held + 1] = ARGV[i] end
 end
-local want = limit + #ARGV - 3
+local want = limit + #ARGV - 4
 local first = redis.call('ZRANGE', workers, 0, want - 1, 'WITHSCORES')
 local lost, lapsed, nextLapse = {}, {}, -1
 for i = 1, #first, 2 do
@@ -98,7 +118,7 @@ if #held > 0 then
 end
 if joining > 0 then
   local args = {}
-  for i = 4, 3 + joining do
+  for i = 5, 4 + joining do
     args[#args + 1] = lapse
     args[#args + 1] = ARGV[i]
   end
@@ -150,6 +170,9 @@ export class LeaseRenewer {
   private again = false;
   private reaping = false;
   private failing = false;
+  private readonly stalls = new EventLoopStalls();
+  /** The lease the last renewal asked for, ms. */
+  private asked: number;
 
   private constructor(
     redis: RedisClient,
@@ -160,6 +183,7 @@ export class LeaseRenewer {
     private readonly forget: () => void,
   ) {
     this.everyMs = renewEveryMs(leaseMs);
+    this.asked = leaseMs;
     const r = redis as RedisClient & Partial<RenewCommands>;
     if (r.dirigentRenewLeases === undefined)
       redis.defineCommand('dirigentRenewLeases', { numberOfKeys: 2, lua: RENEW_SCRIPT });
@@ -205,6 +229,7 @@ export class LeaseRenewer {
     this.joining.delete(holder);
     if (this.holders.size === 0) {
       clearTimeout(this.timer);
+      this.stalls.stop();
       this.forget();
     }
     // A renewal under way may write the names again: give them up after it.
@@ -245,11 +270,22 @@ export class LeaseRenewer {
     const held = [...this.holders].filter((h) => !this.joining.has(h));
     const sent = Date.now();
     let nextInMs = this.everyMs;
+    const stallMs = this.stalls.longestMs(sent);
+    const asked = stretchedLeaseMs(this.leaseMs, stallMs);
+    if (asked > this.leaseMs !== this.asked > this.leaseMs)
+      this.logger.info(
+        { lease_ms: asked, stall_ms: Math.round(stallMs) },
+        asked > this.leaseMs
+          ? `this worker's event loop was held up for ${Math.round(stallMs)} ms at once: its lease is ${asked} ms while such stalls are recent`
+          : `this worker's lease is ${asked} ms again: its event loop has not been held up for a minute`,
+      );
+    this.asked = asked;
     try {
       const joiningNames = joining.flatMap((h) => h.names);
       const reply = await this.redis.dirigentRenewLeases(
         this.workers,
         `${this.workers}:renewed`,
+        asked,
         this.leaseMs,
         LAPSED_PER_RENEWAL,
         joiningNames.length,
