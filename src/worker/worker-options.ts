@@ -63,9 +63,10 @@ export interface DirigentWorkerOptions {
   /**
    * This worker's lease, ms: others take its runs and calls over this long after it stops
    * renewing it. It is renewed every sixth of it, so an event loop held up for up to five sixths
-   * of it at once never makes a live worker look dead; a longer lease tolerates longer stalls and
-   * moves a dead worker's work later. Default: `$DIRIGENT_WORKER_LEASE_MS` (at least 300), else
-   * 1500 (renewed every 250 ms, a stall of 1.25 s tolerated).
+   * of it at once never makes a live worker look dead, and a worker whose event loop keeps
+   * stalling asks for up to three times as long; a longer lease tolerates longer stalls and moves a
+   * dead worker's work later. Default: `$DIRIGENT_WORKER_LEASE_MS` (at least 300), else 1500
+   * (renewed every 250 ms, a stall of 1.25 s always tolerated).
    */
   leaseMs?: number;
   /**

@@ -40,8 +40,9 @@ export interface RunWorkerOptions {
   /**
    * This worker's lease, ms: others take its runs over this long after it stops renewing it. It
    * is renewed every sixth of it (with the other leases this process keeps on the same connection),
-   * so only an event loop held up for five sixths of it at once makes a live worker look dead (see
-   * `takeover/worker-lease.ts`). Default `DIRIGENT_WORKER_LEASE_MS`, else 1500 (renewed every
+   * so an event loop held up for up to five sixths of it at once never makes a live worker look
+   * dead, and a worker whose event loop keeps stalling asks for up to three times as long (see
+   * `takeover/lease-renewer.ts`). Default `DIRIGENT_WORKER_LEASE_MS`, else 1500 (renewed every
    * 250 ms).
    */
   leaseMs?: number;

@@ -29,7 +29,8 @@ import { LeaseRenewer, type LeaseHolder } from './lease-renewer.js';
 /**
  * Default lease of a worker: others take its work over this long after its last renewal (a
  * killed worker's work moves within 1.5 s). Renewed every 250 ms (`renewEveryMs`), it
- * outlasts an event loop held up for 1.25 s at once.
+ * outlasts an event loop held up for 1.25 s at once; a worker whose event loop keeps stalling
+ * asks for longer (`stretchedLeaseMs`).
  */
 export const DEFAULT_WORKER_LEASE_MS = 1500;
 
