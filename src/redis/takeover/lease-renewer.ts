@@ -46,10 +46,11 @@ const LAPSED_PER_RENEWAL = 20;
  * KEYS: the workers' leases (sorted set: lease name → when it lapses, by Redis's clock), the time
  * of the last renewal by anyone. ARGV: the lease this renewal asks for (ms), the workers' lease
  * (ms), at most how many lapsed leases to answer, how many of the names that follow join now, then
- * the names joining, then the names held already. Renews every name; answers `{next lapse, lost count, lost names…, lapsed names…}`: the next
- * lapse is in how many ms the earliest live lease of another worker lapses (-1: none seen), the
- * lost names are held names whose lease had lapsed or was gone (another worker may have taken
- * their work), the lapsed names are other workers' leases that have lapsed.
+ * the names joining, then the names held already. Renews every name; answers `{next lapse, lost
+ * count, lost names…, lapsed names…}`: the next lapse is in how many ms the earliest live lease of
+ * another worker lapses (-1: none seen), the lost names are held names whose lease had lapsed or
+ * was gone (another worker may have taken their work), the lapsed names are other workers' leases
+ * that have lapsed.
  *
  * When nobody renewed for a whole lease, the fault is not one worker's: Redis was away (restarted,
  * failed over, cut off from every worker) or every worker was held up at once. That silence does
