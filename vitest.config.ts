@@ -14,6 +14,7 @@ const TIMING = [
   'test/integration/bootstrap.test.ts',
   'test/integration/run-claims.test.ts',
   'test/integration/worker-lease.test.ts',
+  'test/integration/lapsed-lease.test.ts',
 ];
 
 /**

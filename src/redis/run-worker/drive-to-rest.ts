@@ -66,7 +66,7 @@ type Rest =
   | { kind: 'settled'; record: RunRecord }
   | { kind: 'handover' }
   | { kind: 'parked'; due: number; jobIds: string[] }
-  | { kind: 'lost'; error: DirigentError };
+  | { kind: 'lost'; error: DirigentError; tree: string[] };
 
 /** A run a worker drives: how to hand it back, park it, or stop driving it. */
 export class DrivenRun {
@@ -97,10 +97,11 @@ export class DrivenRun {
    */
   lose(error: DirigentError): void {
     if (this.done) return;
+    const tree = runTree(this.ctx.engine, this.run.runId);
     this.ctx.engine.releaseRun(this.run.runId);
     // Its calls running here are made again by the worker that resumes it.
     this.ctx.dispatcher.stopInProcess(this.run.runId);
-    this.rest({ kind: 'lost', error });
+    this.rest({ kind: 'lost', error, tree });
   }
 
   /**
@@ -192,7 +193,13 @@ export async function driveToRest(
       worker: ctx.worker,
       error: { code: rest.error.code, message: rest.error.message },
     });
-    ctx.store.forgetClaim(run.runId);
+    // The runs are let go where this worker still owns them (its lease lapsed but nobody took
+    // them yet): its lease is live again after the renewal that told it, and a claim by another
+    // worker would be refused while it names this one. Where another worker claimed them, the
+    // release changes nothing; the next claim's new epoch fences what this worker still sends.
+    await Promise.all(
+      rest.tree.map((id) => ctx.store.release(id).catch(() => ctx.store.forgetClaim(id))),
+    );
     // The job is no longer this worker's when another took the run over; if it still is (Redis
     // did not answer for a lease), it goes back to the queue.
     if (!shared)

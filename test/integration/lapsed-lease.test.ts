@@ -1,0 +1,63 @@
+/**
+ * A worker that finds its own lease lapsed (it was held up, or cut off from Redis, for longer than
+ * the lease) stops driving its runs and lets them go: its lease is live again after the renewal
+ * that told it, so another worker must be able to claim them at once (not be refused while the
+ * run still names the first worker as its owner), and whoever takes a run up again claims it
+ * anew, so that what the lost drive still sends is refused.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Dirigent } from '../../src/operations/dirigent.js';
+import { workersKey } from '../../src/redis/takeover/worker-lease.js';
+import { writeDirective } from '../support/directive-file.js';
+import { inProcessWorker } from '../support/in-process-worker.js';
+import { redisForTest } from '../support/redis.js';
+import { waitFor } from '../support/wait-for.js';
+
+const redis = redisForTest();
+const closers: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.reverse()) await close();
+  closers.length = 0;
+});
+
+describe('a worker whose own lease lapsed', { timeout: 60_000 }, () => {
+  it('lets its runs go: the next drive of each claims it anew', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dirigent-lapsed-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, '.ai', 'directives'), { recursive: true });
+    writeDirective(
+      join(dir, '.ai', 'directives'),
+      'slow',
+      `<process><step name="nap"><execute item_type="tool" item_id="dirigent/shell/bash"><param name="command" value="echo start >> steps.log; [ $(grep -c start steps.log) = 1 ] && sleep 30; echo done"/></execute></step></process>`,
+    );
+    const dirigent = await Dirigent.open({ project: dir, redis: redis.url, prefix: redis.prefix });
+    closers.push(() => dirigent.close());
+    const a = inProcessWorker(redis, { projectDir: dir });
+    closers.push(() => a.close());
+
+    const run = await dirigent.start({ directive: 'slow' });
+    const runKey = `${redis.prefix}:run:${run.runId}`;
+    await waitFor(async () => (await redis.redis.hget(runKey, 'owner')) === a.runs.name, {
+      what: 'the first claim',
+    });
+    await waitFor(() => existsSync(join(dir, 'steps.log')), { what: 'the first call' });
+    // Its lease vanishes as if it had lapsed: its next renewal tells it so (and holds the lease
+    // again), and it stops driving the run, killing the call.
+    await redis.redis.zrem(workersKey(redis.prefix), a.runs.name);
+    const b = inProcessWorker(redis, { projectDir: dir });
+    closers.push(() => b.close());
+
+    const record = await run.wait({ timeoutMs: 15_000 });
+    expect(record.status).toBe('completed');
+    expect(record.steps.map((s) => [s.name, s.status, s.attempts])).toEqual([
+      ['nap', 'completed', 2],
+    ]);
+    // Whichever worker took the run up again claimed it anew: the claim of the drive that was
+    // lost no longer holds, so nothing that drive still sends is written.
+    expect(await redis.redis.hget(runKey, 'epoch')).toBe('2');
+    expect(await redis.redis.zscore(workersKey(redis.prefix), a.runs.name)).not.toBeNull();
+  });
+});
