@@ -12,6 +12,8 @@ import { queueOptions } from '../src/redis/queue-options.js';
 
 /** The built CLI, as `npm run build` makes it. */
 export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+/** The same CLI as tsc built it, one file per module (`dist/src/cli/main.js`): for profiles. */
+export const SOURCES_CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /** Linux's USER_HZ: the unit of /proc/<pid>/stat's CPU times. */
 const CLOCK_TICKS = 100;
 

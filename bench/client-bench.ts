@@ -24,6 +24,7 @@ import {
   redisCounters,
   redisOptionsOf,
   SectionProcesses,
+  SOURCES_CLI,
   childEnv,
   stopAll,
   workersReady,
@@ -31,6 +32,8 @@ import {
 } from './bench-processes.js';
 import { echoOneProject } from './echo-one-project.js';
 import { median } from './median.js';
+import { formatShares, profiledArgs, sharesInDir } from './process-profile.js';
+import type { CpuShares } from './cpu-shares.js';
 
 /** Goal: the client's rate of started-and-awaited runs at least half plain BullMQ's. */
 export const CLIENT_GOAL = 0.5;
@@ -103,11 +106,24 @@ export async function clientBench(
   const bullmq = JSON.stringify(import.meta.resolve('bullmq'));
   writeFileSync(join(root, 'worker.mjs'), PLAIN_WORKER.replace('__BULLMQ__', bullmq));
 
-  const dirigentSide = async (side: 'grouped' | 'alone', round: number): Promise<Measured> => {
+  /** A side's worker arguments: under the profiler into `profileDir` when there is one. */
+  const workerArgs = (args: string[], profileDir?: string) =>
+    profileDir === undefined ? args : profiledArgs(profileDir, args);
+
+  const dirigentSide = async (
+    side: 'grouped' | 'alone',
+    round: number | 'profiled',
+    profileDir?: string,
+  ): Promise<Measured> => {
     const prefix = `dirigent-bench-client:${randomUUID()}`;
     const project = echoOneProject(root, `${side}-${round}`);
     const env = { ...base, REDIS_URL: url, DIRIGENT_PREFIX: prefix };
-    const worker = processes.serve([CLI, 'worker', '--project', project], env, project);
+    const cli = profileDir === undefined ? CLI : SOURCES_CLI;
+    const worker = processes.serve(
+      workerArgs([cli, 'worker', '--project', project], profileDir),
+      env,
+      project,
+    );
     const group = process.env.DIRIGENT_START_GROUP;
     if (side === 'alone') process.env.DIRIGENT_START_GROUP = '1';
     else delete process.env.DIRIGENT_START_GROUP;
@@ -135,12 +151,15 @@ export async function clientBench(
     }
   };
 
-  const bullmqSide = async (): Promise<Measured> => {
+  const bullmqSide = async (profileDir?: string): Promise<Measured> => {
     const prefix = `dirigent-bench-client-plain:${randomUUID()}`;
     const queueName = 'bench-echo';
     const env = { ...base, BENCH_REDIS_OPTIONS: JSON.stringify(redisOptionsOf(url)) };
     const worker = processes.serve(
-      [join(root, 'worker.mjs'), queueName, prefix, String(PLAIN_CONCURRENCY)],
+      workerArgs(
+        [join(root, 'worker.mjs'), queueName, prefix, String(PLAIN_CONCURRENCY)],
+        profileDir,
+      ),
       env,
       root,
     );
@@ -171,6 +190,8 @@ export async function clientBench(
 
   const sides: Side[] = ['grouped', 'alone', 'bullmq'];
   const results = new Map<Side, Measured[]>(sides.map((s) => [s, []]));
+  /** Where each worker's CPU goes: a side run once more, untimed, its worker profiled. */
+  const profiles = new Map<Side, { shares: CpuShares; runs: number }>();
   try {
     mkdirSync(root, { recursive: true });
     for (let round = 0; round < rounds; round++) {
@@ -179,6 +200,11 @@ export async function clientBench(
         const m = side === 'bullmq' ? await bullmqSide() : await dirigentSide(side, round);
         results.get(side)!.push(m);
       }
+    }
+    for (const side of sides) {
+      const dir = join(root, `profile-${side}`);
+      await (side === 'bullmq' ? bullmqSide(dir) : dirigentSide(side, 'profiled', dir));
+      profiles.set(side, { shares: sharesInDir(dir), runs: WARM_UP + runs });
     }
   } finally {
     await processes.stop();
@@ -202,6 +228,18 @@ export async function clientBench(
     });
   };
   const n = (x: number) => x.toLocaleString('en-US');
+  const profiled = (side: Side) => {
+    const { shares, runs: profiledRuns } = profiles.get(side)!;
+    return `${((shares.totalMs * 1000) / profiledRuns).toFixed(0)} µs of its main thread per ${side === 'bullmq' ? 'job' : 'run'} (start-up and warm-up included): ${formatShares(shares)}`;
+  };
+  const cpuPerRun = (side: Side) =>
+    median(of(side).map((m) => m.clientUs + m.workerUs + m.redisUs));
+  // With every process busy, the cores allow at most this rate: the rate's ceiling against BullMQ's.
+  const cpuCeiling = cpuPerRun('bullmq') / cpuPerRun('grouped');
+  const aloneCeiling = cpuPerRun('bullmq') / cpuPerRun('alone');
+  const workerShare = median(
+    of('grouped').map((m) => m.workerUs / (m.clientUs + m.workerUs + m.redisUs)),
+  );
   return {
     title: 'What a client sees: runs started through the library and awaited',
     rows: [
@@ -222,6 +260,7 @@ export async function clientBench(
     notes: [
       `${rounds} rounds, the three sides taking turns going first, on the machine's Redis (${url.replace(/\/\/[^@]*@/, '//')}), each side of each round on a fresh key prefix, deleted afterwards, with a fresh worker process, warmed by ${WARM_UP} runs (jobs) before the timing. This process is the client only: \`Dirigent.open\` on Redis, or a BullMQ \`Queue\` and \`QueueEvents\`. The worker is \`dirigent worker --project <dir>\` with its defaults (50 runs and 8 tool calls at once, calls made in process when a slot is free), or a plain BullMQ \`Worker\` (concurrency ${PLAIN_CONCURRENCY}) whose processor returns the job's data. The directive is one step calling \`dirigent/util/echo\` with \`n\` from the input; each record is checked (completed, the echo's \`n\` as sent), each job's return value too. Client, worker and Redis share ${cpus().length} cores.`,
       `Where the time goes, per run (medians over rounds): grouped starts ${where('grouped')}; each start alone ${where('alone')}; BullMQ, per job, ${where('bullmq')}. Redis commands are \`total_commands_processed\` over the timing, every client's (the worker's background polls and lease renewals included), those inside scripts not counted.`,
+      `What bounds the rate: client, worker and Redis together spend ${(1 / cpuCeiling).toFixed(1)}× BullMQ's CPU per run (${cpuPerRun('grouped').toFixed(0)} µs against ${cpuPerRun('bullmq').toFixed(0)} µs), so with the cores busy the grouped side's rate cannot pass ${cpuCeiling.toFixed(2)}× BullMQ's (each start alone: ${aloneCeiling.toFixed(2)}×); the worker spends ${Math.round(100 * workerShare)}% of it. Where the worker's main thread goes, by V8's sampling profiler (each side run once more, untimed, its worker profiled with \`node --cpu-prof\`, the CLI as tsc built it so that each file names its folder; self time): Dirigent's worker, starts grouped, ${profiled('grouped')}; each start alone, ${profiled('alone')}; the plain BullMQ worker ${profiled('bullmq')}. A run costs the worker what a job costs BullMQ's (taking and completing the group's job, shared by up to 50 runs) plus the engine (an xstate actor made and stepped, inputs and outputs evaluated), the call, and the run's record written with its indexes and feed; each start alone, a whole job more per run (added, taken and completed). What would move the bound is less of that work per run, and less garbage from it (the parts above other than bullmq and ioredis): the queue's own part is BullMQ's.`,
     ],
   };
 }

@@ -22,7 +22,8 @@ interface ProfileNode {
   callFrame: Frame;
 }
 
-interface Profile {
+/** A V8 CPU profile, as much of it as is read here. */
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -50,23 +51,31 @@ export async function cpuShares(
     // Should the work throw, disconnecting (below) stops the profiler.
     await work();
     const { profile } = (await session.post('Profiler.stop')) as { profile: Profile };
-    const category = new Map<number, string | undefined>();
-    for (const node of profile.nodes)
-      category.set(
-        node.id,
-        node.callFrame.functionName === IDLE ? undefined : categorize(node.callFrame),
-      );
-    const byCategory = new Map<string, number>();
-    let totalMs = 0;
-    for (let i = 0; i < profile.samples.length; i++) {
-      const c = category.get(profile.samples[i]!);
-      if (c === undefined) continue;
-      const ms = (profile.timeDeltas[i] ?? 0) / 1000;
-      byCategory.set(c, (byCategory.get(c) ?? 0) + ms);
-      totalMs += ms;
-    }
-    return { totalMs, byCategory };
+    return sharesOf(profile, categorize);
   } finally {
     session.disconnect();
   }
+}
+
+/**
+ * Sums the samples of a V8 CPU profile (the `Profiler.stop` answer, or a `.cpuprofile` file that
+ * `node --cpu-prof` wrote) into the categories `categorize` gives their innermost frames.
+ */
+export function sharesOf(profile: Profile, categorize: (frame: Frame) => string): CpuShares {
+  const category = new Map<number, string | undefined>();
+  for (const node of profile.nodes)
+    category.set(
+      node.id,
+      node.callFrame.functionName === IDLE ? undefined : categorize(node.callFrame),
+    );
+  const byCategory = new Map<string, number>();
+  let totalMs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const c = category.get(profile.samples[i]!);
+    if (c === undefined) continue;
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    byCategory.set(c, (byCategory.get(c) ?? 0) + ms);
+    totalMs += ms;
+  }
+  return { totalMs, byCategory };
 }

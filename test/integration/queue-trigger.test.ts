@@ -84,10 +84,10 @@ describe('the dirigent-triggers queue', { timeout: 60_000 }, () => {
       { name: 'run', data: { directive: 'hello', inputs: { name: 'Ada' } } },
       { name: 'run', data: { directive: 'hello', inputs: { name: 'Bob' }, wait: 20 } },
     ])) as [{ value: string }, { value: { status: string; outputs: unknown; runId: string } }];
-    expect(byId.value).toMatch(/^[0-9a-f-]{36}$/);
-    expect(waited.value).toMatchObject({
-      status: 'completed',
-      outputs: { greeting: 'Hello, Bob!' },
+    // Whole results, so that a job that failed shows why.
+    expect(byId).toEqual({ value: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
+    expect(waited).toMatchObject({
+      value: { status: 'completed', outputs: { greeting: 'Hello, Bob!' } },
     });
     const record = await processes.cli(env(), 'status', byId.value, '--json', '--project', project);
     expect(JSON.parse(record.stdout)).toMatchObject({ runId: byId.value, directive: 'hello' });
