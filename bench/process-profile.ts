@@ -14,7 +14,7 @@ export function profiledArgs(dir: string, args: string[]): string[] {
 }
 
 /**
- * The part of the code a frame belongs to: a package by its name, Dirigent's sources by their
+ * The part of the code a frame belongs to: a package by its name (vendored ones too), Dirigent's sources by their
  * folder (`dirigent engine`, `dirigent redis`: the profiled process runs the CLI as tsc built it,
  * module by module, so that its files say where the time goes), `Node` for Node's own modules.
  */
@@ -25,6 +25,9 @@ export function codePartOf(frame: Frame): string {
   if (url.startsWith('node:')) return 'Node';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return pkg[1]!;
+  // A package the build bundled into one file (`dist/vendor/xstate.cjs`).
+  const vendored = /\/dist\/vendor\/(.+)\.cjs$/.exec(url);
+  if (vendored) return vendored[1]!;
   const src = /\/dist\/src\/([^/]+)\//.exec(url);
   return src ? `dirigent ${src[1]}` : 'other';
 }
