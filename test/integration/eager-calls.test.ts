@@ -16,6 +16,7 @@ import { RunsClient } from '../../src/redis/client/runs-client.js';
 import { runSourceOf } from '../../src/redis/run-source.js';
 import { alive } from '../support/process-alive.js';
 import { until } from '../support/dirigent-processes.js';
+import { writeDirective } from '../support/directive-file.js';
 import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 
@@ -54,10 +55,10 @@ function toolsQueue(): Queue {
 async function start(c: RunsClient, name: string, body: string): Promise<string> {
   const dir = join(project, '.ai', 'directives');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">\n<metadata><description>test</description></metadata>\n${body}\n</directive>\n\`\`\`\n`,
+  const file = writeDirective(
+    dir,
+    name,
+    `<metadata><description>test</description></metadata>${body}`,
   );
   const loader = new DirectiveLoader(project);
   return c.start(await runSourceOf(await loader.loadFile(file), loader.items), {});

@@ -6,7 +6,7 @@
  * a job under a lock has its lock wait as a child. A run whose trace is not sampled records no
  * span anywhere, only metrics.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -21,6 +21,7 @@ import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
 import { runSourceOf } from '../../src/redis/run-source.js';
 import { traceIdOfRun } from '../../src/telemetry/run-trace.js';
+import { writeDirective } from '../support/directive-file.js';
 import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 import { memoryTelemetry, parentIdOf, rootsOf } from '../support/telemetry.js';
@@ -59,10 +60,10 @@ function deployment(options: { eager?: boolean; sampler?: Sampler } = {}): RunsC
 async function run(client: RunsClient, name: string, body: string): Promise<string> {
   const dir = join(project, '.ai', 'directives');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.md`);
-  writeFileSync(
-    file,
-    `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">\n<metadata><description>test</description></metadata>\n${body}\n</directive>\n\`\`\`\n`,
+  const file = writeDirective(
+    dir,
+    name,
+    `<metadata><description>test</description></metadata>${body}`,
   );
   const loader = new DirectiveLoader(project);
   const runId = await client.start(
