@@ -1,6 +1,7 @@
 /**
  * Real `dirigent` processes for end-to-end tests: workers that are serving once returned, CLI
- * commands with their output, and an `afterEach` that ends every process a test started.
+ * commands with their output, and an `afterEach` that ends every process a test started (and,
+ * when the test failed, prints what its workers wrote, so that a failure says what they saw).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach } from 'vitest';
@@ -10,24 +11,32 @@ import { waitFor } from './wait-for.js';
 /** Tracks the processes of a test file; call at its top. */
 export function dirigentProcesses() {
   let spawned: ChildProcess[] = [];
-  afterEach(async () => {
+  /** What each worker of the test wrote on stderr, its last 8,000 characters. */
+  let logs = new Map<ChildProcess, string>();
+  afterEach(async ({ task }) => {
     const live = spawned.filter((p) => p.exitCode === null && p.signalCode === null);
     const exited = live.map((p) => new Promise((r) => p.once('exit', r)));
     for (const p of live) p.kill('SIGKILL');
     await Promise.all(exited);
+    if (task.result?.state === 'fail')
+      for (const [child, log] of logs)
+        console.error(`worker ${child.pid} (${task.name}) wrote:\n${log}`);
     spawned = [];
+    logs = new Map();
   });
   /** `node …argv`, resolved once it serves (its start line on stderr names "jobs from"). */
   const serving = (env: NodeJS.ProcessEnv, argv: string[]): Promise<ChildProcess> => {
     const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     spawned.push(child);
     return new Promise((served, failed) => {
-      let err = '';
       child.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-        if (err.includes('jobs from')) served(child);
+        const log = ((logs.get(child) ?? '') + c.toString()).slice(-8000);
+        logs.set(child, log);
+        if (log.includes('jobs from')) served(child);
       });
-      child.once('exit', (code) => failed(new Error(`worker exited (${code}): ${err}`)));
+      child.once('exit', (code) =>
+        failed(new Error(`worker exited (${code}): ${logs.get(child) ?? ''}`)),
+      );
     });
   };
   return {
