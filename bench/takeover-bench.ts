@@ -17,7 +17,11 @@ import { ItemResolver } from '../src/items/item-resolver.js';
 import { defaultSpaces } from '../src/items/space.js';
 import { runSourceOf } from '../src/redis/run-source.js';
 import { RunsClient } from '../src/redis/client/runs-client.js';
-import { DEFAULT_WORKER_LEASE_MS, workerLeaseMs } from '../src/redis/takeover/worker-lease.js';
+import {
+  DEFAULT_WORKER_LEASE_MS,
+  workerLeaseMs,
+  workersKey,
+} from '../src/redis/takeover/worker-lease.js';
 import { renewEveryMs } from '../src/redis/takeover/lease-renewer.js';
 import type { BenchRow } from './bench-row.js';
 import { idleWorkerCommands, type IdleCommands } from './idle-worker-commands.js';
@@ -49,7 +53,7 @@ export async function takeoverBench(options: { kills: number }): Promise<BenchSe
   const root = mkdtempSync(join(tmpdir(), 'dirigent-takeover-bench-'));
   const redis = await PrivateRedis.start(root);
   try {
-    const { times: dirigent, idle } = await dirigentTakeovers(root, redis, options.kills);
+    const { times: dirigent, lapses, idle } = await dirigentTakeovers(root, redis, options.kills);
     const bullmq = await bullmqRecovery(redis);
     const p50 = quantile(dirigent, 0.5);
     const p99 = quantile(dirigent, 0.99);
@@ -85,6 +89,7 @@ export async function takeoverBench(options: { kills: number }): Promise<BenchSe
       ],
       notes: [
         `Three \`dirigent worker\` processes with the default settings (${leaseSettings()}; BullMQ's lock 30 s) on a private Redis hold runs whose one step sleeps 20 s; one worker at a time is killed with SIGKILL and another started in its place. A takeover is timed from the kill to the first log line of a live worker saying it took the killed worker's jobs over (its tool calls failed as \`WORKER_LOST\` and retried, its run jobs back in the queue). The range column is the fastest and slowest of the ${dirigent.length} kills. Baseline: a plain BullMQ worker (default lock and stalled check, 30 s each) killed with SIGKILL while it holds a job, timed until another worker takes the job up, measured once.`,
+        split(dirigent, lapses),
         `Idle cost: the same three workers, started and idle (no run yet), their commands counted by the private Redis over ${idle.seconds.toFixed(0)} s (\`INFO commandstats\`, which counts the commands scripts call too), per worker and second: ${idle.byCommand.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', ')}. The lease's script is the \`evalsha\` with \`time\`, \`set\`, \`zrange\` and \`zadd\` (4 a second); the rest is BullMQ's wait for jobs (\`bzpopmin\` and the script that follows each wait, for each of a worker's three BullMQ workers) and the pauses' refresh (\`smembers\`). The row's µs column is the mean time between two commands. Before: ${IDLE_COMMANDS_BEFORE} commands/s (lease 3 s, renewed every second by each of a worker's two scripts of seven commands), measured the same way; the goal allows twice that.`,
       ],
     };
@@ -92,6 +97,21 @@ export async function takeoverBench(options: { kills: number }): Promise<BenchSe
     await redis.down();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Each takeover taken apart: how long after the kill the killed worker's lease lapsed (read from
+ * the leases' sorted set at the kill: the lease that worker had last asked for, less the time
+ * since it renewed), and the rest (a live worker noticing the lapse, moving the jobs, logging it).
+ */
+function split(times: readonly number[], lapses: readonly (number | undefined)[]): string {
+  const known = times.flatMap((t, i) => (lapses[i] === undefined ? [] : [[t, lapses[i]!]]));
+  if (known.length === 0) return "No killed worker's lease could be read at its kill.";
+  const wait = known.map(([, l]) => l!);
+  const rest = known.map(([t, l]) => t! - l!);
+  const slowest = known.reduce((a, b) => (b[0]! > a[0]! ? b : a));
+  const ms = (x: number) => `${Math.round(x)} ms`;
+  return `Where a takeover's time goes (${known.length} kills): the killed worker's lease lapsed p50 ${ms(quantile(wait, 0.5))}, at most ${ms(Math.max(...wait))} after the kill (the lease it had asked for, less the time since its last renewal); noticing the lapse, moving the jobs and logging it took p50 ${ms(quantile(rest, 0.5))}, at most ${ms(Math.max(...rest))}. The slowest takeover, ${ms(slowest[0]!)}, spent ${ms(slowest[1]!)} of it waiting for the lease, ${slowest[1]! > DEFAULT_WORKER_LEASE_MS ? 'longer than the default lease: that worker had asked for a longer one, as a worker whose event loop stalled lately does' : 'within the default lease'}.`;
 }
 
 /** The lease settings of the defaults, in words. */
@@ -124,7 +144,7 @@ async function dirigentTakeovers(
   root: string,
   redis: PrivateRedis,
   kills: number,
-): Promise<{ times: number[]; idle: IdleCommands }> {
+): Promise<{ times: number[]; lapses: (number | undefined)[]; idle: IdleCommands }> {
   const project = join(root, 'project');
   const file = writeDirectiveFile(project);
   const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, DIRIGENT_PREFIX: 'tb' };
@@ -148,6 +168,7 @@ async function dirigentTakeovers(
       );
     await more(12);
     const times: number[] = [];
+    const lapses: (number | undefined)[] = [];
     while (times.length < kills) {
       await more(3);
       await new Promise((r) => setTimeout(r, 1500)); // every worker holds some by now
@@ -155,16 +176,32 @@ async function dirigentTakeovers(
       const leases = pool.workers[slot]?.leases ?? [];
       const killing = pool.kill(slot, 200);
       const at = Date.now();
+      const lapse = lapseAfter(conn, leases);
       const took = await firstTakeover(pool, leases, at, 20_000);
       await killing;
-      if (took !== undefined) times.push(took - at);
+      if (took !== undefined) {
+        times.push(took - at);
+        lapses.push(await lapse);
+      }
     }
-    return { times, idle };
+    return { times, lapses, idle };
   } finally {
     await pool.close();
     await client?.close();
     conn.disconnect();
   }
+}
+
+/** In how many ms the last of `leases` lapses, by Redis's clock (read at a kill). */
+async function lapseAfter(redis: Redis, leases: string[]): Promise<number | undefined> {
+  if (leases.length === 0) return undefined;
+  const [[sec, usec], scores] = await Promise.all([
+    redis.time(),
+    redis.zmscore(workersKey('tb'), ...leases),
+  ]);
+  const lapses = scores.flatMap((s) => (s === null ? [] : [Number(s)]));
+  if (lapses.length === 0) return undefined;
+  return Math.max(...lapses) - (Number(sec) * 1000 + Number(usec) / 1000);
 }
 
 /** When a live worker first logged taking over jobs of one of `leases` after `since`. */
