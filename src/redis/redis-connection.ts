@@ -119,20 +119,7 @@ export function quiet<T extends { on(event: 'error', listener: (err: Error) => v
   return emitter;
 }
 
-/**
- * A new connection like `redis` (see `duplicate()`), its connection errors heard ({@link quiet}).
- * `pipelined`: the commands sent in one turn of the event loop go out together, in one write (and
- * one read on the server): ioredis' auto pipelining. For a connection that many concurrent tasks
- * share, with only short commands and scripts of our own: never for BullMQ's, whose blocking
- * commands would hold up others behind them.
- */
-export function duplicateOf(
-  redis: RedisClient,
-  options: { pipelined?: boolean } = {},
-): RedisClient {
-  if (!options.pipelined) return quiet(redis.duplicate());
-  const pipelined = { enableAutoPipelining: true };
-  return quiet(
-    redis instanceof Cluster ? redis.duplicate([], pipelined) : redis.duplicate(pipelined),
-  );
+/** A new connection like `redis` (see `duplicate()`), its connection errors heard ({@link quiet}). */
+export function duplicateOf(redis: RedisClient): RedisClient {
+  return quiet(redis.duplicate());
 }

@@ -121,8 +121,7 @@ export class RunWorker {
       },
     );
     const name = (this.name = leaseName(QueueName.RUNS, this.worker.id));
-    // Its own connection, the saves of the runs driven at once going out together.
-    this.store = new RedisRunStore(this.own(redis, { pipelined: true }), {
+    this.store = new RedisRunStore(redis, {
       prefix,
       owner: name,
       ...(options.retentionSeconds !== undefined && { retentionSeconds: options.retentionSeconds }),
@@ -217,8 +216,8 @@ export class RunWorker {
     for (const c of this.owned) c.disconnect();
   }
 
-  private own(redis: RedisClient, options?: { pipelined?: boolean }): RedisClient {
-    const c = duplicateOf(redis, options);
+  private own(redis: RedisClient): RedisClient {
+    const c = duplicateOf(redis);
     this.owned.push(c);
     return c;
   }
