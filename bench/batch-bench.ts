@@ -80,7 +80,9 @@ import { createInterface } from 'node:readline';
 const [inputs, out, queueName, prefix, inFlightText] = process.argv.slice(2);
 const connection = { ...JSON.parse(process.env.BENCH_REDIS_OPTIONS), maxRetriesPerRequest: null };
 const queue = new Queue(queueName, { connection, prefix, streams: { events: { maxLen: 10000 } } });
-const events = new QueueEvents(queueName, { connection, prefix });
+// From the stream's start (the prefix is fresh): read from '$', a job ending before the first read
+// would be missed.
+const events = new QueueEvents(queueName, { connection, prefix, lastEventId: '0-0' });
 await events.waitUntilReady();
 // Each wait listens on the queue for its closing: as many listeners as jobs in flight.
 queue.setMaxListeners(0);

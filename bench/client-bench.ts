@@ -165,7 +165,9 @@ export async function clientBench(
     );
     const connection = { ...redisOptionsOf(url), maxRetriesPerRequest: null };
     const queue = new Queue(queueName, { connection, prefix });
-    const events = new QueueEvents(queueName, { connection, prefix });
+    // From the stream's start (the prefix is fresh): a QueueEvents reads from '$' once it has sent
+    // its first read, which may come after it is ready, and a job ending before would be missed.
+    const events = new QueueEvents(queueName, { connection, prefix, lastEventId: '0-0' });
     // Each wait listens on the queue for its closing: as many listeners as jobs in flight.
     queue.setMaxListeners(0);
     const each = async (n: number) => {

@@ -46,7 +46,9 @@ async function client(jobs: { name: string; data: unknown }[]): Promise<unknown[
       : { url: ${JSON.stringify(redis.url)} };
     const prefix = ${JSON.stringify(redis.prefix)};
     const queue = new Queue('dirigent-triggers', { connection, prefix });
-    const events = new QueueEvents('dirigent-triggers', { connection, prefix });
+    // From the stream's start: ready, a QueueEvents may not have sent its first read yet, and
+    // read from '$' it would miss a job that finishes in between (its wait would then time out).
+    const events = new QueueEvents('dirigent-triggers', { connection, prefix, lastEventId: '0-0' });
     await events.waitUntilReady();
     const out = await Promise.all(${JSON.stringify(jobs)}.map(async ({ name, data }) => {
       const job = await queue.add(name, data);
