@@ -9,14 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import type { RunRecord } from '../../src/engine/run-record.js';
 import { QueueName } from '../../src/redis/queue-names.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
-import { runSourceOf } from '../../src/redis/run-source.js';
 import { alive } from '../support/process-alive.js';
 import { until } from '../support/dirigent-processes.js';
-import { writeDirective } from '../support/directive-file.js';
+import { projectRunSource } from '../support/directive-file.js';
 import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 
@@ -53,15 +51,12 @@ function toolsQueue(): Queue {
 
 /** Writes `.ai/directives/<name>.md` with `body` inside `<directive>`, and starts a run of it. */
 async function start(c: RunsClient, name: string, body: string): Promise<string> {
-  const dir = join(project, '.ai', 'directives');
-  mkdirSync(dir, { recursive: true });
-  const file = writeDirective(
-    dir,
+  const source = await projectRunSource(
+    project,
     name,
     `<metadata><description>test</description></metadata>${body}`,
   );
-  const loader = new DirectiveLoader(project);
-  return c.start(await runSourceOf(await loader.loadFile(file), loader.items), {});
+  return c.start(source, {});
 }
 
 const echo = (name: string, value: string, extra = '') =>

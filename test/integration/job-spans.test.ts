@@ -6,7 +6,7 @@
  * a job under a lock has its lock wait as a child. A run whose trace is not sampled records no
  * span anywhere, only metrics.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -17,11 +17,9 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
-import { runSourceOf } from '../../src/redis/run-source.js';
 import { traceIdOfRun } from '../../src/telemetry/run-trace.js';
-import { writeDirective } from '../support/directive-file.js';
+import { projectRunSource } from '../support/directive-file.js';
 import { inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
 import { memoryTelemetry, parentIdOf, rootsOf } from '../support/telemetry.js';
@@ -58,18 +56,12 @@ function deployment(options: { eager?: boolean; sampler?: Sampler } = {}): RunsC
 
 /** Runs directive `name` (`body` inside `<directive>`) to its end; its id. */
 async function run(client: RunsClient, name: string, body: string): Promise<string> {
-  const dir = join(project, '.ai', 'directives');
-  mkdirSync(dir, { recursive: true });
-  const file = writeDirective(
-    dir,
+  const source = await projectRunSource(
+    project,
     name,
     `<metadata><description>test</description></metadata>${body}`,
   );
-  const loader = new DirectiveLoader(project);
-  const runId = await client.start(
-    await runSourceOf(await loader.loadFile(file), loader.items),
-    {},
-  );
+  const runId = await client.start(source, {});
   await client.wait(runId);
   return runId;
 }

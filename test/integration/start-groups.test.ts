@@ -5,19 +5,17 @@
  * signal stays in the store; one that parks, whose worker closes, or that cannot begin there goes
  * on in a job of its own; a group whose worker dies is taken over, and every run of it ends once.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DirectiveLoader } from '../../src/engine/directive-loader.js';
 import { fromJobError } from '../../src/redis/job-error.js';
 import { QueueName } from '../../src/redis/queue-names.js';
 import type { RunJobData } from '../../src/redis/run-job.js';
-import { runSourceOf } from '../../src/redis/run-source.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
 import type { StartOptions } from '../../src/redis/client/start-sender.js';
-import { writeDirective } from '../support/directive-file.js';
+import { projectRunSource } from '../support/directive-file.js';
 import { dirigentProcesses, until } from '../support/dirigent-processes.js';
 import { defaultWorkerEnv, inProcessWorker } from '../support/in-process-worker.js';
 import { redisForTest } from '../support/redis.js';
@@ -61,12 +59,8 @@ function runsQueue(): Queue<RunJobData> {
 }
 
 /** Writes `.ai/directives/<name>.md` under `dir` with `body`, and what a start job carries of it. */
-async function source(name: string, body: string, dir = project) {
-  const folder = join(dir, '.ai', 'directives');
-  mkdirSync(folder, { recursive: true });
-  const file = writeDirective(folder, name, body);
-  const loader = new DirectiveLoader(dir);
-  return runSourceOf(await loader.loadFile(file), loader.items);
+function source(name: string, body: string, dir = project) {
+  return projectRunSource(dir, name, body);
 }
 
 const echo = `<process><step name="say"><execute item_type="tool" item_id="dirigent/util/echo"><param name="v" value="\${inputs.n}"/></execute></step></process><outputs><output name="n" value="\${steps.say.result.v}"/></outputs>`;
