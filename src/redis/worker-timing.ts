@@ -1,3 +1,5 @@
+import { badOptionValue } from '../errors/request-errors.js';
+
 /**
  * BullMQ's job locks: a job's lock lasts `lockMs` and is renewed at half of it while the worker
  * lives; every `lockMs` workers look for jobs whose lock lapsed (stalled) and take them up again.
@@ -9,10 +11,26 @@ export interface WorkerTiming {
   lockMs: number;
 }
 
-/** The timing from the environment. */
+/** The timing from the environment; `INVALID_REQUEST` for a `DIRIGENT_LOCK_MS` under 500. */
 export function workerTiming(env: Record<string, string | undefined> = process.env): WorkerTiming {
-  const ms = Number(env.DIRIGENT_LOCK_MS);
-  return { lockMs: Number.isFinite(ms) && ms >= 500 ? ms : 30_000 };
+  return { lockMs: msFromEnv(env, 'DIRIGENT_LOCK_MS', 500) ?? 30_000 };
+}
+
+/**
+ * The whole number of ms the environment variable `name` holds: undefined when it is not set (or
+ * empty), `INVALID_REQUEST` naming it when it is not a whole number of at least `min`. A setting
+ * that is wrong stops the worker at its start rather than being put aside for the default.
+ */
+export function msFromEnv(
+  env: Record<string, string | undefined>,
+  name: string,
+  min: number,
+): number | undefined {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return undefined;
+  const ms = Number(text);
+  if (Number.isInteger(ms) && ms >= min) return ms;
+  throw badOptionValue(name, `a whole number of ms, at least ${min}`, text);
 }
 
 /** BullMQ worker options for a timing. */

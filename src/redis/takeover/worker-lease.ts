@@ -25,6 +25,7 @@
 import type { RedisClient } from '../redis-client.js';
 import { SILENT_LOGGER, type Logger } from '../../telemetry/logger.js';
 import { LeaseRenewer, type LeaseHolder } from './lease-renewer.js';
+import { msFromEnv } from '../worker-timing.js';
 
 /**
  * Default lease of a worker: others take its work over this long after its last renewal (a
@@ -50,10 +51,12 @@ export function parseLeaseName(name: string): { queue: string; workerId: string 
   return at <= 0 ? undefined : { queue: name.slice(0, at), workerId: name.slice(at + 1) };
 }
 
-/** The lease from the environment: `DIRIGENT_WORKER_LEASE_MS` (at least 300), else 1.5 s. */
+/**
+ * The lease from the environment: `DIRIGENT_WORKER_LEASE_MS`, else 1.5 s; `INVALID_REQUEST` when
+ * it is set to anything but a whole number of at least 300.
+ */
 export function workerLeaseMs(env: Record<string, string | undefined> = process.env): number {
-  const ms = Number(env.DIRIGENT_WORKER_LEASE_MS);
-  return Number.isFinite(ms) && ms >= 300 ? ms : DEFAULT_WORKER_LEASE_MS;
+  return msFromEnv(env, 'DIRIGENT_WORKER_LEASE_MS', 300) ?? DEFAULT_WORKER_LEASE_MS;
 }
 
 /** What a {@link WorkerLease} needs. */
