@@ -50,6 +50,20 @@ export interface StepRecord {
   runsOn?: string;
 }
 
+/**
+ * A step record's fields when its first attempt is under way and has not begun (held): a step
+ * that begins sets `startedAt` as well. The Redis run store leaves them out of a record that holds
+ * them so (`redis/run-store/compact-run-parts.ts`), keeping a step under way small.
+ */
+export const STEP_UNDER_WAY = {
+  status: 'running',
+  result: null,
+  error: null,
+  attempts: 1,
+  startedAt: null,
+  endedAt: null,
+} as const satisfies Partial<StepRecord>;
+
 /** Why a run failed or was cancelled. */
 export interface RunError {
   code: string;

@@ -3,7 +3,7 @@
  * the snapshot, and the run record's list of step outcomes, in the order steps ended. Each entry
  * is told to the host's observer, and each attempt's end to the run's spans.
  */
-import type { RunEvent, StepRecord } from '../compiler/run-context.js';
+import { STEP_UNDER_WAY, type RunEvent, type StepRecord } from '../compiler/run-context.js';
 import { failureOutcome } from '../telemetry/failure-outcome.js';
 import type { EngineObserver } from './engine-options.js';
 import type { RunCounters } from './run-counters.js';
@@ -45,12 +45,8 @@ export class StepBook {
   /** A step starts its first attempt. */
   stepStarted(node: string): StepRecord {
     const rec: StepRecord = {
-      status: 'running',
-      result: null,
-      error: null,
-      attempts: 1,
+      ...STEP_UNDER_WAY,
       startedAt: Date.now(),
-      endedAt: null,
       seq: this.counters.transitions,
     };
     this.steps[node] = rec;
@@ -64,16 +60,7 @@ export class StepBook {
    */
   stepHeld(node: string): void {
     this.holding = true;
-    this.steps[node] = {
-      status: 'running',
-      result: null,
-      error: null,
-      attempts: 1,
-      startedAt: null,
-      endedAt: null,
-      seq: this.counters.transitions,
-      held: true,
-    };
+    this.steps[node] = { ...STEP_UNDER_WAY, seq: this.counters.transitions, held: true };
   }
 
   /** `nodeEntered`: a parallel block starts. */

@@ -14,26 +14,13 @@
  * that does not have that shape (a snapshot of another kind, a step record whose `result` JSON
  * cannot keep) is kept whole, as before. Key order may differ from the value written.
  */
-import type { StepRecord } from '../../compiler/run-context.js';
+import { STEP_UNDER_WAY, type StepRecord } from '../../compiler/run-context.js';
 import type { RunCounters } from '../../engine/run-counters.js';
 import type { RunRecord, RunStatus, StepEntry } from '../../engine/run-record.js';
 import type { RunTrace } from '../../telemetry/run-trace.js';
 
 /** A plain JSON object. */
 type Json = Record<string, unknown>;
-
-/**
- * The fields of a step record at their defaults while its attempt is under way: left out of its
- * compact form, and put back when it is read.
- */
-const STEP_DEFAULTS = {
-  status: 'running',
-  result: null,
-  error: null,
-  attempts: 1,
-  startedAt: null,
-  endedAt: null,
-} as const satisfies Partial<StepRecord>;
 
 /** The top-level fields of a run machine's persisted snapshot at their defaults. */
 const SNAPSHOT_DEFAULTS = { status: 'active', historyValue: {}, children: {} } as const;
@@ -193,13 +180,13 @@ export function fullRecord(
  * kept whole.
  */
 export function compactStep(record: StepRecord): string | undefined {
-  const out = withoutDefaults(record as unknown as Json, STEP_DEFAULTS);
+  const out = withoutDefaults(record as unknown as Json, STEP_UNDER_WAY);
   return out && JSON.stringify(out);
 }
 
 /** The step record whose compact JSON is `json`. */
 export function fullStep(json: string): StepRecord {
-  return { ...defaultsOf(STEP_DEFAULTS), ...(JSON.parse(json) as Partial<StepRecord>) };
+  return { ...defaultsOf(STEP_UNDER_WAY), ...(JSON.parse(json) as Partial<StepRecord>) };
 }
 
 // ---- snapshots ----
