@@ -257,6 +257,11 @@ export class ActiveRun {
     this.effects.restartInterrupted();
   }
 
+  /** Whether this process let the run go (see {@link release}): it goes on elsewhere. */
+  get isReleased(): boolean {
+    return this.work.isReleased;
+  }
+
   /**
    * Stops timers so the process can exit; a waiting run lives on in the store. Calls under way
    * are left to finish (a process that resumes the run takes their results), but no step starts

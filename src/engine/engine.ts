@@ -41,6 +41,7 @@ import { runTagsOf } from './run-tags.js';
 import { validateInputs } from './validate-inputs.js';
 import { Telemetry, type SpanParent } from '../telemetry/telemetry.js';
 import { runNotFound, runNotRedrivable, runNotWaiting } from '../errors/run-errors.js';
+import { runLetGo } from '../errors/stop-errors.js';
 
 export type { StartOptions } from './start-options.js';
 export type { CancelOptions } from './cancel-options.js';
@@ -257,12 +258,17 @@ export class Engine implements RunHost {
       const stored = this.active.get(runId) ?? (await this.store.load(runId));
       if (stored instanceof ActiveRun) return stored;
       const status = stored?.record.status;
-      if (status === 'running' || status === 'waiting' || status === 'paused')
+      if (status === 'running' || status === 'waiting' || status === 'paused') {
+        if (parent.isReleased) throw runLetGo(parent.runId, 'this process let it go');
         return this.attach(runId, true);
+      }
       if (stored !== undefined) return stored.record; // it ended: its outcome settles the step
     }
     const file = await this.loader.resolve(ref, parent.loaded.file);
     const loaded = await this.loader.loadFile(file);
+    // Let go while the child's directive loaded: an orphan started now would run beside the child
+    // that the parent, resumed here or elsewhere, starts under the same id.
+    if (parent.isReleased) throw runLetGo(parent.runId, 'this process let it go');
     const valid = validateInputs(loaded.compiled.directive, inputs, this.loader.policy.limits);
     const lineage: RunLineage = {
       depth: parent.lineage.depth + 1,

@@ -3,6 +3,7 @@ import type { Directive, ExecuteAction } from '../directive/ast.js';
 import { isGranted, requiredCapability } from '../directive/capabilities.js';
 import { DirigentError } from '../errors/dirigent-error.js';
 import { ErrorCode } from '../errors/error-codes.js';
+import { runLetGo } from '../errors/stop-errors.js';
 import type { Scope } from '../expr/scope.js';
 import { compileTemplate } from '../expr/template.js';
 import { evaluateValue } from '../expr/value.js';
@@ -51,6 +52,9 @@ export function executeAction(
   signal: AbortSignal,
   item?: number,
 ): Promise<unknown> {
+  // A run this process let go goes on elsewhere: what its leftover work would start here, the
+  // drive that took it up starts itself (under the same call ids).
+  if (run.isReleased) throw runLetGo(run.runId, 'this process let it go');
   const itemId = action.itemId.includes('{')
     ? String(compileTemplate(action.itemId).evaluate(scope))
     : action.itemId;

@@ -64,6 +64,11 @@ export interface ParentRun {
   readonly loaded: { readonly file: string };
   /** Content hashes of the tools the run's submitter resolved; children inherit them. */
   readonly toolHashes: Record<string, string> | undefined;
+  /**
+   * Whether this process let the run go (another process resumes it): a child it was still
+   * starting is not started here, since the run that resumes it starts the child itself.
+   */
+  readonly isReleased: boolean;
 }
 
 /** What the host reads of a run to store it (see `run-store.ts`). */

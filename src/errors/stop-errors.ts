@@ -19,6 +19,15 @@ export function cancelled(what: string, why?: string, cause?: unknown): Dirigent
   );
 }
 
+/**
+ * `CANCELLED`: what run `runId` still had under way in this process, which let the run go (`why`:
+ * it parked it, lost it, ...). Nothing of the run hears it: the run goes on from its stored state,
+ * here or in another process.
+ */
+export function runLetGo(runId: string, why: string): DirigentError {
+  return cancelled(`Run ${runId}`, why);
+}
+
 /** Options of {@link stepTimedOut}. */
 export interface StepTimeoutOptions {
   /** The step's `<timeout>` in ms, when the one reporting knows it. */

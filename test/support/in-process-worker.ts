@@ -22,6 +22,9 @@ export interface InProcessWorkerOptions {
   telemetry?: TelemetryOptions;
 }
 
+/** A run worker and a tool worker in this process (see {@link inProcessWorker}). */
+export type InProcessWorker = ReturnType<typeof inProcessWorker>;
+
 /** A run worker and a tool worker in this process; `close()` closes both, once. */
 export function inProcessWorker(redis: TestRedis, options: InProcessWorkerOptions) {
   const connection = redis.connect();

@@ -29,7 +29,7 @@ import type { RunJob, RunJobData } from '../run-job.js';
 import { goAlone } from './go-alone.js';
 import type { ToolJobData } from '../tool-job.js';
 import type { RunEventSink } from './run-worker-options.js';
-import { cancelled } from '../../errors/stop-errors.js';
+import { runLetGo } from '../../errors/stop-errors.js';
 
 /**
  * How long a run must have nothing to do before it is parked: shorter waits cost less to sit out
@@ -99,8 +99,12 @@ export class DrivenRun {
     if (this.done) return;
     const tree = runTree(this.ctx.engine, this.run.runId);
     this.ctx.engine.releaseRun(this.run.runId);
-    // Its calls running here are made again by the worker that resumes it.
-    this.ctx.dispatcher.stopInProcess(this.run.runId);
+    for (const runId of tree) {
+      // Its calls running here are made again by the worker that resumes it; its tool jobs go on,
+      // for that worker to wait for (this drive no longer does, nor cancels them).
+      this.ctx.dispatcher.stopInProcess(runId);
+      this.ctx.dispatcher.abandon(runId, runLetGo(runId, 'this worker lost it'));
+    }
     this.rest({ kind: 'lost', error, tree });
   }
 
@@ -123,7 +127,7 @@ export class DrivenRun {
     const runId = this.run.runId;
     // Let go first, so that nothing reaches the run any more; then stop waiting for its calls.
     this.ctx.engine.releaseRun(runId);
-    const jobIds = this.ctx.dispatcher.abandon(runId, letGo(runId));
+    const jobIds = this.ctx.dispatcher.abandon(runId, runLetGo(runId, 'this worker parked it'));
     this.rest({ kind: 'parked', due, jobIds });
   }
 
@@ -267,8 +271,4 @@ function logSettled(log: Logger, record: RunRecord, fields: Record<string, strin
       `run ${record.runId} failed: ${record.error.message}`,
     );
   else log.debug(at, `run ${record.runId} ${record.status}`);
-}
-
-function letGo(runId: string): DirigentError {
-  return cancelled(`Run ${runId}`, 'this worker parked it');
 }

@@ -37,11 +37,16 @@ export const TOOL_JOB_RETENTION = {
   failed: { age: 86_400, count: 10_000 },
 } as const;
 
-/** A run's calls under way: as jobs, and in this process (by job id), and when the last was made. */
+/**
+ * A run's calls under way in one drive of it: as jobs, and in this process (by job id), when the
+ * last was made, and whether the drive let the run go (see {@link QueueDispatcher.abandon}).
+ */
 interface OpenCalls {
   jobIds: Set<string>;
   here: Map<string, Promise<unknown>>;
   lastAt: number;
+  /** Set when the drive let the run go: what its calls fail with. */
+  letGo: DirigentError | undefined;
 }
 
 /** A {@link ToolDispatcher} that runs calls as BullMQ jobs, or in process (see the module comment). */
@@ -79,11 +84,13 @@ export class QueueDispatcher implements ToolDispatcher {
   async dispatch(call: ToolCall): Promise<unknown> {
     const label = `tool ${call.itemId}`;
     if (call.signal.aborted) throw abortError(call.signal, label);
-    const may = this.mayStart?.(call);
-    if (may !== undefined && may !== true) await may;
     const jobId = toolJobId(call, randomUUID);
+    // Opened before the first wait, so that a drive letting the run go meanwhile is seen below.
     const open = this.opened(call.runId);
     try {
+      const may = this.mayStart?.(call);
+      if (may !== undefined && may !== true) await may;
+      if (open.letGo) throw open.letGo;
       const here = this.runHere(call, jobId);
       if (here !== undefined) {
         open.here.set(jobId, here);
@@ -99,16 +106,19 @@ export class QueueDispatcher implements ToolDispatcher {
         if (earlier.failedReason) throw fromJobError(earlier.failedReason, label);
         return earlier.returnvalue;
       }
+      // Let go while the job was looked up: the drive that takes the run up waits for it.
+      if (open.letGo) throw open.letGo;
       const outcome = this.inbox.expect(jobId, label);
       // Heard at once: the run may be parked (its expectations abandoned) while the job is
       // still being added, as when Redis is away for a failover; `outcomeOf` hears it again.
       outcome.catch(() => undefined);
       const job = earlier ?? (await this.add(call, jobId));
-      return await this.outcomeOf(job, outcome, call.signal, label);
+      return await this.outcomeOf(job, outcome, call.signal, label, open);
     } finally {
       open.jobIds.delete(jobId);
       open.here.delete(jobId);
-      if (open.jobIds.size === 0 && open.here.size === 0) this.open.delete(call.runId);
+      const idle = open.jobIds.size === 0 && open.here.size === 0;
+      if (idle && this.open.get(call.runId) === open) this.open.delete(call.runId);
     }
   }
 
@@ -134,10 +144,16 @@ export class QueueDispatcher implements ToolDispatcher {
 
   /**
    * Stops waiting for the run's tool jobs, which go on running: their calls fail with `error`
-   * (the run was let go first, so nothing hears it). Resolves with the jobs' ids.
+   * (the run was let go first, so nothing hears it). Returns the jobs' ids. From then on, what the
+   * drive that let the run go still does cancels none of them: they are the run's, and whoever
+   * drives it next (here or elsewhere) waits for them under the same ids.
    */
   abandon(runId: string, error: DirigentError): string[] {
-    const jobIds = [...(this.open.get(runId)?.jobIds ?? [])];
+    const open = this.open.get(runId);
+    if (open === undefined) return [];
+    open.letGo = error;
+    this.open.delete(runId);
+    const jobIds = [...open.jobIds];
     this.inbox.abandon(jobIds, error);
     return jobIds;
   }
@@ -146,7 +162,7 @@ export class QueueDispatcher implements ToolDispatcher {
   private opened(runId: string): OpenCalls {
     let open = this.open.get(runId);
     if (open === undefined) {
-      open = { jobIds: new Set(), here: new Map(), lastAt: 0 };
+      open = { jobIds: new Set(), here: new Map(), lastAt: 0, letGo: undefined };
       this.open.set(runId, open);
     }
     open.lastAt = Date.now();
@@ -195,25 +211,32 @@ export class QueueDispatcher implements ToolDispatcher {
     });
   }
 
-  /** The job's outcome, or the call's abort (which stops the job wherever it runs). */
+  /**
+   * The job's outcome, or the call's abort, which stops the job wherever it runs, unless the drive
+   * that made the call let its run go (`open`): the job is then another drive's to wait for.
+   */
   private async outcomeOf(
     job: Job<ToolJobData>,
     outcome: Promise<unknown>,
     signal: AbortSignal,
     label: string,
+    open: OpenCalls,
   ): Promise<unknown> {
     const jobId = job.id!;
-    if (signal.aborted) {
-      // Aborted while the job was being enqueued (or looked up): stop it now.
+    const stop = () => {
+      if (open.letGo !== undefined) return;
       this.inbox.forget(jobId);
       void this.cancel(job).catch(noCancel);
+    };
+    if (signal.aborted) {
+      // Aborted while the job was being enqueued (or looked up): stop it now.
+      stop();
       throw abortError(signal, label);
     }
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => {
-        this.inbox.forget(jobId);
-        void this.cancel(job).catch(noCancel);
+        stop();
         reject(abortError(signal, label));
       };
       signal.addEventListener('abort', onAbort, { once: true });

@@ -139,6 +139,15 @@ export class ToolExecutor {
     this.running.get(id)?.controller.abort(jobCancelled(id));
   }
 
+  /**
+   * Stops call `id` if it runs now, with the error `reason` makes of it, and remembers nothing of
+   * it: the call may be made again under the same id (its run goes on elsewhere, or here).
+   */
+  stopRunning(id: string, reason: (d: ToolJobData) => DirigentError): void {
+    const running = this.running.get(id);
+    running?.controller.abort(reason(running.data));
+  }
+
   /** Stops every call running now, each with the error `reason` makes of it. */
   stopAll(reason: (d: ToolJobData) => DirigentError): void {
     for (const { controller, data } of this.running.values()) controller.abort(reason(data));

@@ -178,9 +178,12 @@ export class ToolWorker {
     this.worker.concurrency = Math.max(1, this.concurrency - this.inProcess.size);
   }
 
-  /** Stops a call {@link runHere} runs (its run was lost: another worker resumes it). */
+  /**
+   * Stops a call {@link runHere} runs: its run was lost here, and whoever resumes it (this worker
+   * included) makes the call again under the same id, so the stop is not remembered as a cancel.
+   */
   stopHere(jobId: string): void {
-    this.calls.stop(jobId);
+    this.calls.stopRunning(jobId, (data) => workerLost(data, this.worker.id));
   }
 
   /**
