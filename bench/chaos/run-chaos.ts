@@ -244,6 +244,7 @@ async function unleashChaos(
       at,
       what: async () => {
         const slot = random();
+        if (pool.isBusy(slot)) return say(`worker ${slot} still restarting: not killed`);
         say(`kill worker ${slot}`);
         await pool.kill(slot, 500);
       },
@@ -261,6 +262,7 @@ async function unleashChaos(
       at: (durationMs * (2 * k - 1)) / (2 * pauses) + every / 4,
       what: async () => {
         const slot = random();
+        if (pool.isBusy(slot)) return say(`worker ${slot} still restarting: not paused`);
         say(`pause worker ${slot} past its lease`);
         await pool.pause(slot, 5000);
       },

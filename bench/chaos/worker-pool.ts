@@ -26,6 +26,12 @@ export class WorkerPool {
   /** Every line every worker logged, in order of arrival. */
   readonly lines: string[] = [];
   private closed = false;
+  /**
+   * Slots being killed or restarted: a kill or pause of one waits its turn (is skipped), so that
+   * two restarts of a slot never run at once, each starting a worker of which one goes untracked
+   * (alive, never killed: on a slow machine they pile up).
+   */
+  private readonly busy = new Set<number>();
 
   constructor(
     private readonly cli: string,
@@ -69,26 +75,49 @@ export class WorkerPool {
     });
   }
 
-  /** SIGKILLs the worker of `slot` and starts another in its place after `restartAfterMs`. */
-  async kill(slot: number, restartAfterMs: number): Promise<void> {
-    const w = this.workers[slot];
-    if (w === undefined || w.child.exitCode !== null) return;
-    const exited = new Promise((r) => w.child.once('exit', r));
-    w.child.kill('SIGKILL');
-    this.kills.push({ at: Date.now(), leases: w.leases });
-    await exited;
-    this.workers[slot] = undefined;
-    await new Promise((r) => setTimeout(r, restartAfterMs));
-    await this.restart(slot);
+  /** Whether the slot's worker is being killed, restarted or paused (see {@link busy}). */
+  isBusy(slot: number): boolean {
+    return this.busy.has(slot);
   }
 
-  /** Pauses the worker of `slot` (SIGSTOP) for `ms`, then lets it go on (SIGCONT). */
-  async pause(slot: number, ms: number): Promise<void> {
+  /**
+   * SIGKILLs the worker of `slot` and starts another in its place after `restartAfterMs`; false
+   * (nothing done) while the slot is busy.
+   */
+  async kill(slot: number, restartAfterMs: number): Promise<boolean> {
     const w = this.workers[slot];
-    if (w === undefined) return;
-    w.child.kill('SIGSTOP');
-    await new Promise((r) => setTimeout(r, ms));
-    w.child.kill('SIGCONT');
+    if (w === undefined || w.child.exitCode !== null || this.busy.has(slot)) return false;
+    this.busy.add(slot);
+    try {
+      const exited = new Promise((r) => w.child.once('exit', r));
+      w.child.kill('SIGKILL');
+      this.kills.push({ at: Date.now(), leases: w.leases });
+      await exited;
+      this.workers[slot] = undefined;
+      await new Promise((r) => setTimeout(r, restartAfterMs));
+      await this.restart(slot);
+      return true;
+    } finally {
+      this.busy.delete(slot);
+    }
+  }
+
+  /**
+   * Pauses the worker of `slot` (SIGSTOP) for `ms`, then lets it go on (SIGCONT); false (nothing
+   * done) while the slot is busy.
+   */
+  async pause(slot: number, ms: number): Promise<boolean> {
+    const w = this.workers[slot];
+    if (w === undefined || this.busy.has(slot)) return false;
+    this.busy.add(slot);
+    try {
+      w.child.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, ms));
+      w.child.kill('SIGCONT');
+      return true;
+    } finally {
+      this.busy.delete(slot);
+    }
   }
 
   /** Starts the slot's worker again, retrying while Redis is away. */
