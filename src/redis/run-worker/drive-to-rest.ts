@@ -19,7 +19,7 @@ import { Attr } from '../../telemetry/attributes.js';
 import { traceFields, type Logger } from '../../telemetry/logger.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { startDriveSpan, type TakenUp } from '../job-spans.js';
-import { markParked, PARKED_CHECK_IN_MS, promoteParked } from '../parked-runs.js';
+import { markParked, PARKED_CHECK_IN_MS, parkedKey, promoteParked } from '../parked-runs.js';
 import type { QueueDispatcher } from './queue-dispatcher.js';
 import { QueueName } from '../queue-names.js';
 import type { ConcurrencySlots } from '../concurrency-slots.js';
@@ -246,11 +246,14 @@ export async function driveToRest(
     ? await goAlone(ctx.runsQueue, job, run.runId, Math.max(1, rest.due - Date.now()))
     : job;
   if (!shared) await job.moveToDelayed(rest.due, token);
-  // A call that ended before the job was delayed could not wake it: look for one.
-  const ended = await Promise.all(
-    rest.jobIds.map(async (id) => (await Job.fromId(ctx.toolsQueue, id))?.finishedOn),
-  );
-  if (ended.some((at) => at !== undefined)) await promoteParked(redis, prefix, parked, run.runId);
+  // A call that ended before the job was delayed could not wake it: look for one, and for a wake
+  // that came in between, which took the mark but found no delayed job to promote.
+  const [marked, ...ended] = await Promise.all([
+    redis.exists(parkedKey(prefix, run.runId)),
+    ...rest.jobIds.map(async (id) => (await Job.fromId(ctx.toolsQueue, id))?.finishedOn),
+  ]);
+  if (marked === 0 || ended.some((at) => at !== undefined))
+    await promoteParked(redis, prefix, parked, run.runId);
   throw new DelayedError();
 }
 
