@@ -7,7 +7,7 @@
  * guard must be in `effects.log` exactly once; calls made again (at least once, around a lost
  * worker) are counted, and takeover times are read from the workers' logs.
  */
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
@@ -98,7 +98,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     ...process.env,
     REDIS_URL: redis.url,
     DIRIGENT_PREFIX: PREFIX,
-    DIRIGENT_LOG_LEVEL: 'info',
+    DIRIGENT_LOG_LEVEL: process.env.CHAOS_LOG_LEVEL || 'info',
     DIRIGENT_LOG_FORMAT: 'json',
   };
   delete env.DIRIGENT_LOCK_MS;
@@ -125,6 +125,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const seconds = (Date.now() - started) / 1000;
     signalling.stop();
     const report = await check(store, project, runIds, statuses, pool.lines);
+    if (process.env.CHAOS_LOG_FILE) await writeChaosLog(process.env.CHAOS_LOG_FILE, conn, pool);
     return {
       ...report,
       kills: pool.kills.length,
@@ -387,4 +388,42 @@ function takeoverTimes(pool: WorkerPool): number[] {
     if (first) out.push(first.time - k.at);
   }
   return out;
+}
+
+/**
+ * Writes every line the workers logged to `file`, then, for each run that has not ended, its hash
+ * and the state of its run job: where a run stands that nobody drives (`CHAOS_LOG_FILE`).
+ */
+async function writeChaosLog(file: string, conn: Redis, pool: WorkerPool): Promise<void> {
+  const out = [...pool.lines];
+  const ids = await conn.zrange(`${PREFIX}:runs:status:running`, 0, -1);
+  for (const id of ids) {
+    const hash = await conn.hgetall(`${PREFIX}:run:${id}`);
+    const job = await conn.hmget(
+      `${PREFIX}:${QueueName.RUNS}:${id}`,
+      'processedOn',
+      'finishedOn',
+      'failedReason',
+      'ats',
+    );
+    const where = [];
+    for (const set of ['wait', 'active', 'delayed', 'completed', 'failed', 'prioritized'])
+      if ((await conn.type(`${PREFIX}:${QueueName.RUNS}:${set}`)) === 'list') {
+        if ((await conn.lpos(`${PREFIX}:${QueueName.RUNS}:${set}`, id)) !== null) where.push(set);
+      } else if ((await conn.zscore(`${PREFIX}:${QueueName.RUNS}:${set}`, id)) !== null)
+        where.push(set);
+    const calls = [];
+    for (const key of await conn.keys(`${PREFIX}:${QueueName.TOOLS}:${id}.*`)) {
+      if (key.endsWith(':lock') || key.endsWith(':logs')) continue;
+      const [finished, data] = await conn.hmget(key, 'finishedOn', 'data');
+      calls.push(
+        `${key.slice(PREFIX.length)} finished ${finished} replyTo ${String(JSON.parse(data ?? '{}').replyTo)}`,
+      );
+    }
+    const mark = await conn.get(`${PREFIX}:parked:${id}`);
+    out.push(
+      `UNENDED ${id} ${JSON.stringify(hash)} job ${JSON.stringify(job)} in ${where.join(',') || 'no set'}; parked mark ${mark}; calls ${calls.join(' | ')}`,
+    );
+  }
+  writeFileSync(file, out.join('\n') + '\n');
 }
