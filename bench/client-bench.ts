@@ -56,18 +56,25 @@ interface Measured {
   workerUs: number;
   redisUs: number;
   commands: number;
+  /** Calls made as tool jobs per run (Dirigent's sides): those that found no free slot here. */
+  toolJobs: number;
 }
 
 /**
  * Runs `work` (which starts and awaits `runs`) and measures it: wall time, this process's CPU, the
- * worker process's and Redis's, and Redis's commands, each per run.
+ * worker process's and Redis's, Redis's commands, and the tool jobs completed under `prefix`, each
+ * per run.
  */
 async function measured(
   redis: RedisClient,
+  prefix: string,
   worker: Served,
   runs: number,
   work: () => Promise<void>,
 ): Promise<Measured> {
+  // Finished tool jobs are kept (10,000 at most, an hour): more than a side's runs.
+  const toolsDone = `${prefix}:${QueueName.TOOLS}:completed`;
+  const toolJobsBefore = await redis.zcard(toolsDone);
   const workerBefore = cpuOf(worker.child.pid) ?? 0;
   const redisBefore = await redisCounters(redis);
   const cpuBefore = process.cpuUsage();
@@ -84,6 +91,7 @@ async function measured(
     redisUs: ((redisAfter.cpu - redisBefore.cpu) * 1e6) / runs,
     // Less the two INFO commands of the measurement itself.
     commands: (redisAfter.commands - redisBefore.commands - 1) / runs,
+    toolJobs: ((await redis.zcard(toolsDone)) - toolJobsBefore) / runs,
   };
 }
 
@@ -140,7 +148,7 @@ export async function clientBench(
     try {
       await workersReady(redis, prefix, [QueueName.RUNS, QueueName.TOOLS], [worker]);
       await Promise.all(Array.from({ length: WARM_UP }, (_, n) => each(n)));
-      return await measured(redis, worker, runs, async () => {
+      return await measured(redis, prefix, worker, runs, async () => {
         await Promise.all(Array.from({ length: runs }, (_, n) => each(n)));
       });
     } finally {
@@ -180,7 +188,7 @@ export async function clientBench(
       await Promise.all([events.waitUntilReady(), queue.waitUntilReady()]);
       await workersReady(redis, prefix, [queueName], [worker]);
       await Promise.all(Array.from({ length: WARM_UP }, (_, n) => each(n)));
-      return await measured(redis, worker, runs, async () => {
+      return await measured(redis, prefix, worker, runs, async () => {
         await Promise.all(Array.from({ length: runs }, (_, n) => each(n)));
       });
     } finally {
@@ -220,7 +228,11 @@ export async function clientBench(
   const ratio = (side: Side) => median(of(side).map((m, r) => of('bullmq')[r]!.us / m.us));
   const where = (side: Side) => {
     const pick = (f: (m: Measured) => number) => median(of(side).map(f));
-    return `${pick((m) => m.us).toFixed(0)} µs wall, this process (the client) ${pick((m) => m.clientUs).toFixed(0)} µs of CPU, the worker process ${pick((m) => m.workerUs).toFixed(0)} µs, Redis ${pick((m) => m.redisUs).toFixed(0)} µs; ${pick((m) => m.commands).toFixed(1)} Redis commands`;
+    const calls =
+      side === 'bullmq'
+        ? ''
+        : `; ${Math.round(100 * pick((m) => m.toolJobs))}% of the calls made as tool jobs`;
+    return `${pick((m) => m.us).toFixed(0)} µs wall, this process (the client) ${pick((m) => m.clientUs).toFixed(0)} µs of CPU, the worker process ${pick((m) => m.workerUs).toFixed(0)} µs, Redis ${pick((m) => m.redisUs).toFixed(0)} µs; ${pick((m) => m.commands).toFixed(1)} Redis commands${calls}`;
   };
   const row = (side: 'grouped' | 'alone', name: string) => {
     const r = ratio(side);
@@ -261,8 +273,8 @@ export async function clientBench(
     ],
     notes: [
       `${rounds} rounds, the three sides taking turns going first, on the machine's Redis (${url.replace(/\/\/[^@]*@/, '//')}), each side of each round on a fresh key prefix, deleted afterwards, with a fresh worker process, warmed by ${WARM_UP} runs (jobs) before the timing. This process is the client only: \`Dirigent.open\` on Redis, or a BullMQ \`Queue\` and \`QueueEvents\`. The worker is \`dirigent worker --project <dir>\` with its defaults (50 runs and 8 tool calls at once, calls made in process when a slot is free), or a plain BullMQ \`Worker\` (concurrency ${PLAIN_CONCURRENCY}) whose processor returns the job's data. The directive is one step calling \`dirigent/util/echo\` with \`n\` from the input; each record is checked (completed, the echo's \`n\` as sent), each job's return value too. Client, worker and Redis share ${cpus().length} cores.`,
-      `Where the time goes, per run (medians over rounds): grouped starts ${where('grouped')}; each start alone ${where('alone')}; BullMQ, per job, ${where('bullmq')}. Redis commands are \`total_commands_processed\` over the timing, every client's (the worker's background polls and lease renewals included), those inside scripts not counted.`,
-      `What bounds the rate: client, worker and Redis together spend ${(1 / cpuCeiling).toFixed(1)}× BullMQ's CPU per run (${cpuPerRun('grouped').toFixed(0)} µs against ${cpuPerRun('bullmq').toFixed(0)} µs), so with the cores busy the grouped side's rate cannot pass ${cpuCeiling.toFixed(2)}× BullMQ's (each start alone: ${aloneCeiling.toFixed(2)}×); the worker spends ${Math.round(100 * workerShare)}% of it. Where the worker's main thread goes, by V8's sampling profiler (each side run once more, untimed, its worker profiled with \`node --cpu-prof\`, the CLI as tsc built it so that each file names its folder; self time): Dirigent's worker, starts grouped, ${profiled('grouped')}; each start alone, ${profiled('alone')}; the plain BullMQ worker ${profiled('bullmq')}. A run costs the worker what a job costs BullMQ's (taking and completing the group's job, shared by up to 50 runs) plus the engine (an xstate actor made and stepped, inputs and outputs evaluated), the call, and the run's record written with its indexes and feed; each start alone, a whole job more per run (added, taken and completed). What would move the bound is less of that work per run, and less garbage from it (the parts above other than bullmq and ioredis): the queue's own part is BullMQ's.`,
+      `Where the time goes, per run (medians over rounds): grouped starts ${where('grouped')}; each start alone ${where('alone')}; BullMQ, per job, ${where('bullmq')}. Redis commands are \`total_commands_processed\` over the timing, every client's (the worker's background polls and lease renewals included), those that scripts run counted too. A call is made in the worker's process when one of its tool slots (8) is free, else it goes to the tools queue as a job, which a worker takes when a slot frees: with 50 runs under way at once, that is the share of calls made as tool jobs above.`,
+      `What bounds the rate: client, worker and Redis together spend ${(1 / cpuCeiling).toFixed(1)}× BullMQ's CPU per run (${cpuPerRun('grouped').toFixed(0)} µs against ${cpuPerRun('bullmq').toFixed(0)} µs), so with the cores busy the grouped side's rate cannot pass ${cpuCeiling.toFixed(2)}× BullMQ's (each start alone: ${aloneCeiling.toFixed(2)}×); the worker spends ${Math.round(100 * workerShare)}% of it. Where the worker's main thread goes, by V8's sampling profiler (each side run once more, untimed, its worker profiled with \`node --cpu-prof\`, the CLI as tsc built it so that each file names its folder; self time): Dirigent's worker, starts grouped, ${profiled('grouped')}; each start alone, ${profiled('alone')}; the plain BullMQ worker ${profiled('bullmq')}. A run costs the worker what a job costs BullMQ's (taking and completing the group's job, shared by up to 50 runs) plus the engine (an xstate actor made and stepped, inputs and outputs evaluated), the call, and the run's record written with its indexes and feed; each start alone, a whole job more per run (added, taken and completed); a call made as a tool job, that job (added, taken, finished: about 28 Redis commands in its scripts) and a second save of its run. What would move the bound is less of that work per run, and less garbage from it (the parts above other than bullmq and ioredis), and fewer calls sent to the queue for want of a slot (with \`--concurrency 50\`, measured apart, no call went to the queue and a run took 47 Redis commands instead of 75): the queue's own part is BullMQ's.`,
     ],
   };
 }

@@ -398,7 +398,7 @@ function section(
         'turns going first, round after round.',
       'Redis commands are `total_commands_processed` (`INFO`) of each node, before and after, ' +
         "divided by the steps or runs measured: the worker's and the client's (waits included), " +
-        'those inside scripts not counted. By node, busiest first: which primary holds the one ' +
+        'those that scripts run counted too. By node, busiest first: which primary holds the one ' +
         "shard's slot changes with the prefix, round to round. Redis CPU is `used_cpu_user + " +
         'used_cpu_sys` of each node (on Sentinel, the primary only). Per one-step run: ' +
         `${setups.map((s) => `${s.name}: ${median(runs.get(s.name)!.map((m) => (sum(m.cpu) * 1e6) / o.oneStepRuns)).toFixed(0)} µs of Redis CPU`).join('; ')}.`,
