@@ -83,14 +83,7 @@ export class StepBook {
 
   /** `stepEnded`: the step's outcome goes into its record and the run record. */
   stepEnded(event: RunEvent, node: string): void {
-    const rec = (this.steps[node] ??= {
-      status: 'running',
-      result: null,
-      error: null,
-      attempts: 1,
-      startedAt: null,
-      endedAt: null,
-    });
+    const rec = (this.steps[node] ??= { ...STEP_UNDER_WAY });
     rec.endedAt = Date.now();
     delete rec.retryAt;
     delete rec.deadline;
