@@ -106,8 +106,12 @@ export class QueueDispatcher implements ToolDispatcher {
         if (earlier.failedReason) throw fromJobError(earlier.failedReason, label);
         return earlier.returnvalue;
       }
-      // Let go while the job was looked up: the drive that takes the run up waits for it.
-      if (open.letGo) throw open.letGo;
+      if (open.letGo) {
+        // Let go while the job was looked up (parked, say): the run counts on the job all the
+        // same, so it is added, unwaited; its end wakes the run, which finds its outcome by id.
+        if (earlier === undefined) await this.enqueue(call, jobId).catch(() => undefined);
+        throw open.letGo;
+      }
       const outcome = this.inbox.expect(jobId, label);
       // Heard at once: the run may be parked (its expectations abandoned) while the job is
       // still being added, as when Redis is away for a failover; `outcomeOf` hears it again.
@@ -193,8 +197,19 @@ export class QueueDispatcher implements ToolDispatcher {
     return job;
   }
 
+  /** Adds the call's job, waited for here (see {@link enqueue}). */
   private async add(call: ToolCall, jobId: string): Promise<Job<ToolJobData>> {
-    const adding = this.queue.add(
+    const adding = this.enqueue(call, jobId);
+    this.inbox.track(adding);
+    return adding.catch((err: unknown) => {
+      this.inbox.forget(jobId);
+      throw DirigentError.from(err);
+    });
+  }
+
+  /** Adds the call's job; its outcome goes to this process's inbox. */
+  private enqueue(call: ToolCall, jobId: string): Promise<Job<ToolJobData>> {
+    return this.queue.add(
       'tool',
       { ...toolJobData(call), replyTo: this.inbox.id },
       {
@@ -204,11 +219,6 @@ export class QueueDispatcher implements ToolDispatcher {
         removeOnFail: TOOL_JOB_RETENTION.failed,
       },
     );
-    this.inbox.track(adding);
-    return adding.catch((err: unknown) => {
-      this.inbox.forget(jobId);
-      throw DirigentError.from(err);
-    });
   }
 
   /**
