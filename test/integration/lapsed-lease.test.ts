@@ -60,13 +60,19 @@ async function lapseDuringCall(dirigent: Dirigent, dir: string, a: InProcessWork
   return { run, runKey };
 }
 
+/** {@link slowProject}, a client of it, and worker `a` serving it, all closed after the test. */
+async function slowProjectServed() {
+  const dir = slowProject();
+  const dirigent = await Dirigent.open({ project: dir, redis: redis.url, prefix: redis.prefix });
+  closers.push(() => dirigent.close());
+  const a = inProcessWorker(redis, { projectDir: dir });
+  closers.push(() => a.close());
+  return { dir, dirigent, a };
+}
+
 describe('a worker whose own lease lapsed', { timeout: 60_000 }, () => {
   it('lets its runs go: the next drive of each claims it anew', async () => {
-    const dir = slowProject();
-    const dirigent = await Dirigent.open({ project: dir, redis: redis.url, prefix: redis.prefix });
-    closers.push(() => dirigent.close());
-    const a = inProcessWorker(redis, { projectDir: dir });
-    closers.push(() => a.close());
+    const { dir, dirigent, a } = await slowProjectServed();
 
     const { run, runKey } = await lapseDuringCall(dirigent, dir, a);
     const b = inProcessWorker(redis, { projectDir: dir });
@@ -84,11 +90,7 @@ describe('a worker whose own lease lapsed', { timeout: 60_000 }, () => {
   });
 
   it("leaves a run's tool jobs to the drive that takes it up: none is cancelled or made again", async () => {
-    const dir = slowProject();
-    const dirigent = await Dirigent.open({ project: dir, redis: redis.url, prefix: redis.prefix });
-    closers.push(() => dirigent.close());
-    const a = inProcessWorker(redis, { projectDir: dir });
-    closers.push(() => a.close());
+    const { dir, dirigent, a } = await slowProjectServed();
 
     // The lost drive's waits for the two jobs fail when it lets the run go, and a failed item
     // stops its foreach's other items: that must not cancel the jobs, which are the run's.
