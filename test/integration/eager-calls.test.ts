@@ -1,6 +1,7 @@
 /**
  * Eager calls: a worker that serves both queues runs a step's call itself, in process, when its
- * tool worker has a free slot and no lock or rate limit applies; no tool job is written. What a
+ * tool worker has a free slot (or one frees within a moment) and no lock or rate limit applies;
+ * no tool job is written. What a
  * queue gave a call still holds: its outcome is stored promptly, cancelling stops it, a worker
  * that closes lets it finish first, and calls that must be spread or gated go to the queue.
  */
@@ -31,8 +32,12 @@ afterEach(async () => {
 });
 
 /** A worker serving both queues in this process, as `dirigent worker` starts one. */
-function worker(toolConcurrency = 8) {
-  const w = inProcessWorker(redis, { projectDir: project, toolConcurrency });
+function worker(toolConcurrency = 8, slotWaitMs?: number) {
+  const w = inProcessWorker(redis, {
+    projectDir: project,
+    toolConcurrency,
+    ...(slotWaitMs !== undefined && { slotWaitMs }),
+  });
   open.push(w);
   return w;
 }
@@ -157,6 +162,33 @@ describe('eager calls', { timeout: 30_000 }, () => {
     expect((await c.store.load(long))!.record.status).toBe('running');
     expect(await jobsIn(toolsQueue())).toBe(1);
     expect((await c.wait(long)).status).toBe('completed');
+  });
+
+  it('runs a call in process once a slot of its own worker frees within the wait, writing no tool job', async () => {
+    const w = worker(1, 10_000);
+    const c = client();
+    const hold = `while [ ! -e go ]; do sleep 0.01; done; echo held`;
+    const holder = await start(c, 'holder', `<process>${bash('hold', hold)}</process>`);
+    await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
+    const waiter = await start(c, 'waiter', `<process>${echo('a', 'x')}</process>`);
+    await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
+    writeFileSync(join(project, 'go'), '');
+    expect((await c.wait(waiter)).status).toBe('completed');
+    expect((await c.wait(holder)).status).toBe('completed');
+    expect(await jobsIn(toolsQueue())).toBe(0);
+  });
+
+  it('ends the wait for a slot of a call whose run is cancelled, writing no tool job', async () => {
+    const w = worker(1, 10_000);
+    const c = client();
+    const holder = await start(c, 'holder', `<process>${bash('hold', 'sleep 60')}</process>`);
+    await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
+    const waiter = await start(c, 'waiter', `<process>${echo('a', 'x')}</process>`);
+    await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
+    expect((await c.cancel(waiter, 'enough')).status).toBe('cancelled');
+    expect(w.tools.waitingForSlot).toBe(0);
+    expect(await jobsIn(toolsQueue())).toBe(0);
+    expect((await c.cancel(holder, 'enough')).status).toBe('cancelled');
   });
 
   it('stops a call made in process, and its process group, when the run is cancelled', async () => {

@@ -16,6 +16,8 @@ export interface InProcessWorkerOptions {
   eager?: boolean;
   /** The tool worker's concurrency (default the worker's own). */
   toolConcurrency?: number;
+  /** How long a call waits for a slot of the tool worker before it becomes a job, ms. */
+  slotWaitMs?: number;
   /** The run worker's concurrency, in runs (default the worker's own). */
   concurrency?: number;
   /** Where both workers' spans and metrics go (default none). */
@@ -34,6 +36,7 @@ export function inProcessWorker(redis: TestRedis, options: InProcessWorkerOption
     prefix: redis.prefix,
     projectDir,
     ...(options.toolConcurrency !== undefined && { concurrency: options.toolConcurrency }),
+    ...(options.slotWaitMs !== undefined && { slotWaitMs: options.slotWaitMs }),
     ...(options.telemetry && { telemetry: options.telemetry }),
   });
   const runs = new RunWorker({

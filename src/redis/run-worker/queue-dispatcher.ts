@@ -8,10 +8,10 @@
  * let a run go (park it) while its jobs go on.
  *
  * Eager calls: when a tool worker runs in this process, a step's call that the engine offers to
- * run here (`ToolCall.inProcess`) and that is not made again after a resume runs on it at once,
- * if it has a free slot and no lock or rate limit applies (Temporal's eager activities): no job,
- * no queue hop. Such a call holds its run here: the run is not parked, and is handed back only
- * once the call has ended.
+ * run here (`ToolCall.inProcess`) and that is not made again after a resume runs on it, at once
+ * if it has a free slot or as soon as one frees within a moment, when no lock or rate limit
+ * applies (Temporal's eager activities): no job, no queue hop. Such a call holds its run here:
+ * the run is not parked, and is handed back only once the call has ended.
  */
 import { randomUUID } from 'node:crypto';
 import { Job, type Queue } from 'bullmq';
@@ -98,6 +98,8 @@ export class QueueDispatcher implements ToolDispatcher {
         open.here.delete(jobId);
         if (ran?.ok === true) return ran.value;
         if (ran?.ok === false) throw ran.error;
+        // Aborted while it waited for a slot here: no job for it.
+        if (call.signal.aborted) throw abortError(call.signal, label);
       }
       open.jobIds.add(jobId);
       await this.inbox.whenReady();

@@ -38,6 +38,8 @@ export interface ToolExecutorOptions {
   projectDir: string;
   telemetry: Telemetry | undefined;
   log: Logger;
+  /** Told each time a call ends, once it no longer counts in {@link ToolExecutor.size}. */
+  ended?: () => void;
 }
 
 /** Runs the calls of one worker (see the module comment). */
@@ -129,6 +131,7 @@ export class ToolExecutor {
       outer?.removeEventListener('abort', forward);
       clearTimeout(deadline);
       this.running.delete(id);
+      this.options.ended?.();
       await Promise.all(slots.map((s) => s.release()));
     }
   }

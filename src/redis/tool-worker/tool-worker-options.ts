@@ -26,6 +26,12 @@ export interface ToolWorkerOptions {
   projectDir?: string;
   /** Tool jobs run at once in this process (default 8). */
   concurrency?: number;
+  /**
+   * How long a call the run worker beside this one offers to run in process (an eager call) waits
+   * for a slot when all are taken, ms, before it goes to the tools queue (default 100; 0: not at
+   * all). See `slot-waits.ts`.
+   */
+  slotWaitMs?: number;
   timing?: WorkerTiming;
   /**
    * This worker's lease, ms: others take its jobs over this long after it stops renewing it. It

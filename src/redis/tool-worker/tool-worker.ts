@@ -6,8 +6,9 @@
  * an attempt of its step) and the step is retried.
  *
  * A run worker in the same process may hand a call to it directly instead of enqueueing a job
- * (an eager call, {@link ToolWorker.runHere}): when a slot is free and no lock or rate limit
- * applies, the call runs at once, with no queue hop and no job written.
+ * (an eager call, {@link ToolWorker.runHere}): when no lock or rate limit applies, the call runs
+ * at once if a slot is free, or as soon as one frees within a moment (`slot-waits.ts`), with no
+ * queue hop and no job written.
  */
 import { quiet, duplicateOf } from '../redis-connection.js';
 import { Queue, Worker, type Job } from 'bullmq';
@@ -27,6 +28,7 @@ import type { RunJobData } from '../run-job.js';
 import { passGate } from './tool-gate.js';
 import { ToolExecutor, type CallOutcome } from './tool-executor.js';
 import { deferJob, remember } from './tool-job-stops.js';
+import { SlotWaits } from './slot-waits.js';
 import { toolJobData, type ToolJobData } from '../tool-job.js';
 import { leaseName, WorkerLease } from '../takeover/worker-lease.js';
 import { bullWorkerTiming, workerTiming } from '../worker-timing.js';
@@ -45,6 +47,8 @@ export class ToolWorker {
   private readonly concurrency: number;
   /** Calls run in process ({@link runHere}) under way; {@link close} waits for them. */
   private readonly inProcess = new Set<Promise<unknown>>();
+  /** Calls offered to run in process, waiting for a slot. */
+  private readonly slotWaits: SlotWaits;
   private closing = false;
   private readonly subscriber: RedisClient;
   /** BullMQ does not close a connection it is given: this worker closes its own. */
@@ -62,11 +66,15 @@ export class ToolWorker {
 
   constructor(private readonly options: ToolWorkerOptions) {
     this.telemetry = Telemetry.of(options.telemetry);
+    this.slotWaits = new SlotWaits(options.slotWaitMs);
     const log = (this.log = options.logger ?? SILENT_LOGGER);
     this.calls = new ToolExecutor({
       projectDir: options.projectDir ?? process.cwd(),
       telemetry: this.telemetry,
       log,
+      ended: () => {
+        if (this.calls.size < this.concurrency) this.slotWaits.handOver();
+      },
     });
     this.concurrency = options.concurrency ?? 8;
     this.subscriber = duplicateOf(options.redis);
@@ -111,15 +119,42 @@ export class ToolWorker {
   }
 
   /**
-   * Runs `call` in this process at once (an eager call) and resolves with its outcome, when a
-   * slot is free, the worker is not closing, and no lock or rate limit applies to it (the step's
-   * or the tool's, which only the queue enforces); resolves undefined otherwise, and the caller
-   * enqueues a job. The call is told through `call.inProcess` before the tool starts, and stops
-   * when `call.signal` aborts, at its deadline, or when this worker's lease lapses.
+   * Runs `call` in this process (an eager call) and resolves with its outcome, when the worker is
+   * not closing and no lock or rate limit applies to it (the step's or the tool's, which only the
+   * queue enforces): at once if a slot is free, else as soon as one frees, if one does within
+   * {@link EAGER_SLOT_WAIT_MS} (`slot-waits.ts`). Resolves (or returns) undefined otherwise, and
+   * the caller enqueues a job. The call is told through `call.inProcess` before the tool starts,
+   * and stops when `call.signal` aborts, at its deadline, or when this worker's lease lapses.
    */
   runHere(call: ToolCall, jobId: string): Promise<CallOutcome | undefined> | undefined {
-    if (this.closing || call.gate !== undefined || this.calls.size >= this.concurrency)
-      return undefined;
+    if (this.closing || call.gate !== undefined) return undefined;
+    if (this.calls.size < this.concurrency && this.slotWaits.size === 0)
+      return this.runNow(call, jobId);
+    return this.slotWaits.waitMs > 0 ? this.runOnceFree(call, jobId) : undefined;
+  }
+
+  /** Calls offered to run in process that wait for a slot now (see {@link runHere}). */
+  get waitingForSlot(): number {
+    return this.slotWaits.size;
+  }
+
+  /** Runs `call` when a slot frees (see {@link runHere}); undefined if none does in time. */
+  private async runOnceFree(call: ToolCall, jobId: string): Promise<CallOutcome | undefined> {
+    if (call.signal.aborted) return undefined;
+    const waited = this.slotWaits.wait(jobId);
+    this.fitJobSlots();
+    const aborted = () => this.slotWaits.end(jobId, 'queue');
+    call.signal.addEventListener('abort', aborted, { once: true });
+    const how = await waited;
+    call.signal.removeEventListener('abort', aborted);
+    this.fitJobSlots();
+    if (how === 'lost') return { ok: false, error: workerLost(toolJobData(call), this.worker.id) };
+    if (how === 'queue' || this.closing || call.signal.aborted) return undefined;
+    return this.runNow(call, jobId);
+  }
+
+  /** Runs `call` in this process now (see {@link runHere}). */
+  private runNow(call: ToolCall, jobId: string): Promise<CallOutcome | undefined> {
     const d = toolJobData(call);
     const t = this.telemetry;
     // The step attempt's span stands for the call when the engine says so; else it has its own.
@@ -171,18 +206,24 @@ export class ToolWorker {
   }
 
   /**
-   * Jobs take the slots calls in process leave free (BullMQ takes at least one job at a time, so
-   * at most one more than the concurrency runs when calls in process fill it).
+   * Jobs take the slots that calls in process, and those waiting to run in process, leave free
+   * (BullMQ takes at least one job at a time, so at most one more than the concurrency runs when
+   * calls in process fill it).
    */
   private fitJobSlots(): void {
-    this.worker.concurrency = Math.max(1, this.concurrency - this.inProcess.size);
+    this.worker.concurrency = Math.max(
+      1,
+      this.concurrency - this.inProcess.size - this.slotWaits.size,
+    );
   }
 
   /**
-   * Stops a call {@link runHere} runs: its run was lost here, and whoever resumes it (this worker
-   * included) makes the call again under the same id, so the stop is not remembered as a cancel.
+   * Stops a call {@link runHere} runs, or waits to run: its run was lost here, and whoever resumes
+   * it (this worker included) makes the call again under the same id, so the stop is not
+   * remembered as a cancel.
    */
   stopHere(jobId: string): void {
+    if (this.slotWaits.end(jobId, 'lost')) return;
     this.calls.stopRunning(jobId, (data) => workerLost(data, this.worker.id));
   }
 
@@ -236,6 +277,7 @@ export class ToolWorker {
    */
   async close(): Promise<void> {
     this.closing = true;
+    this.slotWaits.endAll('queue');
     await this.worker.close();
     await Promise.allSettled(this.inProcess);
     await this.lease.close();
