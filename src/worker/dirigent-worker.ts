@@ -213,7 +213,12 @@ export class DirigentWorker {
         ...(o.telemetry && { telemetry: o.telemetry }),
       };
       const tools = serves('tools')
-        ? new ToolWorker({ ...shared, concurrency: share(o.toolConcurrency), events: toolEvents })
+        ? new ToolWorker({
+            ...shared,
+            concurrency: share(o.toolConcurrency),
+            slotWaitMs: o.slotWaitMs,
+            events: toolEvents,
+          })
         : undefined;
       if (tools) parts.tools.push(tools);
       // A worker on both queues runs a step's call itself when it can (eager calls).

@@ -12,7 +12,8 @@ import { badOptionValue } from '../errors/request-errors.js';
 import { DEFAULT_PREFIX } from '../redis/queue-names.js';
 import { redisUrl } from '../redis/redis-url.js';
 import { workerLeaseMs } from '../redis/takeover/worker-lease.js';
-import { workerTiming, type WorkerTiming } from '../redis/worker-timing.js';
+import { msFromEnv, workerTiming, type WorkerTiming } from '../redis/worker-timing.js';
+import { EAGER_SLOT_WAIT_MS } from '../redis/tool-worker/slot-waits.js';
 import { createLogger } from '../telemetry/create-logger.js';
 import type { Logger } from '../telemetry/logger.js';
 import { Telemetry, type TelemetryOptions } from '../telemetry/telemetry.js';
@@ -61,6 +62,12 @@ export interface DirigentWorkerOptions {
   /** Runs driven at once (they mostly wait on tool jobs), at least 1. Default 50. */
   runConcurrency?: number;
   /**
+   * How long a step's call that this worker would run itself (an eager call) waits for one of its
+   * tool slots when all are taken, ms, before it goes to the tools queue as a job; 0: not at all.
+   * Default: `$DIRIGENT_SLOT_WAIT_MS`, else 100.
+   */
+  slotWaitMs?: number;
+  /**
    * This worker's lease, ms: others take its runs and calls over this long after it stops
    * renewing it. It is renewed every sixth of it, so an event loop held up for up to five sixths
    * of it at once never makes a live worker look dead, and a worker whose event loop keeps
@@ -108,6 +115,7 @@ export interface CompiledWorkerOptions {
   readonly queues: readonly WorkerQueue[];
   readonly toolConcurrency: number;
   readonly runConcurrency: number;
+  readonly slotWaitMs: number;
   readonly leaseMs: number;
   readonly timing: WorkerTiming;
   readonly services: boolean;
@@ -152,6 +160,10 @@ export function compileWorkerOptions(options: DirigentWorkerOptions = {}): Compi
       'toolConcurrency',
     ),
     runConcurrency: atLeast(options.runConcurrency ?? DEFAULT_RUN_CONCURRENCY, 1, 'runConcurrency'),
+    slotWaitMs:
+      options.slotWaitMs === undefined
+        ? (msFromEnv(env, 'DIRIGENT_SLOT_WAIT_MS', 0) ?? EAGER_SLOT_WAIT_MS)
+        : atLeast(options.slotWaitMs, 0, 'slotWaitMs'),
     leaseMs:
       options.leaseMs === undefined ? workerLeaseMs(env) : atLeast(options.leaseMs, 300, 'leaseMs'),
     timing,

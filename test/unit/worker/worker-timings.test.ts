@@ -1,4 +1,4 @@
-/** A worker's lease and job lock, from its options and environment (`worker/worker-options.ts`). */
+/** A worker's lease, job lock and slot wait, from its options and environment (`worker/worker-options.ts`). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,24 @@ describe("a worker's lease and job lock", () => {
       const err = thrown(() => compile({ [name]: text }));
       expect(err).toMatchObject({ code: 'INVALID_REQUEST', details: { option: name, got: text } });
       expect(String((err as Error).message)).toContain(name);
+    }
+  });
+});
+
+describe('how long a call the worker would run itself waits for a tool slot', () => {
+  it('is 100 ms by default, and what DIRIGENT_SLOT_WAIT_MS says, 0 (not at all) included', () => {
+    expect(compile({}).slotWaitMs).toBe(100);
+    expect(compile({ DIRIGENT_SLOT_WAIT_MS: '0' }).slotWaitMs).toBe(0);
+    expect(compile({ DIRIGENT_SLOT_WAIT_MS: '250' }).slotWaitMs).toBe(250);
+  });
+
+  it('refuses a setting that is not a whole number of ms, naming it', () => {
+    for (const text of ['-1', '0.5', 'soon']) {
+      const err = thrown(() => compile({ DIRIGENT_SLOT_WAIT_MS: text }));
+      expect(err).toMatchObject({
+        code: 'INVALID_REQUEST',
+        details: { option: 'DIRIGENT_SLOT_WAIT_MS', got: text },
+      });
     }
   });
 });
