@@ -122,7 +122,7 @@ export class ToolWorker {
    * Runs `call` in this process (an eager call) and resolves with its outcome, when the worker is
    * not closing and no lock or rate limit applies to it (the step's or the tool's, which only the
    * queue enforces): at once if a slot is free, else as soon as one frees, if one does within
-   * {@link EAGER_SLOT_WAIT_MS} (`slot-waits.ts`). Resolves (or returns) undefined otherwise, and
+   * the worker's `slotWaitMs` (`slot-waits.ts`). Resolves (or returns) undefined otherwise, and
    * the caller enqueues a job. The call is told through `call.inProcess` before the tool starts,
    * and stops when `call.signal` aborts, at its deadline, or when this worker's lease lapses.
    */
