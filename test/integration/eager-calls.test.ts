@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/engine/run-record.js';
 import { QueueName } from '../../src/redis/queue-names.js';
 import { RunsClient } from '../../src/redis/client/runs-client.js';
+import { workersKey } from '../../src/redis/takeover/worker-lease.js';
 import { alive } from '../support/process-alive.js';
 import { until } from '../support/dirigent-processes.js';
 import { projectRunSource } from '../support/directive-file.js';
@@ -189,6 +190,28 @@ describe('eager calls', { timeout: 30_000 }, () => {
     expect(w.tools.waitingForSlot).toBe(0);
     expect(await jobsIn(toolsQueue())).toBe(0);
     expect((await c.cancel(holder, 'enough')).status).toBe('cancelled');
+  });
+
+  it('never runs a call that waited for a slot in a drive its worker lost: the run makes it once, anew', async () => {
+    const w = worker(1, 10_000);
+    const c = client();
+    const hold = `while [ ! -e go ]; do sleep 0.01; done; echo held`;
+    const holder = await start(c, 'holder', `<process>${bash('hold', hold)}</process>`);
+    await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
+    const waiter = await start(
+      c,
+      'waiter',
+      `<process>${bash('mark', 'echo ran &gt;&gt; waiter.log')}</process>`,
+    );
+    await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
+    // The worker's lease lapses (as if it had been held up): its next renewal tells it, and it
+    // stops driving both runs, ending the call under way and the wait alike.
+    await redis.redis.zrem(workersKey(redis.prefix), w.runs.name);
+    await until(() => w.tools.waitingForSlot === 0, 5000, 'the wait to end');
+    writeFileSync(join(project, 'go'), '');
+    expect((await c.wait(waiter)).status).toBe('completed');
+    expect((await c.wait(holder)).status).toBe('completed');
+    expect(readFileSync(join(project, 'waiter.log'), 'utf8')).toBe('ran\n');
   });
 
   it('stops a call made in process, and its process group, when the run is cancelled', async () => {
