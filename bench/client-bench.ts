@@ -56,7 +56,7 @@ interface Measured {
   workerUs: number;
   redisUs: number;
   commands: number;
-  /** Calls made as tool jobs per run (Dirigent's sides): those that found no free slot here. */
+  /** Calls made as tool jobs per run (Dirigent's sides): those that found no slot here in time. */
   toolJobs: number;
 }
 

@@ -52,8 +52,9 @@ export interface RunWorkerOptions {
   logger?: Logger;
   /**
    * The tool worker of this process, if it runs one for the same project and Redis: a step's
-   * call runs on it at once when it has a free slot and no lock or rate limit applies (an eager
-   * call, see `queue-dispatcher.ts`), instead of going through the tools queue.
+   * call runs on it when it has a free slot (or one frees within its `slotWaitMs`) and no lock or
+   * rate limit applies (an eager call, see `queue-dispatcher.ts`), instead of going through the
+   * tools queue.
    */
   tools?: ToolWorker;
   /**
