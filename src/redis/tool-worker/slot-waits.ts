@@ -7,12 +7,14 @@
  * second save of its run; where the slots hold long calls, a call is held up this long at most
  * before it goes where it would have gone at once.
  */
+
 /** How long an eager call waits at most for a slot of its own worker before it becomes a job. */
 export const EAGER_SLOT_WAIT_MS = 100;
 
 /**
- * How a wait ended: a slot for the call, its while over (the call goes to the queue), or the call
- * stopped as lost with its worker (its run goes on elsewhere, or this worker is closing).
+ * How a wait ended: a slot for the call; the call goes to the queue (its while is over, it was
+ * aborted, or the worker is closing); or it is stopped as lost (its run's drive was lost with the
+ * worker's lease, and whoever resumes the run makes the call anew).
  */
 export type SlotWait = 'slot' | 'queue' | 'lost';
 
