@@ -75,6 +75,21 @@ async function jobsIn(q: Queue): Promise<number> {
   return Object.values(counts).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * A worker with one tool slot and a long wait for it: run `holder` holds the slot (its call runs
+ * until the project holds a file `go`), and run `waiter`'s step (`waiterStep`) waits for it.
+ */
+async function callWaitingForTheSlot(waiterStep: string) {
+  const w = worker(1, 10_000);
+  const c = client();
+  const hold = `while [ ! -e go ]; do sleep 0.01; done; echo held`;
+  const holder = await start(c, 'holder', `<process>${bash('hold', hold)}</process>`);
+  await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
+  const waiter = await start(c, 'waiter', `<process>${waiterStep}</process>`);
+  await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
+  return { w, c, holder, waiter };
+}
+
 describe('eager calls', { timeout: 30_000 }, () => {
   it('runs the steps of a run on the worker that drives it, writing no tool job', async () => {
     worker();
@@ -166,13 +181,7 @@ describe('eager calls', { timeout: 30_000 }, () => {
   });
 
   it('runs a call in process once a slot of its own worker frees within the wait, writing no tool job', async () => {
-    const w = worker(1, 10_000);
-    const c = client();
-    const hold = `while [ ! -e go ]; do sleep 0.01; done; echo held`;
-    const holder = await start(c, 'holder', `<process>${bash('hold', hold)}</process>`);
-    await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
-    const waiter = await start(c, 'waiter', `<process>${echo('a', 'x')}</process>`);
-    await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
+    const { c, holder, waiter } = await callWaitingForTheSlot(echo('a', 'x'));
     writeFileSync(join(project, 'go'), '');
     expect((await c.wait(waiter)).status).toBe('completed');
     expect((await c.wait(holder)).status).toBe('completed');
@@ -180,12 +189,7 @@ describe('eager calls', { timeout: 30_000 }, () => {
   });
 
   it('ends the wait for a slot of a call whose run is cancelled, writing no tool job', async () => {
-    const w = worker(1, 10_000);
-    const c = client();
-    const holder = await start(c, 'holder', `<process>${bash('hold', 'sleep 60')}</process>`);
-    await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
-    const waiter = await start(c, 'waiter', `<process>${echo('a', 'x')}</process>`);
-    await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
+    const { w, c, holder, waiter } = await callWaitingForTheSlot(echo('a', 'x'));
     expect((await c.cancel(waiter, 'enough')).status).toBe('cancelled');
     expect(w.tools.waitingForSlot).toBe(0);
     expect(await jobsIn(toolsQueue())).toBe(0);
@@ -193,17 +197,9 @@ describe('eager calls', { timeout: 30_000 }, () => {
   });
 
   it('never runs a call that waited for a slot in a drive its worker lost: the run makes it once, anew', async () => {
-    const w = worker(1, 10_000);
-    const c = client();
-    const hold = `while [ ! -e go ]; do sleep 0.01; done; echo held`;
-    const holder = await start(c, 'holder', `<process>${bash('hold', hold)}</process>`);
-    await until(async () => (await c.store.load(holder))?.steps.hold?.runsOn !== undefined, 5000);
-    const waiter = await start(
-      c,
-      'waiter',
-      `<process>${bash('mark', 'echo ran &gt;&gt; waiter.log')}</process>`,
+    const { w, c, holder, waiter } = await callWaitingForTheSlot(
+      bash('mark', 'echo ran &gt;&gt; waiter.log'),
     );
-    await until(() => w.tools.waitingForSlot === 1, 5000, 'the call to wait for the slot');
     // The worker's lease lapses (as if it had been held up): its next renewal tells it, and it
     // stops driving both runs, ending the call under way and the wait alike.
     await redis.redis.zrem(workersKey(redis.prefix), w.runs.name);
