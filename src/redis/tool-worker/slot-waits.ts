@@ -46,6 +46,7 @@ export class SlotWaits {
 
   /** Gives a slot that just freed to the oldest waiter; false when no call waits. */
   handOver(): boolean {
+    if (this.waiters.size === 0) return false; // every call's end asks: most find no waiter
     const oldest = this.waiters.keys().next();
     return !oldest.done && this.end(oldest.value, 'slot');
   }

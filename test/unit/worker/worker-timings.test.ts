@@ -55,6 +55,17 @@ describe('how long a call the worker would run itself waits for a tool slot', ()
     expect(compile({ DIRIGENT_SLOT_WAIT_MS: '250' }).slotWaitMs).toBe(250);
   });
 
+  it('is the slotWaitMs given, which must be a whole number of ms too', () => {
+    const project = mkdtempSync(join(tmpdir(), 'dirigent-worker-timings-'));
+    dirs.push(project);
+    const options = { redis: 'redis://127.0.0.1:6379', project, env: {} };
+    expect(compileWorkerOptions({ ...options, slotWaitMs: 0 }).slotWaitMs).toBe(0);
+    expect(thrown(() => compileWorkerOptions({ ...options, slotWaitMs: -5 }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { option: 'slotWaitMs', got: '-5' },
+    });
+  });
+
   it('refuses a setting that is not a whole number of ms, naming it', () => {
     for (const text of ['-1', '0.5', 'soon']) {
       const err = thrown(() => compile({ DIRIGENT_SLOT_WAIT_MS: text }));
